@@ -1,0 +1,205 @@
+// Package adapter defines the normalized Event, the daemon's only input. Each harness has
+// a subpackage that turns its own signals (hook payloads, transcripts, screens) into Events;
+// everything downstream of an Event knows nothing about the harness that produced it.
+//
+// This package imports nothing of ours.
+package adapter
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Kind says what happened to a session.
+type Kind string
+
+const (
+	// KindStart registers a session and binds it to its pane; its queue state is unchanged.
+	KindStart Kind = "start"
+	// KindTouch re-asserts session → pane without changing queue state (an event we know
+	// but that says nothing about waiting, such as a PreToolUse of an ordinary tool).
+	KindTouch Kind = "touch"
+	// KindStuck says the session now waits for its human.
+	KindStuck Kind = "stuck"
+	// KindUnstuck says the session moved on: its human answered, or a tool ran.
+	KindUnstuck Kind = "unstuck"
+	// KindEnd retires the session.
+	KindEnd Kind = "end"
+)
+
+// Reasons are display-only: the queue never orders by them.
+const (
+	ReasonPermission = "permission"
+	ReasonStopped    = "stopped"
+)
+
+// Event says: session SessionID of harness Harness at pane Pane on the tmux server whose
+// socket is TmuxSocket is now Kind, as observed at time At by its source.
+type Event struct {
+	Harness        string
+	SessionID      string
+	Kind           Kind
+	Pane           string // "%N", or "" when the source did not know it
+	TmuxSocket     string // absolute socket path, or "" outside tmux
+	Reason         string // ReasonPermission or ReasonStopped, for KindStuck
+	Detail         string // finer display detail: question, plan, error, interrupted, idle …
+	Summary        string // what the agent said, or what it wants to run
+	TranscriptPath string
+	Cwd            string
+	At             time.Time
+	// Backup marks a late, repeated signal (such as Claude Code's Notification): it may start
+	// a stuck item but never rewrites one that is already queued.
+	Backup bool
+}
+
+// Limits on the strings an Event carries, so that a hostile or broken source cannot make
+// the daemon store or display megabytes per session.
+const (
+	MaxSessionIDLen = 256
+	MaxSummaryLen   = 2000
+	MaxPathLen      = 4096
+)
+
+// ErrInvalid marks an event or field that a source must not send; the API answers 400.
+var ErrInvalid = errors.New("invalid event")
+
+// ValidPane reports whether p is a tmux pane id: "%" followed by decimal digits that fit in
+// tmux's unsigned 32-bit pane number. Anything else must never reach a tmux command line.
+func ValidPane(p string) bool {
+	if len(p) < 2 || p[0] != '%' || len(p) > 11 {
+		return false
+	}
+	for _, c := range p[1:] {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	_, err := strconv.ParseUint(p[1:], 10, 32)
+	return err == nil
+}
+
+// SocketFromTmuxEnv returns the socket path from a TMUX environment value
+// ("/tmp/tmux-1000/default,1234,0"), or "" when the value is empty. It returns an error when
+// the value is not an absolute path with a pid and session index after it.
+func SocketFromTmuxEnv(v string) (string, error) {
+	if v == "" {
+		return "", nil
+	}
+	i := strings.LastIndexByte(v, ',')
+	if i < 0 {
+		return "", fmt.Errorf("%w: TMUX value %q is not socket,pid,index", ErrInvalid, clip(v, 80))
+	}
+	j := strings.LastIndexByte(v[:i], ',')
+	if j < 0 {
+		return "", fmt.Errorf("%w: TMUX value %q is not socket,pid,index", ErrInvalid, clip(v, 80))
+	}
+	sock := v[:j]
+	if err := checkPath("TMUX socket", sock); err != nil {
+		return "", err
+	}
+	if !strings.HasPrefix(sock, "/") {
+		return "", fmt.Errorf("%w: TMUX socket %q is not an absolute path", ErrInvalid, clip(sock, 80))
+	}
+	return sock, nil
+}
+
+// Validate checks what every harness must get right, so that nothing downstream has to.
+// It returns an error wrapping ErrInvalid that names the first bad field.
+func (e Event) Validate() error {
+	switch {
+	case e.SessionID == "":
+		return fmt.Errorf("%w: missing session_id", ErrInvalid)
+	case len(e.SessionID) > MaxSessionIDLen:
+		return fmt.Errorf("%w: session_id longer than %d bytes", ErrInvalid, MaxSessionIDLen)
+	case !utf8.ValidString(e.SessionID) || hasControl(e.SessionID):
+		return fmt.Errorf("%w: session_id has invalid UTF-8 or control characters", ErrInvalid)
+	case e.Harness == "":
+		return fmt.Errorf("%w: missing harness", ErrInvalid)
+	case e.Pane != "" && !ValidPane(e.Pane):
+		return fmt.Errorf("%w: pane %q is not a tmux pane id (%% and digits)", ErrInvalid, clip(e.Pane, 40))
+	case e.At.IsZero():
+		return fmt.Errorf("%w: missing event time", ErrInvalid)
+	}
+	switch e.Kind {
+	case KindStart, KindTouch, KindStuck, KindUnstuck, KindEnd:
+	default:
+		return fmt.Errorf("%w: unknown kind %q", ErrInvalid, clip(string(e.Kind), 40))
+	}
+	if e.Kind == KindStuck && e.Reason != ReasonPermission && e.Reason != ReasonStopped {
+		return fmt.Errorf("%w: stuck reason %q is neither %q nor %q", ErrInvalid,
+			clip(e.Reason, 40), ReasonPermission, ReasonStopped)
+	}
+	if err := checkPath("transcript_path", e.TranscriptPath); err != nil {
+		return err
+	}
+	if err := checkPath("cwd", e.Cwd); err != nil {
+		return err
+	}
+	return checkPath("tmux socket", e.TmuxSocket)
+}
+
+func checkPath(name, p string) error {
+	switch {
+	case len(p) > MaxPathLen:
+		return fmt.Errorf("%w: %s longer than %d bytes", ErrInvalid, name, MaxPathLen)
+	case !utf8.ValidString(p) || hasControl(p):
+		return fmt.Errorf("%w: %s has invalid UTF-8 or control characters", ErrInvalid, name)
+	}
+	return nil
+}
+
+func hasControl(s string) bool {
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f {
+			return true
+		}
+	}
+	return false
+}
+
+// CleanText makes free text from a harness safe to store and show on one terminal line:
+// invalid UTF-8 and control characters (escape sequences included) become spaces, runs of
+// white space fold to one, and the result is cut to max bytes on a rune boundary with "…".
+func CleanText(s string, max int) string {
+	var b strings.Builder
+	space := false
+	for i, r := range s {
+		if b.Len() >= max+8 {
+			break
+		}
+		if r == utf8.RuneError {
+			if _, size := utf8.DecodeRuneInString(s[i:]); size <= 1 {
+				r = ' '
+			}
+		}
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == ' ' || r == '\u00a0' {
+			if !space && b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			space = true
+			continue
+		}
+		space = false
+		b.WriteRune(r)
+	}
+	return clip(strings.TrimRight(b.String(), " "), max)
+}
+
+// clip cuts s to at most max bytes on a rune boundary, marking the cut with "…".
+func clip(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	cut := max - len("…")
+	if cut < 0 {
+		cut = 0
+	}
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}

@@ -1,0 +1,101 @@
+// Command trailboss is the one binary of Trail Boss: the daemon, the hook emitter, and the
+// operator's commands. main only maps run's error to an exit code; run wires the packages.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// version is stamped by the Makefile with -ldflags -X main.version=….
+var version = "dev"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(exitCode(err, os.Stderr))
+}
+
+// errUsage marks a command line we cannot understand (exit 2).
+var errUsage = errors.New("usage")
+
+// errSilent is an error already reported to the user (exit 1, nothing more printed).
+var errSilent = errors.New("")
+
+func exitCode(err error, stderr io.Writer) int {
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.Is(err, errUsage):
+		fmt.Fprintln(stderr, "trailboss:", err)
+		return 2
+	case errors.Is(err, errSilent):
+		return 1
+	default:
+		fmt.Fprintln(stderr, "trailboss:", err)
+		return 1
+	}
+}
+
+type command struct {
+	name, summary string
+	run           func(ctx context.Context, env *env, args []string) error
+}
+
+var commands = []command{
+	{"daemon", "run the daemon (loopback HTTP API, queue, reconcile)", runDaemon},
+	{"emit", "the Claude Code hook command: post stdin to the daemon, print nothing, exit 0", runEmit},
+	{"jump-next", "switch a tmux client to the oldest stuck pane", runJumpNext},
+	{"skip", "skip the current stuck item (tail + cooldown) and jump to the next", runSkip},
+	{"status", "print \"⚠ N stuck\" for a status line (nothing when none)", runStatus},
+	{"ls", "list the queue", runLs},
+	{"version", "print the version", runVersion},
+}
+
+// env is what every command gets from its caller.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	getenv         func(string) string
+}
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv}
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		usage(stdout)
+		if len(args) == 0 {
+			return fmt.Errorf("%w: no command given", errUsage)
+		}
+		return nil
+	}
+	for _, c := range commands {
+		if c.name == args[0] {
+			return c.run(ctx, e, args[1:])
+		}
+	}
+	usage(stderr)
+	return fmt.Errorf("%w: unknown command %q", errUsage, args[0])
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "Trail Boss — a dead-letter queue for a fleet of coding agents in tmux.")
+	fmt.Fprintln(w, "\nUsage: trailboss <command> [flags]\n\nCommands:")
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, "\nEnvironment: TRAILBOSS_ADDR (default 127.0.0.1:4000), TRAILBOSS_STATE_DIR.")
+}
+
+func runVersion(ctx context.Context, e *env, args []string) error {
+	fmt.Fprintln(e.stdout, "trailboss", version)
+	return nil
+}

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"path/filepath"
+	"text/tabwriter"
+	"time"
+
+	"github.com/trailboss/trailboss/daemon/client"
+)
+
+func runStatus(ctx context.Context, e *env, args []string) error {
+	fs := flag.NewFlagSet("status", flag.ContinueOnError)
+	var p place
+	placeFlags(fs, &p)
+	if err := parse(fs, args, e.stderr); err != nil {
+		return err
+	}
+	if err := p.resolve(e.getenv); err != nil {
+		return err
+	}
+	c, err := client.New(p.addr, p.stateDir, time.Second)
+	if err != nil {
+		return err
+	}
+	st, err := c.Status(ctx)
+	if err != nil {
+		return err
+	}
+	if st.Stuck > 0 {
+		fmt.Fprintf(e.stdout, "⚠ %d stuck\n", st.Stuck)
+	}
+	return nil
+}
+
+func runLs(ctx context.Context, e *env, args []string) error {
+	fs := flag.NewFlagSet("ls", flag.ContinueOnError)
+	var p place
+	placeFlags(fs, &p)
+	asJSON := fs.Bool("json", false, "print the queue as JSON")
+	if err := parse(fs, args, e.stderr); err != nil {
+		return err
+	}
+	if err := p.resolve(e.getenv); err != nil {
+		return err
+	}
+	c, err := client.New(p.addr, p.stateDir, 2*time.Second)
+	if err != nil {
+		return err
+	}
+	items, err := c.Queue(ctx)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		if items == nil {
+			items = []client.Item{}
+		}
+		return enc.Encode(map[string]any{"items": items})
+	}
+	if len(items) == 0 {
+		fmt.Fprintln(e.stdout, "nothing stuck")
+		return nil
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "#\tAGE\tREASON\tPANE\tPROJECT\tSUMMARY")
+	now := time.Now()
+	for _, it := range items {
+		pos := fmt.Sprint(it.Position)
+		if !it.Ready {
+			pos += "~" // cooling down after a skip
+		}
+		reason := it.Reason
+		if it.Detail != "" {
+			reason += "/" + it.Detail
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", pos, age(now.Sub(it.Since)), reason, it.Pane,
+			filepath.Base(it.Cwd), clipRunes(it.Summary, 70))
+	}
+	return tw.Flush()
+}
+
+// age renders a duration the way a glance wants it: 12s, 4m, 3h, 2d.
+func age(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	default:
+		return fmt.Sprintf("%dd", int(d.Hours()/24))
+	}
+}
+
+func clipRunes(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}

@@ -1,0 +1,253 @@
+package daemon
+
+import (
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/trailboss/trailboss/adapter"
+	"github.com/trailboss/trailboss/adapter/claude"
+	"github.com/trailboss/trailboss/daemon/queue"
+)
+
+// MaxBody is the largest request body the API reads.
+const MaxBody = 1 << 20
+
+// Headers the emitter sends beside a hook's payload.
+const (
+	HeaderPane      = "X-Tmux-Pane"
+	HeaderTmux      = "X-Tmux"
+	HeaderEmittedAt = "X-Trailboss-Emitted-At"
+)
+
+// API is the daemon's HTTP face.
+type API struct {
+	Engine  *Engine
+	Token   string
+	Version string
+	Log     *slog.Logger
+	Now     func() time.Time
+}
+
+// Handler returns the routes. Everything but /healthz needs the bearer token; anything that
+// looks like a browser (an Origin header, a Host that is not loopback) is refused first.
+func (a *API) Handler() http.Handler {
+	r := chi.NewRouter()
+	r.Use(refuseBrowsers)
+	r.Get("/healthz", a.healthz)
+	r.Group(func(r chi.Router) {
+		r.Use(a.requireToken)
+		r.Post("/v1/hooks/claude", a.claudeHook)
+		r.Get("/v1/queue", a.queue)
+		r.Get("/v1/next", a.next)
+		r.Post("/v1/skip", a.skip)
+		r.Get("/v1/status", a.status)
+	})
+	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, "no such endpoint: "+r.Method+" "+r.URL.Path)
+	})
+	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusMethodNotAllowed, "method "+r.Method+" not allowed on "+r.URL.Path)
+	})
+	return r
+}
+
+// refuseBrowsers keeps web pages from driving the daemon: a browser always sends Origin on
+// cross-origin requests, and DNS rebinding shows up as a Host that is not loopback.
+func refuseBrowsers(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Origin") != "" {
+			writeError(w, http.StatusForbidden, "requests from browsers (with an Origin header) are refused")
+			return
+		}
+		if !loopbackHost(r.Host) {
+			writeError(w, http.StatusForbidden, "Host "+adapter.CleanText(r.Host, 80)+" is not a loopback address")
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func loopbackHost(hostport string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return ip != nil && ip.IsLoopback()
+}
+
+func (a *API) requireToken(next http.Handler) http.Handler {
+	want := []byte("Bearer " + a.Token)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got := []byte(r.Header.Get("Authorization"))
+		if subtle.ConstantTimeCompare(got, want) != 1 {
+			writeError(w, http.StatusUnauthorized, "missing or wrong token: send Authorization: Bearer <token from the state directory>")
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (a *API) healthz(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "version": a.Version})
+}
+
+// readBody reads at most MaxBody bytes; a larger body is answered 413 and ok is false.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	if r.ContentLength > MaxBody {
+		writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("body of %d bytes is over the %d byte limit", r.ContentLength, MaxBody))
+		return nil, false
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("body is over the %d byte limit", MaxBody))
+		return nil, false
+	case err != nil:
+		writeError(w, http.StatusBadRequest, "reading body: "+err.Error())
+		return nil, false
+	}
+	return body, true
+}
+
+func (a *API) claudeHook(w http.ResponseWriter, r *http.Request) {
+	body, ok := readBody(w, r)
+	if !ok {
+		return
+	}
+	now := a.Now()
+	at := now
+	if v := r.Header.Get(HeaderEmittedAt); v != "" {
+		t, err := time.Parse(time.RFC3339Nano, v)
+		if err != nil {
+			writeError(w, http.StatusBadRequest, HeaderEmittedAt+" is not an RFC 3339 time: "+adapter.CleanText(v, 60))
+			return
+		}
+		// A clock in the future would make every later real event look old.
+		if t.Before(now.Add(2 * time.Second)) {
+			at = t
+		}
+	}
+	ev, err := claude.ParseHook(body, claude.Meta{Pane: r.Header.Get(HeaderPane), Tmux: r.Header.Get(HeaderTmux), EmittedAt: at})
+	switch {
+	case errors.Is(err, claude.ErrUnknownEvent):
+		writeJSON(w, http.StatusOK, map[string]any{"ok": true, "changed": false, "ignored": err.Error()})
+		return
+	case err != nil:
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	changed, err := a.Engine.Ingest(r.Context(), ev)
+	if err != nil {
+		a.Log.Error("ingest", "session", ev.SessionID, "err", err)
+		writeError(w, http.StatusServiceUnavailable, "event not stored: "+err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "changed": changed})
+}
+
+// Item is one queue entry as the API shows it.
+type Item struct {
+	Position       int        `json:"position"`
+	SessionID      string     `json:"session_id"`
+	Harness        string     `json:"harness"`
+	Pane           string     `json:"pane"`
+	TmuxSocket     string     `json:"tmux_socket"`
+	Reason         string     `json:"reason"`
+	Detail         string     `json:"detail"`
+	Summary        string     `json:"summary"`
+	Cwd            string     `json:"cwd"`
+	TranscriptPath string     `json:"transcript_path"`
+	Since          time.Time  `json:"since"`
+	Ready          bool       `json:"ready"`
+	CooldownUntil  *time.Time `json:"cooldown_until"`
+}
+
+func toItem(pos int, it queue.Item) Item {
+	out := Item{Position: pos, SessionID: it.ID, Harness: it.Harness, Pane: it.Pane,
+		TmuxSocket: it.TmuxSocket, Reason: it.Reason, Detail: it.Detail, Summary: it.Summary,
+		Cwd: it.Cwd, TranscriptPath: it.TranscriptPath, Since: it.Since, Ready: it.Ready}
+	if !it.Ready && !it.CooldownUntil.IsZero() {
+		c := it.CooldownUntil
+		out.CooldownUntil = &c
+	}
+	return out
+}
+
+func (a *API) queue(w http.ResponseWriter, r *http.Request) {
+	items := a.Engine.Items()
+	out := make([]Item, len(items))
+	for i, it := range items {
+		out[i] = toItem(i+1, it)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"items": out})
+}
+
+// filter reads ?socket= and ?pane= (the tmux server and pane the caller is on).
+func filter(w http.ResponseWriter, r *http.Request) (queue.Filter, bool) {
+	f := queue.Filter{Socket: r.URL.Query().Get("socket"), ExcludePane: r.URL.Query().Get("pane")}
+	if f.ExcludePane != "" && !adapter.ValidPane(f.ExcludePane) {
+		writeError(w, http.StatusBadRequest, "pane "+adapter.CleanText(f.ExcludePane, 40)+" is not a tmux pane id (% and digits)")
+		return f, false
+	}
+	return f, true
+}
+
+func (a *API) next(w http.ResponseWriter, r *http.Request) {
+	f, ok := filter(w, r)
+	if !ok {
+		return
+	}
+	head, found := a.Engine.Head(f)
+	if !found {
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	writeJSON(w, http.StatusOK, toItem(1, head))
+}
+
+func (a *API) skip(w http.ResponseWriter, r *http.Request) {
+	f, ok := filter(w, r)
+	if !ok {
+		return
+	}
+	head, found, _, err := a.Engine.Skip(r.Context(), f)
+	if err != nil {
+		writeError(w, http.StatusServiceUnavailable, "skip not stored: "+err.Error())
+		return
+	}
+	if !found {
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	writeJSON(w, http.StatusOK, toItem(1, head))
+}
+
+func (a *API) status(w http.ResponseWriter, r *http.Request) {
+	stuck, ready := a.Engine.Status()
+	writeJSON(w, http.StatusOK, map[string]int{"stuck": stuck, "ready": ready})
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func writeError(w http.ResponseWriter, code int, msg string) {
+	writeJSON(w, code, map[string]string{"error": msg})
+}

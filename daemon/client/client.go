@@ -1,0 +1,141 @@
+// Package client is the small HTTP client that the CLI and the popup use to talk to the
+// daemon.
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/trailboss/trailboss/daemon/statedir"
+)
+
+// Item is one queue entry (the daemon's JSON).
+type Item struct {
+	Position       int        `json:"position"`
+	SessionID      string     `json:"session_id"`
+	Harness        string     `json:"harness"`
+	Pane           string     `json:"pane"`
+	TmuxSocket     string     `json:"tmux_socket"`
+	Reason         string     `json:"reason"`
+	Detail         string     `json:"detail"`
+	Summary        string     `json:"summary"`
+	Cwd            string     `json:"cwd"`
+	TranscriptPath string     `json:"transcript_path"`
+	Since          time.Time  `json:"since"`
+	Ready          bool       `json:"ready"`
+	CooldownUntil  *time.Time `json:"cooldown_until"`
+}
+
+// Status is the daemon's count of stuck and ready sessions.
+type Status struct {
+	Stuck int `json:"stuck"`
+	Ready int `json:"ready"`
+}
+
+// ErrDown means the daemon could not be reached.
+var ErrDown = errors.New("trailboss daemon is not running")
+
+// Client talks to one daemon.
+type Client struct {
+	base  string
+	token string
+	http  *http.Client
+}
+
+// New returns a client for the daemon at addr, with the token from stateDir.
+func New(addr, stateDir string, timeout time.Duration) (*Client, error) {
+	tok, err := statedir.ReadToken(stateDir)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrDown, err)
+	}
+	return &Client{base: "http://" + addr, token: tok, http: &http.Client{Timeout: timeout}}, nil
+}
+
+func (c *Client) do(ctx context.Context, method, path string, q url.Values, out any) (int, error) {
+	u := c.base + path
+	if len(q) > 0 {
+		u += "?" + q.Encode()
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u, nil)
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return 0, fmt.Errorf("%w (%s): %v", ErrDown, c.base, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	if err != nil {
+		return resp.StatusCode, fmt.Errorf("%s %s: %w", method, path, err)
+	}
+	switch {
+	case resp.StatusCode == http.StatusNoContent:
+		return resp.StatusCode, nil
+	case resp.StatusCode >= 300:
+		var e struct {
+			Error string `json:"error"`
+		}
+		_ = json.Unmarshal(body, &e)
+		if e.Error == "" {
+			e.Error = strings.TrimSpace(string(body))
+		}
+		return resp.StatusCode, fmt.Errorf("%s %s: %s: %s", method, path, resp.Status, e.Error)
+	}
+	if out != nil {
+		if err := json.Unmarshal(body, out); err != nil {
+			return resp.StatusCode, fmt.Errorf("%s %s: decode: %w", method, path, err)
+		}
+	}
+	return resp.StatusCode, nil
+}
+
+// Queue returns every stuck session in queue order.
+func (c *Client) Queue(ctx context.Context) ([]Item, error) {
+	var out struct {
+		Items []Item `json:"items"`
+	}
+	_, err := c.do(ctx, http.MethodGet, "/v1/queue", nil, &out)
+	return out.Items, err
+}
+
+func where(socket, pane string) url.Values {
+	q := url.Values{}
+	if socket != "" {
+		q.Set("socket", socket)
+	}
+	if pane != "" {
+		q.Set("pane", pane)
+	}
+	return q
+}
+
+// Next returns the head for a client of the tmux server at socket that is on pane, or false
+// when nothing is ready.
+func (c *Client) Next(ctx context.Context, socket, pane string) (Item, bool, error) {
+	var it Item
+	code, err := c.do(ctx, http.MethodGet, "/v1/next", where(socket, pane), &it)
+	return it, err == nil && code == http.StatusOK, err
+}
+
+// Skip skips the item at pane (or the head) and returns the new head, or false when none.
+func (c *Client) Skip(ctx context.Context, socket, pane string) (Item, bool, error) {
+	var it Item
+	code, err := c.do(ctx, http.MethodPost, "/v1/skip", where(socket, pane), &it)
+	return it, err == nil && code == http.StatusOK, err
+}
+
+// Status returns the stuck and ready counts.
+func (c *Client) Status(ctx context.Context) (Status, error) {
+	var s Status
+	_, err := c.do(ctx, http.MethodGet, "/v1/status", nil, &s)
+	return s, err
+}

@@ -1,0 +1,107 @@
+// Package daemon is Trail Boss's control plane: it ingests events into the queue
+// (engine.go), serves the HTTP API (api.go), reconciles against transcripts
+// (reconcile.go) and retires sessions whose panes are gone (liveness.go).
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/trailboss/trailboss/daemon/statedir"
+	"github.com/trailboss/trailboss/daemon/store"
+	"github.com/trailboss/trailboss/tmuxctl"
+)
+
+// Config is what the daemon needs to run.
+type Config struct {
+	Addr     string        // loopback host:port
+	StateDir string        // state.db, token, lock
+	Cooldown time.Duration // how long a skipped item cools before it can be the head again
+	Sweep    time.Duration // stat-only transcript sweep and liveness check
+	Settle   time.Duration // how long a waiting transcript tail must stay quiet to be queued
+	NoWatch  bool          // do not use fsnotify (the sweep alone reconciles)
+	Version  string
+	Log      *slog.Logger
+}
+
+// ErrNotLoopback is returned for an address that is not on the loopback interface.
+var ErrNotLoopback = errors.New("not a loopback address")
+
+// CheckLoopback returns an error unless addr is host:port with a loopback host.
+func CheckLoopback(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("address %q: %w", addr, err)
+	}
+	if !loopbackHost(host) {
+		return fmt.Errorf("refusing to listen on %q: %w (use 127.0.0.1 or [::1])", addr, ErrNotLoopback)
+	}
+	return nil
+}
+
+// Run serves until ctx ends, then shuts down gracefully.
+func Run(ctx context.Context, cfg Config) error {
+	log := cfg.Log
+	if err := CheckLoopback(cfg.Addr); err != nil {
+		return err
+	}
+	token, err := statedir.EnsureToken(cfg.StateDir)
+	if err != nil {
+		return err
+	}
+	lock, err := statedir.Acquire(cfg.StateDir, cfg.Addr)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
+
+	st, err := store.Open(ctx, filepath.Join(cfg.StateDir, statedir.DBFile))
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	engine, err := NewEngine(ctx, st, cfg.Cooldown, log.With("component", "engine"))
+	if err != nil {
+		return err
+	}
+
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	api := &API{Engine: engine, Token: token, Version: cfg.Version, Log: log.With("component", "api"), Now: time.Now}
+	srv := &http.Server{Handler: api.Handler(), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second}
+	rec := &Reconciler{
+		Engine: engine, Sweep: cfg.Sweep, Settle: cfg.Settle, Watch: !cfg.NoWatch,
+		Log:      log.With("component", "reconcile"),
+		Liveness: &Liveness{Engine: engine, Log: log.With("component", "liveness"), Tmux: tmuxctl.New},
+	}
+
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			return fmt.Errorf("serve: %w", err)
+		}
+		return nil
+	})
+	g.Go(func() error { return rec.Run(gctx) })
+	g.Go(func() error {
+		<-gctx.Done()
+		shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		return srv.Shutdown(shutdownCtx)
+	})
+	log.Info("daemon listening", "addr", ln.Addr().String(), "state", cfg.StateDir, "pid", os.Getpid())
+	err = g.Wait()
+	log.Info("daemon stopped")
+	return err
+}

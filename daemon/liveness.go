@@ -1,0 +1,67 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/trailboss/trailboss/tmuxctl"
+)
+
+// Liveness retires sessions whose pane no longer exists, or whose tmux server is gone, so
+// that the queue never sends the operator to a pane that is not there.
+type Liveness struct {
+	Engine *Engine
+	Log    *slog.Logger
+	// Tmux returns the runner for a socket; tests may replace it.
+	Tmux func(socket string) *tmuxctl.Server
+}
+
+// Check lists the panes of every tmux server that has sessions, once per server, and
+// retires the sessions whose pane is missing or dead.
+func (l *Liveness) Check(ctx context.Context) {
+	bySocket := make(map[string][]string) // socket → session ids
+	panes := make(map[string]string)      // session id → pane
+	for _, s := range l.Engine.Snapshot() {
+		if s.TmuxSocket == "" || s.Pane == "" {
+			continue
+		}
+		bySocket[s.TmuxSocket] = append(bySocket[s.TmuxSocket], s.ID)
+		panes[s.ID] = s.Pane
+	}
+	now := time.Now()
+	for socket, ids := range bySocket {
+		cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		list, err := l.Tmux(socket).ListPanes(cctx)
+		cancel()
+		var gone []string
+		switch {
+		case errors.Is(err, tmuxctl.ErrNoServer):
+			gone = ids
+		case err != nil:
+			l.Log.Warn("liveness: list panes", "socket", socket, "err", err)
+			continue
+		default:
+			alive := make(map[string]bool, len(list))
+			for _, p := range list {
+				if !p.Dead {
+					alive[p.ID] = true
+				}
+			}
+			for _, id := range ids {
+				if !alive[panes[id]] {
+					gone = append(gone, id)
+				}
+			}
+		}
+		if len(gone) == 0 {
+			continue
+		}
+		if err := l.Engine.Retire(ctx, gone, now); err != nil {
+			l.Log.Warn("liveness: retire", "err", err)
+			continue
+		}
+		l.Log.Info("retired sessions whose pane is gone", "socket", socket, "count", len(gone))
+	}
+}

@@ -1,0 +1,215 @@
+// Package queue holds the daemon's domain type, Session, and the pure rules that decide
+// what an Event does to it and in which order stuck sessions are presented. Nothing here
+// does I/O; the store persists Sessions and the daemon serializes calls.
+package queue
+
+import (
+	"sort"
+	"time"
+
+	"github.com/trailboss/trailboss/adapter"
+)
+
+// Session is everything the daemon knows about one agent session.
+type Session struct {
+	ID             string
+	Harness        string
+	Pane           string // "%N", or "" when no event has said where it runs
+	TmuxSocket     string
+	Cwd            string
+	TranscriptPath string
+
+	Ended bool // retired: SessionEnd, its pane taken by another session, or its pane gone
+
+	Stuck         bool
+	Reason        string
+	Detail        string
+	Summary       string
+	Since         time.Time // when it became stuck, in source time; kept while it stays stuck
+	Rank          int64     // queue order key: Since on enqueue, the tail on skip
+	CooldownUntil time.Time // set by skip; a cooling item is never the head
+	Dismissed     bool      // the operator dropped it until its next stuck event
+
+	LastEventAt time.Time // source time of the last applied event: older ones change nothing
+	PaneAt      time.Time // source time of the event that bound Pane
+
+	// Transcript position, owned by the reconcile loop.
+	Offset int64     // bytes of the transcript already read
+	TailAt time.Time // timestamp of the last conversation line read
+}
+
+// Apply returns s after ev, and whether anything changed. s is nil for a session never seen.
+// A session's events apply in source-time order: one older than the last applied event
+// changes nothing, because hooks run in parallel and their POSTs race.
+func Apply(s *Session, ev adapter.Event) (Session, bool) {
+	var next Session
+	if s != nil {
+		if ev.At.Before(s.LastEventAt) {
+			return *s, false
+		}
+		next = *s
+	} else {
+		next = Session{ID: ev.SessionID}
+	}
+	before := next
+	next.LastEventAt = ev.At
+	next.Harness = ev.Harness
+	if ev.Pane != "" {
+		next.Pane, next.TmuxSocket, next.PaneAt = ev.Pane, ev.TmuxSocket, ev.At
+	}
+	if ev.Cwd != "" {
+		next.Cwd = ev.Cwd
+	}
+	if ev.TranscriptPath != "" && ev.TranscriptPath != next.TranscriptPath {
+		next.TranscriptPath, next.Offset, next.TailAt = ev.TranscriptPath, 0, time.Time{}
+	}
+	if ev.Kind != adapter.KindEnd {
+		next.Ended = false
+	}
+
+	switch ev.Kind {
+	case adapter.KindStuck:
+		switch {
+		case !next.Stuck && next.Dismissed && ev.Backup:
+			// The operator dropped it; a reminder of the same wait does not bring it back.
+		case !next.Stuck:
+			next.Stuck, next.Since, next.Rank = true, ev.At, ev.At.UnixNano()
+			next.Reason, next.Detail, next.Summary = ev.Reason, ev.Detail, ev.Summary
+			next.CooldownUntil, next.Dismissed = time.Time{}, false
+		case ev.Backup:
+			// A late repeat keeps the place and the words of the signal that queued it.
+			if next.Summary == "" {
+				next.Summary = ev.Summary
+			}
+		case ev.Reason != next.Reason || ev.Summary != "":
+			// Still stuck, now for another reason or with better words: keep the place.
+			next.Reason, next.Detail = ev.Reason, ev.Detail
+			if ev.Summary != "" {
+				next.Summary = ev.Summary
+			}
+		}
+	case adapter.KindUnstuck:
+		next.unstick()
+	case adapter.KindEnd:
+		next.retire()
+	}
+	// LastEventAt alone moving is bookkeeping, but it must be stored for ordering.
+	return next, next != before
+}
+
+func (s *Session) unstick() {
+	s.Stuck, s.Reason, s.Detail, s.Summary = false, "", "", ""
+	s.Since, s.Rank, s.CooldownUntil, s.Dismissed = time.Time{}, 0, time.Time{}, false
+}
+
+// Retire ends s at time at: it leaves the queue and its pane, and events from before at no
+// longer change it. Used when its pane is taken by another session or is gone.
+func Retire(s Session, at time.Time) Session {
+	s.retire()
+	if at.After(s.LastEventAt) {
+		s.LastEventAt = at
+	}
+	return s
+}
+
+func (s *Session) retire() {
+	s.unstick()
+	s.Ended, s.Pane, s.TmuxSocket = true, "", ""
+}
+
+// SamePane reports whether a and b are bound to the same pane of the same tmux server.
+func SamePane(a, b Session) bool {
+	return a.Pane != "" && a.Pane == b.Pane && a.TmuxSocket == b.TmuxSocket
+}
+
+// Skip moves s to the tail of the queue behind every rank in tail, and cools it until
+// now+cooldown.
+func Skip(s Session, tail int64, now time.Time, cooldown time.Duration) Session {
+	rank := now.UnixNano()
+	if rank <= tail {
+		rank = tail + 1
+	}
+	s.Rank, s.CooldownUntil = rank, now.Add(cooldown)
+	return s
+}
+
+// Dismiss drops s from the queue until its next stuck event.
+func Dismiss(s Session) Session {
+	s.unstick()
+	s.Dismissed = true
+	return s
+}
+
+// Item is a stuck session in presentation order.
+type Item struct {
+	Session
+	Ready bool // false while cooling down or without a pane to go to
+}
+
+// Ordered returns the stuck sessions in queue order: ready items oldest first by rank, then
+// cooling ones by rank. Order never depends on the reason: stuck is stuck.
+func Ordered(sessions []*Session, now time.Time) []Item {
+	items := make([]Item, 0, len(sessions))
+	for _, s := range sessions {
+		if s.Stuck && !s.Ended {
+			items = append(items, Item{Session: *s, Ready: IsReady(s, now)})
+		}
+	}
+	sort.Slice(items, func(i, j int) bool {
+		if items[i].Ready != items[j].Ready {
+			return items[i].Ready
+		}
+		if items[i].Rank != items[j].Rank {
+			return items[i].Rank < items[j].Rank
+		}
+		return items[i].ID < items[j].ID
+	})
+	return items
+}
+
+// IsReady reports whether a stuck session may be the head now.
+func IsReady(s *Session, now time.Time) bool {
+	return s.Stuck && !s.Ended && !now.Before(s.CooldownUntil)
+}
+
+// Filter says which items a caller can act on: a client can only be switched to panes of
+// its own tmux server, and "next" passes over the pane the client is already on.
+type Filter struct {
+	Socket      string // only items on this tmux server; "" for any
+	ExcludePane string // pass over this pane, unless it is the only ready one
+}
+
+// Head returns the first ready item with a pane that f admits, or false when none is ready.
+// When every other ready item is excluded, the excluded pane's item is returned, so that
+// "next" on the only stuck pane stays there rather than saying nothing is stuck.
+func Head(items []Item, f Filter) (Item, bool) {
+	var excluded *Item
+	for i := range items {
+		it := &items[i]
+		if !it.Ready || it.Pane == "" || (f.Socket != "" && it.TmuxSocket != f.Socket) {
+			continue
+		}
+		if f.ExcludePane != "" && it.Pane == f.ExcludePane {
+			if excluded == nil {
+				excluded = it
+			}
+			continue
+		}
+		return *it, true
+	}
+	if excluded != nil {
+		return *excluded, true
+	}
+	return Item{}, false
+}
+
+// MaxRank returns the highest rank among sessions, the tail of the queue.
+func MaxRank(sessions []*Session) int64 {
+	var m int64
+	for _, s := range sessions {
+		if s.Stuck && s.Rank > m {
+			m = s.Rank
+		}
+	}
+	return m
+}

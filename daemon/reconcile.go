@@ -1,0 +1,341 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"path/filepath"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/trailboss/trailboss/adapter"
+	"github.com/trailboss/trailboss/adapter/claude"
+	"github.com/trailboss/trailboss/daemon/queue"
+	"github.com/trailboss/trailboss/daemon/transcript"
+)
+
+// Transcripts are the ground truth; hooks are only the fast signal. The reconciler reads
+// what each known transcript appended and turns it into events: progress after the stuck
+// moment dequeues, and a tail that says "waiting" after the last event enqueues (a lost
+// hook, an Esc interrupt, a turn that ended while the daemon was down).
+
+const (
+	// maxTailScan bounds how far back from the end a first look at a transcript reads.
+	maxTailScan = 4 << 20
+	// maxAppendRead bounds one read of appended bytes; the rest waits for the next round.
+	maxAppendRead = 8 << 20
+)
+
+// classifiers maps a harness to the reader of its transcript lines. A harness without an
+// entry has no transcript to reconcile.
+var classifiers = map[string]func([]byte) claude.Line{
+	claude.Harness: claude.ClassifyLine,
+}
+
+// verdict is what newly read transcript lines say about a session.
+type verdict struct {
+	events []adapter.Event // to ingest now
+	wait   *claude.Line    // a "waiting" tail that must stay quiet for the settle time first
+}
+
+// decide is the pure rule behind reconcile. lines are the conversation-relevant lines read
+// since the last position, in file order.
+func decide(s queue.Session, lines []claude.Line) verdict {
+	tail, ok := claude.Tail(lines)
+	if !ok {
+		return verdict{}
+	}
+	unstuck := func(at time.Time) adapter.Event {
+		return adapter.Event{Harness: s.Harness, SessionID: s.ID, Kind: adapter.KindUnstuck, At: at}
+	}
+	if s.Stuck {
+		var progress, prompt time.Time
+		for _, l := range lines {
+			if l.Progress && l.At.After(s.Since) {
+				progress = l.At
+			}
+			if l.Prompt && l.At.After(s.Since) {
+				prompt = l.At
+			}
+		}
+		switch {
+		case tail.State != claude.TailWaiting && !progress.IsZero():
+			// The session moved on after it got stuck: answered in its pane, or a tool ran.
+			return verdict{events: []adapter.Event{unstuck(latest(progress, tail.At))}}
+		case tail.State == claude.TailWaiting && !prompt.IsZero():
+			// Answered, then waiting again: a new wait, queued from its own moment.
+			return verdict{events: []adapter.Event{unstuck(prompt)}, wait: &tail}
+		}
+		return verdict{}
+	}
+	if tail.State == claude.TailWaiting && tail.At.After(s.LastEventAt) {
+		return verdict{wait: &tail}
+	}
+	return verdict{}
+}
+
+func latest(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// stuckFromTail is the event that queues a session whose transcript says it waits.
+func stuckFromTail(s queue.Session, tail claude.Line) adapter.Event {
+	summary := tail.Text
+	if summary == "" && tail.Interrupt {
+		summary = "interrupted"
+	}
+	return adapter.Event{Harness: s.Harness, SessionID: s.ID, Kind: adapter.KindStuck,
+		Reason: adapter.ReasonStopped, Detail: tail.Detail, Summary: summary, At: tail.At}
+}
+
+// Reconciler watches the folders of known transcripts and sweeps them on a timer.
+type Reconciler struct {
+	Engine   *Engine
+	Sweep    time.Duration // stat-only sweep of every known transcript, and the liveness check
+	Settle   time.Duration // how long a "waiting" tail must stay quiet before it is queued
+	Watch    bool          // use fsnotify; off, the sweep alone reconciles
+	Liveness *Liveness
+	Log      *slog.Logger
+
+	watcher *fsnotify.Watcher
+	watched map[string]bool        // folders under watch
+	pending map[string]pendingWait // sessions whose tail says waiting, not yet quiet for Settle
+}
+
+type pendingWait struct {
+	line  claude.Line
+	since time.Time // when we saw it
+}
+
+// Run reconciles until ctx ends.
+func (r *Reconciler) Run(ctx context.Context) error {
+	r.watched = make(map[string]bool)
+	r.pending = make(map[string]pendingWait)
+	if r.Watch {
+		w, err := fsnotify.NewWatcher()
+		if err != nil {
+			// Out of inotify instances: the sweep still finds every change, only later.
+			r.Log.Warn("file watching unavailable; relying on the sweep", "err", err)
+		} else {
+			r.watcher = w
+			defer w.Close()
+		}
+	}
+	changed := r.Engine.Subscribe()
+	r.round(ctx, true)
+
+	sweep := time.NewTicker(r.Sweep)
+	defer sweep.Stop()
+	settle := time.NewTicker(r.settleTick())
+	defer settle.Stop()
+	var events <-chan fsnotify.Event
+	var errs <-chan error
+	if r.watcher != nil {
+		events, errs = r.watcher.Events, r.watcher.Errors
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			if err := r.Engine.FlushPositions(context.Background()); err != nil {
+				r.Log.Warn("saving transcript positions", "err", err)
+			}
+			return nil
+		case <-changed:
+			r.round(ctx, false)
+		case ev := <-events:
+			if ev.Has(fsnotify.Write) || ev.Has(fsnotify.Create) {
+				r.reconcilePath(ctx, ev.Name)
+			}
+		case err := <-errs:
+			r.Log.Warn("file watch", "err", err)
+		case <-sweep.C:
+			r.round(ctx, true)
+			if r.Liveness != nil {
+				r.Liveness.Check(ctx)
+			}
+			if err := r.Engine.FlushPositions(ctx); err != nil {
+				r.Log.Warn("saving transcript positions", "err", err)
+			}
+		case <-settle.C:
+			r.settlePending(ctx)
+		}
+	}
+}
+
+func (r *Reconciler) settleTick() time.Duration {
+	if t := r.Settle / 4; t > 10*time.Millisecond {
+		return t
+	}
+	return 10 * time.Millisecond
+}
+
+// round keeps the watch list in step with the known sessions and reconciles the sessions
+// whose transcripts changed size. With all set it stats every transcript (the sweep);
+// otherwise only the ones never read yet (new registrations).
+func (r *Reconciler) round(ctx context.Context, all bool) {
+	sessions := r.Engine.Snapshot()
+	r.syncWatches(sessions)
+	for _, s := range sessions {
+		if s.TranscriptPath == "" || classifiers[s.Harness] == nil {
+			continue
+		}
+		if all || (s.Offset == 0 && s.TailAt.IsZero()) {
+			r.reconcile(ctx, s)
+		}
+	}
+	if all {
+		r.settlePending(ctx)
+	}
+}
+
+func (r *Reconciler) syncWatches(sessions []queue.Session) {
+	if r.watcher == nil {
+		return
+	}
+	want := make(map[string]bool)
+	for _, s := range sessions {
+		if s.TranscriptPath != "" {
+			want[filepath.Dir(s.TranscriptPath)] = true
+		}
+	}
+	for dir := range want {
+		if r.watched[dir] {
+			continue
+		}
+		if err := r.watcher.Add(dir); err != nil {
+			// A missing folder or no watches left: the sweep covers it.
+			r.Log.Debug("watch transcript folder", "dir", dir, "err", err)
+			continue
+		}
+		r.watched[dir] = true
+	}
+	for dir := range r.watched {
+		if !want[dir] {
+			_ = r.watcher.Remove(dir)
+			delete(r.watched, dir)
+		}
+	}
+}
+
+// reconcilePath reconciles the sessions whose transcript is path.
+func (r *Reconciler) reconcilePath(ctx context.Context, path string) {
+	for _, s := range r.Engine.Snapshot() {
+		if s.TranscriptPath == path {
+			r.reconcile(ctx, s)
+		}
+	}
+}
+
+// reconcile reads what s's transcript appended since its position and acts on it. It reads
+// nothing when the size did not change, and only the tail on a first look.
+func (r *Reconciler) reconcile(ctx context.Context, s queue.Session) {
+	classify := classifiers[s.Harness]
+	info, err := transcript.Stat(s.TranscriptPath)
+	if err != nil {
+		return // not written yet, deleted, or not a regular file: nothing to read
+	}
+	first := s.Offset == 0 && s.TailAt.IsZero()
+	if !first && info.Size == s.Offset {
+		return
+	}
+	var lines []claude.Line
+	var offset int64
+	if !first {
+		raw, off, err := transcript.ReadAppended(s.TranscriptPath, s.Offset, maxAppendRead)
+		switch {
+		case errors.Is(err, transcript.ErrShrunk):
+			first = true // truncated or replaced: start again from its tail
+		case err != nil:
+			r.Log.Debug("read transcript", "session", s.ID, "err", err)
+			return
+		default:
+			offset = off
+			for _, b := range raw {
+				if l := classify(b); l.Conversation {
+					lines = append(lines, l)
+				}
+			}
+		}
+	}
+	if first {
+		var last claude.Line
+		found := false
+		size, err := transcript.ReadTail(s.TranscriptPath, maxTailScan, func(b []byte) bool {
+			if l := classify(b); l.Conversation {
+				last, found = l, true
+			}
+			return found
+		})
+		if err != nil {
+			r.Log.Debug("read transcript tail", "session", s.ID, "err", err)
+			return
+		}
+		offset = size
+		if found {
+			lines = []claude.Line{last}
+		}
+	}
+	var tailAt time.Time
+	if tail, ok := claude.Tail(lines); ok {
+		tailAt = tail.At
+		if tail.State != claude.TailWaiting {
+			delete(r.pending, s.ID) // it moved on before the settle time passed
+		}
+	}
+	r.Engine.SetTranscriptPosition(s.ID, s.TranscriptPath, offset, tailAt)
+
+	v := decide(s, lines)
+	for _, ev := range v.events {
+		if _, err := r.Engine.Ingest(ctx, ev); err != nil {
+			r.Log.Warn("reconcile", "session", s.ID, "err", err)
+			return
+		}
+	}
+	if v.wait != nil {
+		if v.wait.Interrupt {
+			// An interrupt marker is written by the human's own keypress: no settling.
+			r.ingestWait(ctx, s.ID, *v.wait)
+			return
+		}
+		r.pending[s.ID] = pendingWait{line: *v.wait, since: time.Now()}
+	}
+}
+
+// settlePending queues the sessions whose waiting tail has stayed quiet for the settle time.
+// An assistant's text line is followed within milliseconds by its tool_use line when the
+// turn goes on; waiting out that gap keeps working sessions out of the queue.
+func (r *Reconciler) settlePending(ctx context.Context) {
+	now := time.Now()
+	for id, p := range r.pending {
+		if now.Sub(p.since) < r.Settle {
+			continue
+		}
+		s, ok := r.Engine.Session(id)
+		if !ok || s.Stuck {
+			delete(r.pending, id)
+			continue
+		}
+		// Read anything appended meanwhile first: it cancels or replaces the wait.
+		r.reconcile(ctx, s)
+		if q, still := r.pending[id]; still && q.since.Equal(p.since) {
+			delete(r.pending, id)
+			r.ingestWait(ctx, id, q.line)
+		}
+	}
+}
+
+func (r *Reconciler) ingestWait(ctx context.Context, id string, tail claude.Line) {
+	s, ok := r.Engine.Session(id)
+	if !ok || s.Stuck || !tail.At.After(s.LastEventAt) {
+		return
+	}
+	if _, err := r.Engine.Ingest(ctx, stuckFromTail(s, tail)); err != nil {
+		r.Log.Warn("reconcile", "session", id, "err", err)
+		return
+	}
+	r.Log.Info("queued from transcript", "session", id, "detail", tail.Detail)
+}

@@ -1,0 +1,121 @@
+// Package statedir knows the daemon's state directory: where it is, the API token in it,
+// and the lock that keeps a second daemon off the same state.
+package statedir
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+// Files in the state directory.
+const (
+	TokenFile = "token"
+	DBFile    = "state.db"
+	LockFile  = "daemon.lock"
+	EmitLog   = "emit.log"
+)
+
+// Default returns the state directory: $TRAILBOSS_STATE_DIR, else
+// $XDG_STATE_HOME/trailboss, else ~/.local/state/trailboss.
+func Default() (string, error) {
+	if d := os.Getenv("TRAILBOSS_STATE_DIR"); d != "" {
+		return d, nil
+	}
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "trailboss"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("find state directory: %w (set TRAILBOSS_STATE_DIR)", err)
+	}
+	return filepath.Join(home, ".local", "state", "trailboss"), nil
+}
+
+// ErrNoToken means the daemon has never started with this state directory.
+var ErrNoToken = errors.New("no token: the daemon has not been started with this state directory")
+
+// ReadToken returns the API token.
+func ReadToken(dir string) (string, error) {
+	b, err := os.ReadFile(filepath.Join(dir, TokenFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return "", fmt.Errorf("%w (%s)", ErrNoToken, dir)
+	}
+	if err != nil {
+		return "", fmt.Errorf("read token: %w", err)
+	}
+	tok := strings.TrimSpace(string(b))
+	if tok == "" {
+		return "", fmt.Errorf("read token: %s is empty", filepath.Join(dir, TokenFile))
+	}
+	return tok, nil
+}
+
+// EnsureToken returns the API token, creating the directory (0700) and a random token
+// (0600) on first use.
+func EnsureToken(dir string) (string, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("create state directory: %w", err)
+	}
+	path := filepath.Join(dir, TokenFile)
+	if tok, err := ReadToken(dir); err == nil {
+		if err := os.Chmod(path, 0o600); err != nil {
+			return "", fmt.Errorf("protect token: %w", err)
+		}
+		return tok, nil
+	} else if !errors.Is(err, ErrNoToken) {
+		return "", err
+	}
+	buf := make([]byte, 32)
+	if _, err := rand.Read(buf); err != nil {
+		return "", fmt.Errorf("make token: %w", err)
+	}
+	tok := hex.EncodeToString(buf)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return "", fmt.Errorf("write token: %w", err)
+	}
+	if _, err := f.WriteString(tok + "\n"); err != nil {
+		f.Close()
+		return "", fmt.Errorf("write token: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return "", fmt.Errorf("write token: %w", err)
+	}
+	return tok, nil
+}
+
+// Lock is held by the running daemon for as long as it runs.
+type Lock struct{ f *os.File }
+
+// ErrLocked is returned by Acquire when another daemon holds the lock.
+var ErrLocked = errors.New("another trailboss daemon is running with this state directory")
+
+// Acquire takes the state directory's lock and records who holds it. When another process
+// holds it, the error wraps ErrLocked and says what that process recorded.
+func Acquire(dir, addr string) (*Lock, error) {
+	path := filepath.Join(dir, LockFile)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open lock: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		holder, _ := os.ReadFile(path)
+		f.Close()
+		return nil, fmt.Errorf("%w (%s)", ErrLocked, strings.TrimSpace(string(holder)))
+	}
+	if err := f.Truncate(0); err == nil {
+		fmt.Fprintf(f, "pid %d on %s\n", os.Getpid(), addr)
+	}
+	return &Lock{f: f}, nil
+}
+
+// Release lets another daemon start.
+func (l *Lock) Release() error {
+	return l.f.Close() // closing drops the flock
+}

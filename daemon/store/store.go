@@ -1,0 +1,219 @@
+// Package store persists Sessions in SQLite (WAL). A write returns only after its
+// transaction committed, so what the API acknowledged survives a crash of the daemon.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"sort"
+	"strings"
+	"time"
+
+	_ "github.com/mattn/go-sqlite3" // the "sqlite3" driver
+
+	"github.com/trailboss/trailboss/daemon/queue"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// ErrCorrupt is returned by Open when the file is not a usable SQLite database.
+var ErrCorrupt = errors.New("state database is corrupt or not a trailboss database")
+
+// Store is the daemon's SQLite database.
+type Store struct {
+	db *sql.DB
+}
+
+// Open opens (creating if needed) the database at path, checks that it is healthy and in WAL
+// mode, and applies pending migrations, each in its own transaction.
+func Open(ctx context.Context, path string) (*Store, error) {
+	// Per-connection pragmas go in the DSN so that every pooled connection gets them.
+	// synchronous=FULL: a commit is on disk before the API acknowledges it.
+	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() +
+		"?_journal_mode=WAL&_busy_timeout=5000&_txlock=immediate&_synchronous=FULL&_foreign_keys=on"
+	db, err := sql.Open("sqlite3", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	s := &Store{db: db}
+	if err := s.check(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	if err := s.migrate(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("migrate %s: %w", path, err)
+	}
+	return s, nil
+}
+
+func (s *Store) check(ctx context.Context) error {
+	var mode string
+	if err := s.db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
+		return corrupt(err)
+	}
+	if mode != "wal" {
+		return fmt.Errorf("journal_mode is %q, want wal", mode)
+	}
+	var ok string
+	if err := s.db.QueryRowContext(ctx, "PRAGMA quick_check").Scan(&ok); err != nil {
+		return corrupt(err)
+	}
+	if ok != "ok" {
+		return fmt.Errorf("%w: %s", ErrCorrupt, ok)
+	}
+	return nil
+}
+
+func corrupt(err error) error {
+	msg := err.Error()
+	if strings.Contains(msg, "not a database") || strings.Contains(msg, "malformed") {
+		return fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	return err
+}
+
+func (s *Store) migrate(ctx context.Context) error {
+	if _, err := s.db.ExecContext(ctx,
+		`CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY)`); err != nil {
+		return corrupt(err)
+	}
+	names, err := fs.Glob(migrations, "migrations/*.sql")
+	if err != nil {
+		return err
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if err := s.migrateFile(ctx, name); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+func (s *Store) migrateFile(ctx context.Context, name string) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM migrations WHERE name = ?`, name).Scan(&n); err != nil {
+		return err
+	}
+	if n > 0 {
+		return nil
+	}
+	body, err := fs.ReadFile(migrations, name)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO migrations (name) VALUES (?)`, name); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+const columns = `id, harness, pane, tmux_socket, cwd, transcript_path, ended, stuck, reason, detail,
+	summary, since, rank, cooldown_until, dismissed, last_event_at, pane_at, transcript_off, tail_at`
+
+// LoadSessions returns every session that has not ended.
+func (s *Store) LoadSessions(ctx context.Context) ([]queue.Session, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT `+columns+` FROM sessions WHERE ended = 0`)
+	if err != nil {
+		return nil, fmt.Errorf("load sessions: %w", err)
+	}
+	defer rows.Close()
+	var out []queue.Session
+	for rows.Next() {
+		var q queue.Session
+		var since, cooldown, lastEvent, paneAt, tailAt int64
+		if err := rows.Scan(&q.ID, &q.Harness, &q.Pane, &q.TmuxSocket, &q.Cwd, &q.TranscriptPath,
+			&q.Ended, &q.Stuck, &q.Reason, &q.Detail, &q.Summary, &since, &q.Rank, &cooldown,
+			&q.Dismissed, &lastEvent, &paneAt, &q.Offset, &tailAt); err != nil {
+			return nil, fmt.Errorf("load sessions: %w", err)
+		}
+		q.Since, q.CooldownUntil, q.LastEventAt = fromNanos(since), fromNanos(cooldown), fromNanos(lastEvent)
+		q.PaneAt, q.TailAt = fromNanos(paneAt), fromNanos(tailAt)
+		out = append(out, q)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("load sessions: %w", err)
+	}
+	return out, nil
+}
+
+// LoadSession returns one session, ended or not, or false when it is unknown.
+func (s *Store) LoadSession(ctx context.Context, id string) (queue.Session, bool, error) {
+	var q queue.Session
+	var since, cooldown, lastEvent, paneAt, tailAt int64
+	err := s.db.QueryRowContext(ctx, `SELECT `+columns+` FROM sessions WHERE id = ?`, id).Scan(
+		&q.ID, &q.Harness, &q.Pane, &q.TmuxSocket, &q.Cwd, &q.TranscriptPath,
+		&q.Ended, &q.Stuck, &q.Reason, &q.Detail, &q.Summary, &since, &q.Rank, &cooldown,
+		&q.Dismissed, &lastEvent, &paneAt, &q.Offset, &tailAt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return queue.Session{}, false, nil
+	}
+	if err != nil {
+		return queue.Session{}, false, fmt.Errorf("load session: %w", err)
+	}
+	q.Since, q.CooldownUntil, q.LastEventAt = fromNanos(since), fromNanos(cooldown), fromNanos(lastEvent)
+	q.PaneAt, q.TailAt = fromNanos(paneAt), fromNanos(tailAt)
+	return q, true, nil
+}
+
+// SaveSessions writes sessions in one transaction and returns once it committed.
+func (s *Store) SaveSessions(ctx context.Context, sessions []queue.Session) error {
+	if len(sessions) == 0 {
+		return nil
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("save sessions: %w", err)
+	}
+	defer tx.Rollback()
+	stmt, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO sessions (`+columns+`)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return fmt.Errorf("save sessions: %w", err)
+	}
+	defer stmt.Close()
+	for _, q := range sessions {
+		if _, err := stmt.ExecContext(ctx, q.ID, q.Harness, q.Pane, q.TmuxSocket, q.Cwd,
+			q.TranscriptPath, q.Ended, q.Stuck, q.Reason, q.Detail, q.Summary, nanos(q.Since),
+			q.Rank, nanos(q.CooldownUntil), q.Dismissed, nanos(q.LastEventAt), nanos(q.PaneAt),
+			q.Offset, nanos(q.TailAt)); err != nil {
+			return fmt.Errorf("save session %q: %w", q.ID, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("save sessions: commit: %w", err)
+	}
+	return nil
+}
+
+func nanos(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+func fromNanos(n int64) time.Time {
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n).UTC()
+}

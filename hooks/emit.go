@@ -1,0 +1,141 @@
+// Package hooks is Trail Boss's side of Claude Code's hooks: the emitter that each hook runs
+// (emit.go), and later the installer of Trail Boss's entries in Claude Code's settings.
+package hooks
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/trailboss/trailboss/adapter"
+	"github.com/trailboss/trailboss/daemon/statedir"
+	"github.com/trailboss/trailboss/tmuxctl"
+)
+
+// EmitTimeout is how long a hook may wait for the daemon in all: a hook must never slow
+// Claude Code, so a down or slow daemon costs at most this.
+const EmitTimeout = 300 * time.Millisecond
+
+// maxPayload is one byte over what the daemon accepts, so that an oversized payload is
+// still sent and refused by the daemon (and logged) rather than silently cut.
+const maxPayload = 1<<20 + 1
+
+// Emitter posts one hook payload to the daemon.
+type Emitter struct {
+	Addr     string
+	StateDir string
+	Getenv   func(string) string
+	Stdin    io.Reader
+	Timeout  time.Duration
+	Now      func() time.Time
+}
+
+// Emit reads the hook payload from stdin and posts it with the hook's tmux location. It
+// returns an error for the caller to log; the caller must still exit 0 and print nothing.
+func (e *Emitter) Emit(ctx context.Context) error {
+	emittedAt := e.Now()
+	ctx, cancel := context.WithTimeout(ctx, e.Timeout)
+	defer cancel()
+
+	body, err := readWithin(ctx, e.Stdin, maxPayload)
+	if err != nil {
+		return fmt.Errorf("read hook payload: %w", err)
+	}
+	token, err := statedir.ReadToken(e.StateDir)
+	if err != nil {
+		return err
+	}
+	pane := e.Getenv("TMUX_PANE")
+	tmux := e.Getenv("TMUX")
+	if pane == "" && tmux != "" {
+		// One Claude Code release stripped TMUX_PANE; the pane whose process is our
+		// ancestor is the same answer.
+		pane = paneOfAncestor(ctx, tmux)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+e.Addr+"/v1/hooks/claude", bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Tmux-Pane", pane)
+	req.Header.Set("X-Tmux", tmux)
+	req.Header.Set("X-Trailboss-Emitted-At", emittedAt.UTC().Format(time.RFC3339Nano))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("post to daemon at %s: %w", e.Addr, err)
+	}
+	defer resp.Body.Close()
+	reply, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+	if resp.StatusCode >= 300 {
+		return fmt.Errorf("daemon refused the event: %s: %s", resp.Status, strings.TrimSpace(string(reply)))
+	}
+	return nil
+}
+
+// readWithin reads at most limit bytes of r, giving up when ctx ends (a hook's stdin is
+// closed by Claude Code; a terminal's is not).
+func readWithin(ctx context.Context, r io.Reader, limit int64) ([]byte, error) {
+	type result struct {
+		b   []byte
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		b, err := io.ReadAll(io.LimitReader(r, limit))
+		done <- result{b, err}
+	}()
+	select {
+	case res := <-done:
+		return res.b, res.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func paneOfAncestor(ctx context.Context, tmuxEnv string) string {
+	socket, err := adapter.SocketFromTmuxEnv(tmuxEnv)
+	if err != nil || socket == "" {
+		return ""
+	}
+	pane, err := tmuxctl.New(socket).PaneOfProcess(ctx, os.Getpid())
+	if err != nil {
+		return ""
+	}
+	return pane
+}
+
+// maxLog is the size at which emit.log is rotated to emit.log.1, keeping it small.
+const maxLog = 64 << 10
+
+// LogFailure appends one line about a failed emit to the state directory's emit.log. It
+// never fails loudly: a hook has nowhere to report.
+func LogFailure(stateDir string, now time.Time, err error) {
+	if err == nil || stateDir == "" {
+		return
+	}
+	if os.MkdirAll(stateDir, 0o700) != nil {
+		return
+	}
+	path := filepath.Join(stateDir, statedir.EmitLog)
+	if fi, statErr := os.Stat(path); statErr == nil && fi.Size() > maxLog {
+		_ = os.Rename(path, path+".1")
+	}
+	f, openErr := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if openErr != nil {
+		return
+	}
+	defer f.Close()
+	msg := adapter.CleanText(err.Error(), 500)
+	if errors.Is(err, context.DeadlineExceeded) {
+		msg += " (gave up: daemon too slow or down)"
+	}
+	fmt.Fprintf(f, "%s %s\n", now.UTC().Format(time.RFC3339), msg)
+}
