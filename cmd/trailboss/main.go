@@ -59,6 +59,8 @@ var commands = []command{
 	{"status", "print \"⚠ N stuck\" for a status line (nothing when none)", runStatus},
 	{"ls", "list the queue", runLs},
 	{"version", "print the version", runVersion},
+	{"demo", "try it: an isolated tmux server with the daemon and three simulated agents", runDemo},
+	{"demo-agent", "a simulated Claude Code session (used by the demo and the tests)", runDemoAgent},
 }
 
 // env is what every command gets from its caller.

@@ -1,0 +1,194 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/trailboss/trailboss/daemon/client"
+)
+
+// demoAgents are the simulated sessions of the demo: each gets stuck in its own way.
+var demoAgents = []struct{ name, script string }{
+	{"api", "ask:go test ./... && git push|stop:Pushed. Want me to open the pull request?"},
+	{"web", "stop:The dark-mode toggle works. Should it follow the system setting by default?"},
+	{"infra", "ask:terraform apply -auto-approve|stop:Applied. Anything else?"},
+}
+
+// runDemo starts an isolated tmux server of its own, with the daemon and three simulated
+// agents that really get stuck through the real hook path, binds the keys there, and
+// attaches. Nothing of the user's own tmux, ~/.claude or state directory is touched.
+func runDemo(ctx context.Context, e *env, args []string) error {
+	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	dir := fs.String("dir", "", "folder for the demo's state (default: a new temp folder)")
+	noAttach := fs.Bool("no-attach", false, "set everything up but do not attach (prints how to)")
+	if err := parse(fs, args, e.stderr); err != nil {
+		return err
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		return fmt.Errorf("the demo needs tmux (apt-get install tmux): %w", err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	if *dir == "" {
+		d, err := os.MkdirTemp("", "trailboss-demo-")
+		if err != nil {
+			return err
+		}
+		*dir = d
+	}
+	addr, err := freeLoopbackAddr()
+	if err != nil {
+		return err
+	}
+	d := &demo{dir: *dir, self: self, addr: addr, socket: filepath.Join(*dir, "tmux.sock")}
+	if err := d.start(ctx); err != nil {
+		d.stop()
+		return err
+	}
+	if *noAttach {
+		fmt.Fprintf(e.stdout, "demo running; attach with:\n  tmux -S %s attach -t trailboss-demo\nstop with:\n  tmux -S %s kill-server\n", d.socket, d.socket)
+		return nil
+	}
+	defer d.stop()
+	attach := exec.Command("tmux", "-S", d.socket, "attach", "-t", "trailboss-demo")
+	attach.Stdin, attach.Stdout, attach.Stderr = os.Stdin, os.Stdout, os.Stderr
+	attach.Env = d.environ()
+	return attach.Run()
+}
+
+type demo struct {
+	dir, self, addr, socket string
+}
+
+func (d *demo) environ() []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "TMUX=") && !strings.HasPrefix(kv, "TMUX_PANE=") {
+			out = append(out, kv)
+		}
+	}
+	return append(out, "TRAILBOSS_STATE_DIR="+filepath.Join(d.dir, "state"), "TRAILBOSS_ADDR="+d.addr,
+		"HOME="+filepath.Join(d.dir, "home"), "TRAILBOSS_DEMO=1")
+}
+
+func (d *demo) tmux(args ...string) error {
+	cmd := exec.Command("tmux", append([]string{"-S", d.socket}, args...)...)
+	cmd.Env = d.environ()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("tmux %s: %v: %s", args[0], err, strings.TrimSpace(string(out)))
+	}
+	return nil
+}
+
+func (d *demo) start(ctx context.Context) error {
+	conf := filepath.Join(d.dir, "tmux.conf")
+	if err := os.MkdirAll(filepath.Join(d.dir, "home"), 0o700); err != nil {
+		return err
+	}
+	if err := os.WriteFile(conf, []byte(tmuxConf(d.self, d.addr, true)), 0o600); err != nil {
+		return err
+	}
+	q := shellQuote
+	daemonCmd := fmt.Sprintf("%s daemon --cooldown 30s --sweep 2s; echo daemon stopped; sleep 3600", q(d.self))
+	if err := d.tmux("-f", conf, "new-session", "-d", "-s", "trailboss-demo", "-n", "welcome", "-x", "200", "-y", "50",
+		"sh", "-c", "cat "+q(filepath.Join(d.dir, "WELCOME"))+"; exec sh"); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(d.dir, "WELCOME"), []byte(welcome), 0o600); err != nil {
+		return err
+	}
+	if err := d.tmux("new-window", "-d", "-t", "trailboss-demo:9", "-n", "daemon", "sh", "-c", daemonCmd); err != nil {
+		return err
+	}
+	c, err := d.waitDaemon(ctx)
+	if err != nil {
+		return err
+	}
+	_ = c
+	for i, a := range demoAgents {
+		work := fmt.Sprintf("%ds", 3+4*i) // they get stuck one after another: a FIFO to deplete
+		agentCmd := fmt.Sprintf("cd %s && %s demo-agent --work %s --script %s --transcript %s",
+			q(d.dir), q(d.self), work, q(a.script), q(filepath.Join(d.dir, "transcripts", a.name+".jsonl")))
+		if err := d.tmux("new-window", "-d", "-t", fmt.Sprintf("trailboss-demo:%d", i+1), "-n", a.name, "sh", "-c", agentCmd); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (d *demo) waitDaemon(ctx context.Context) (*client.Client, error) {
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if c, err := client.New(d.addr, filepath.Join(d.dir, "state"), time.Second); err == nil {
+			if _, err := c.Status(ctx); err == nil {
+				return c, nil
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return nil, fmt.Errorf("the demo daemon did not start; see: tmux -S %s attach -t trailboss-demo:daemon", d.socket)
+}
+
+func (d *demo) stop() { _ = d.tmux("kill-server") }
+
+func freeLoopbackAddr() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer ln.Close()
+	return ln.Addr().String(), nil
+}
+
+// shellQuote quotes s for sh.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// tmuxQuote quotes s as one double-quoted tmux config word.
+func tmuxQuote(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, `$`, `\$`)
+	return `"` + r.Replace(s) + `"`
+}
+
+// tmuxConf returns the key bindings and status segment. With demo set it is a whole config
+// for the demo's own server (the daemon's address and state baked in).
+func tmuxConf(self, addr string, demo bool) string {
+	bin := shellQuote(self)
+	var b strings.Builder
+	if demo {
+		b.WriteString("set -g mouse on\nset -g status-interval 1\nset -g base-index 0\n")
+		b.WriteString(`set -g status-left "#[bold] trail boss demo #[default]| "` + "\n")
+		b.WriteString("set -g status-left-length 30\nset -g status-right-length 60\nset -g status-right \"\"\n")
+	}
+	// run-shell expands formats before sh sees the command; #{q:…} quotes them for sh, so
+	// the client that pressed the key is the one that moves.
+	where := " --client #{q:client_name} --socket #{q:socket_path}"
+	fmt.Fprintf(&b, "bind-key Tab run-shell -b %s\n", tmuxQuote(bin+" jump-next"+where))
+	fmt.Fprintf(&b, "bind-key S run-shell -b %s\n", tmuxQuote(bin+" skip"+where))
+	fmt.Fprintf(&b, "set -ag status-right %s\n", tmuxQuote(" #("+bin+" status) "))
+	return b.String()
+}
+
+const welcome = `
+  Trail Boss demo
+  ───────────────
+  Three simulated agents (windows 1–3) are working. One after another they stop to wait
+  for you: a permission prompt, or a finished turn. The status line counts them: ⚠ N stuck.
+
+  Press  Ctrl-b Tab   to land on the oldest stuck pane.
+         type a line + Enter in that pane to answer it (it leaves the queue),
+         then Ctrl-b Tab again for the next one.
+  Press  Ctrl-b S     to skip the one you are on (it cools down for 30 s).
+
+  Window 9 runs the daemon. Leave with Ctrl-b d; the demo cleans up after itself.
+`
