@@ -34,10 +34,7 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		return fmt.Errorf("the demo needs tmux (apt-get install tmux): %w", err)
 	}
-	self, err := os.Executable()
-	if err != nil {
-		return err
-	}
+	self := selfPath()
 	if *dir == "" {
 		d, err := os.MkdirTemp("", "trailboss-demo-")
 		if err != nil {

@@ -29,11 +29,12 @@ func runDemoAgent(ctx context.Context, e *env, args []string) error {
 	session := fs.String("session", "", "session id (default: random)")
 	transcript := fs.String("transcript", "", "transcript file to append to (default: under $HOME/.claude/projects)")
 	work := fs.Duration("work", 1500*time.Millisecond, "how long each turn works before it stops")
-	script := fs.String("script", "stop:Done. Shall I go on?", "turns, separated by |: stop:TEXT or ask:COMMAND; the last repeats")
+	script := fs.String("script", "stop:Done. Shall I go on?", "turns, separated by |: stop:TEXT, ask:COMMAND, or idle (work forever); the last repeats")
+	hooks := fs.String("hooks", "all", "comma-separated hook events to fire (the others are 'lost'), or all")
 	if err := parse(fs, args, e.stderr); err != nil {
 		return err
 	}
-	a := &simAgent{out: e.stdout, work: *work, session: *session, transcript: *transcript}
+	a := &simAgent{out: e.stdout, work: *work, session: *session, transcript: *transcript, hooks: *hooks}
 	if a.session == "" {
 		a.session = randomID()
 	}
@@ -50,10 +51,14 @@ func runDemoAgent(ctx context.Context, e *env, args []string) error {
 	in := bufio.NewScanner(e.stdin)
 
 	a.hook(ctx, map[string]any{"hook_event_name": "SessionStart", "source": "startup"})
-	fmt.Fprintf(a.out, "simulated agent %s\n", a.session[:8])
+	fmt.Fprintf(a.out, "simulated agent %s\n", a.session)
 	for i := 0; ; i++ {
 		turn := turns[min(i, len(turns)-1)]
 		kind, text, _ := strings.Cut(turn, ":")
+		if kind == "idle" {
+			<-ctx.Done()
+			return nil
+		}
 		a.working(ctx)
 		switch kind {
 		case "ask":
@@ -73,6 +78,21 @@ type simAgent struct {
 	work                     time.Duration
 	session, transcript, cwd string
 	last                     string // uuid of the last transcript line
+	hooks                    string // which hook events fire: "all" or a comma list
+}
+
+// selfPath returns how to run this binary again. argv[0] is preferred over the resolved
+// executable because a multi-call binary (as the test harness makes) is told apart by name.
+func selfPath() string {
+	if p, err := exec.LookPath(os.Args[0]); err == nil {
+		if abs, err := filepath.Abs(p); err == nil {
+			return abs
+		}
+	}
+	if p, err := os.Executable(); err == nil {
+		return p
+	}
+	return os.Args[0]
 }
 
 // projectDir is Claude Code's folder name for a launch directory.
@@ -97,15 +117,15 @@ func randomID() string {
 
 // hook runs `trailboss emit` with payload on stdin, as Claude Code runs a command hook.
 func (a *simAgent) hook(ctx context.Context, payload map[string]any) {
+	name, _ := payload["hook_event_name"].(string)
+	if a.hooks != "all" && !strings.Contains(","+a.hooks+",", ","+name+",") {
+		return
+	}
 	payload["session_id"] = a.session
 	payload["transcript_path"] = a.transcript
 	payload["cwd"] = a.cwd
 	body, _ := json.Marshal(payload)
-	self, err := os.Executable()
-	if err != nil {
-		return
-	}
-	cmd := exec.CommandContext(ctx, self, "emit")
+	cmd := exec.CommandContext(ctx, selfPath(), "emit")
 	cmd.Stdin = bytes.NewReader(body)
 	_ = cmd.Run() // emit never fails and prints nothing
 }

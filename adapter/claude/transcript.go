@@ -1,0 +1,248 @@
+package claude
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/trailboss/trailboss/adapter"
+)
+
+// TailState is what a transcript says about its session when a line is the last conversation line.
+type TailState int
+
+const (
+	TailUnknown     TailState = iota // no conversation line seen yet
+	TailWaiting                      // the turn ended or was interrupted: the session waits for its human
+	TailToolPending                  // an assistant tool_use with no result yet: running, or waiting for permission
+	TailWorking                      // a prompt or a tool_result: mid-turn
+)
+
+// String returns "unknown", "waiting", "tool-pending" or "working".
+func (s TailState) String() string {
+	switch s {
+	case TailWaiting:
+		return "waiting"
+	case TailToolPending:
+		return "tool-pending"
+	case TailWorking:
+		return "working"
+	}
+	return "unknown"
+}
+
+// DetailInterrupted is Line.Detail for an interrupt marker.
+const DetailInterrupted = "interrupted"
+
+// MaxLineText is the most bytes of assistant text a Line keeps.
+const MaxLineText = 300
+
+// Interrupt markers: the text of the user line Claude Code writes when its human presses Esc.
+const (
+	markerInterrupted        = "[Request interrupted by user]"
+	markerInterruptedForTool = "[Request interrupted by user for tool use]"
+)
+
+// Line is what one transcript line says.
+type Line struct {
+	Conversation bool      // false for lines the tail rule skips: system, progress, metadata types, sidechain (isSidechain:true), unknown types, blank or malformed JSON, lines with no message
+	State        TailState // what the session is, if this is the last conversation line
+	At           time.Time // the line's "timestamp" (RFC 3339), zero when absent or unparsable
+	Prompt       bool      // a human prompt: a user line that is not isMeta, not isCompactSummary, not a tool_result, not an interrupt marker
+	Progress     bool      // evidence the session moved on: a prompt, a tool_result, or an assistant line (text, thinking or tool_use)
+	Interrupt    bool      // a user line whose text is an interrupt marker
+	Detail       string    // for waiting lines: "interrupted" for interrupt markers, "" otherwise
+	Text         string    // for an assistant text line: its text, adapter.CleanText(..., 300); empty otherwise
+}
+
+// transcriptLine holds the fields of a transcript line that the tail rule reads. Unknown
+// fields are ignored; a known field of the wrong JSON type makes the line malformed.
+type transcriptLine struct {
+	Type             string          `json:"type"`
+	IsSidechain      bool            `json:"isSidechain"`
+	IsMeta           bool            `json:"isMeta"`
+	IsCompactSummary bool            `json:"isCompactSummary"`
+	Timestamp        json.RawMessage `json:"timestamp"` // raw, so that an odd timestamp costs only At
+	Message          *struct {
+		Content    json.RawMessage `json:"content"` // a string or an array of blocks
+		StopReason *string         `json:"stop_reason"`
+	} `json:"message"`
+}
+
+// contentBlock is one element of message.content. Only text blocks keep their text: the
+// large parts of a line (tool inputs, tool results, thinking) are skipped, not copied.
+type contentBlock struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+// UnmarshalJSON tolerates elements that are not blocks: they decode to a block with no type,
+// which every rule ignores, instead of making the whole line malformed.
+func (b *contentBlock) UnmarshalJSON(data []byte) error {
+	*b = contentBlock{}
+	if len(data) == 0 || data[0] != '{' {
+		return nil
+	}
+	type plain contentBlock
+	var p plain
+	if json.Unmarshal(data, &p) != nil {
+		return nil
+	}
+	*b = contentBlock(p)
+	return nil
+}
+
+// ClassifyLine returns what one transcript line (without its newline) says, by the tail rule
+// of Claude Code's resume logic. It never fails: a line it cannot read is not a conversation
+// line.
+func ClassifyLine(b []byte) Line {
+	var raw transcriptLine
+	if len(bytes.TrimSpace(b)) == 0 || json.Unmarshal(b, &raw) != nil {
+		return Line{}
+	}
+	l := Line{At: parseTimestamp(raw.Timestamp)}
+	if raw.IsSidechain || raw.Message == nil || (raw.Type != "user" && raw.Type != "assistant") {
+		return l
+	}
+	text, blocks, ok := decodeContent(raw.Message.Content)
+	if !ok {
+		return l
+	}
+	switch raw.Type {
+	case "assistant":
+		classifyAssistant(&l, text, blocks, raw.Message.StopReason)
+	case "user":
+		classifyUser(&l, &raw, text, blocks)
+	}
+	return l
+}
+
+// decodeContent returns message.content as a string (blocks nil) or as blocks, and false
+// when it is neither.
+func decodeContent(c json.RawMessage) (text string, blocks []contentBlock, ok bool) {
+	c = bytes.TrimSpace(c)
+	if len(c) == 0 {
+		return "", nil, false
+	}
+	switch c[0] {
+	case '"':
+		if json.Unmarshal(c, &text) != nil {
+			return "", nil, false
+		}
+		return text, nil, true
+	case '[':
+		if json.Unmarshal(c, &blocks) != nil {
+			return "", nil, false
+		}
+		if blocks == nil {
+			blocks = []contentBlock{}
+		}
+		return "", blocks, true
+	}
+	return "", nil, false
+}
+
+// classifyAssistant applies rules 1 and 2. In current versions each block is its own line;
+// old versions (1.0.x) put several blocks in one line, and then the last one decides.
+// A line with no text, thinking or tool_use block (an empty or unknown content) decides
+// nothing and is not a conversation line.
+func classifyAssistant(l *Line, text string, blocks []contentBlock, stopReason *string) {
+	last := ""
+	if blocks == nil {
+		last = "text"
+	}
+	for _, bl := range blocks {
+		switch bl.Type {
+		case "text", "thinking", "redacted_thinking", "tool_use":
+			last = bl.Type
+		}
+	}
+	switch last {
+	case "":
+		return
+	case "tool_use":
+		l.State = TailToolPending
+	default:
+		// stop_reason is usually null, so it can only keep a turn going, never end one.
+		if stopReason != nil && *stopReason == "tool_use" {
+			l.State = TailWorking
+		} else {
+			l.State = TailWaiting
+		}
+		if last == "text" {
+			l.Text = assistantText(text, blocks)
+		}
+	}
+	l.Conversation, l.Progress = true, true
+}
+
+// assistantText joins the line's text blocks, cleaned and cut to MaxLineText.
+func assistantText(text string, blocks []contentBlock) string {
+	if blocks == nil {
+		return adapter.CleanText(text, MaxLineText)
+	}
+	var parts []string
+	for _, bl := range blocks {
+		if bl.Type == "text" {
+			parts = append(parts, bl.Text)
+		}
+	}
+	return adapter.CleanText(strings.Join(parts, "\n"), MaxLineText)
+}
+
+// classifyUser applies rules 3, 4 and 5.
+func classifyUser(l *Line, raw *transcriptLine, text string, blocks []contentBlock) {
+	l.Conversation = true
+	if raw.IsMeta || raw.IsCompactSummary {
+		l.State = TailWaiting
+		return
+	}
+	interrupt := blocks == nil && isInterruptMarker(text)
+	for _, bl := range blocks {
+		switch bl.Type {
+		case "tool_result":
+			// A denied permission is a tool_result too: the interrupt marker, when the
+			// human pressed Esc, is its own line after it.
+			l.State, l.Progress = TailWorking, true
+			return
+		case "text":
+			if isInterruptMarker(bl.Text) {
+				interrupt = true
+			}
+		}
+	}
+	if interrupt {
+		l.State, l.Interrupt, l.Detail = TailWaiting, true, DetailInterrupted
+		return
+	}
+	l.State, l.Prompt, l.Progress = TailWorking, true, true
+}
+
+func isInterruptMarker(s string) bool {
+	s = strings.TrimSpace(s)
+	return s == markerInterrupted || s == markerInterruptedForTool
+}
+
+// parseTimestamp returns the time in a JSON string holding RFC 3339, or the zero time.
+func parseTimestamp(raw json.RawMessage) time.Time {
+	var s string
+	if len(raw) == 0 || len(raw) > 64 || json.Unmarshal(raw, &s) != nil {
+		return time.Time{}
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}
+	}
+	return t
+}
+
+// Tail returns the last conversation line among lines (in file order), and whether there was one.
+func Tail(lines []Line) (Line, bool) {
+	for i := len(lines) - 1; i >= 0; i-- {
+		if lines[i].Conversation {
+			return lines[i], true
+		}
+	}
+	return Line{}, false
+}

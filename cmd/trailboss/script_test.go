@@ -1,0 +1,607 @@
+package main
+
+// The end-to-end acceptance tests: testscript files in ../../testscripts, each run against
+// the real trailboss binary (this test binary, re-executed under that name), a real daemon
+// process with a real SQLite file, and a real tmux server on a private socket with a real
+// attached client on a PTY. Nothing here touches the user's tmux server, home or state.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/trailboss/trailboss/daemon/client"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"trailboss": func() {
+			ctx := context.Background()
+			os.Exit(exitCode(run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr), os.Stderr))
+		},
+	})
+}
+
+func TestScripts(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		if os.Getenv("TRAILBOSS_REQUIRE_TMUX") == "1" {
+			t.Fatal("tmux is not installed and TRAILBOSS_REQUIRE_TMUX=1")
+		}
+		t.Skip("tmux is not installed")
+	}
+	if _, err := exec.LookPath("script"); err != nil {
+		t.Fatal("script (util-linux) is needed to attach a real tmux client")
+	}
+	testscript.Run(t, testscript.Params{
+		Dir:                 filepath.Join("..", "..", "testscripts"),
+		Setup:               setupScript,
+		Cmds:                scriptCommands,
+		RequireExplicitExec: true,
+	})
+}
+
+// setupScript gives each script its own home, XDG folders, state dir, free port and colours.
+func setupScript(env *testscript.Env) error {
+	for _, d := range []string{"home", "xdg/config", "xdg/state", "xdg/data", "xdg/cache", "state", "transcripts", "tmuxtmp"} {
+		if err := os.MkdirAll(filepath.Join(env.WorkDir, d), 0o700); err != nil {
+			return err
+		}
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	repo, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		return err
+	}
+	env.Setenv("HOME", filepath.Join(env.WorkDir, "home"))
+	env.Setenv("XDG_CONFIG_HOME", filepath.Join(env.WorkDir, "xdg/config"))
+	env.Setenv("XDG_STATE_HOME", filepath.Join(env.WorkDir, "xdg/state"))
+	env.Setenv("XDG_DATA_HOME", filepath.Join(env.WorkDir, "xdg/data"))
+	env.Setenv("XDG_CACHE_HOME", filepath.Join(env.WorkDir, "xdg/cache"))
+	env.Setenv("TMUX_TMPDIR", filepath.Join(env.WorkDir, "tmuxtmp"))
+	env.Setenv("TRAILBOSS_STATE_DIR", filepath.Join(env.WorkDir, "state"))
+	env.Setenv("TRAILBOSS_ADDR", addr)
+	env.Setenv("TRANSCRIPTS", filepath.Join(env.WorkDir, "transcripts"))
+	env.Setenv("REPO", repo)
+	env.Setenv("NO_COLOR", "1")
+	env.Setenv("TERM", "xterm-256color")
+	env.Setenv("TMUX", "")
+	env.Setenv("TMUX_PANE", "")
+	return nil
+}
+
+var scriptCommands = map[string]func(ts *testscript.TestScript, neg bool, args []string){
+	"tmux-start":   cmdTmuxStart,
+	"tmux":         cmdTmux,
+	"pane":         cmdPane,
+	"attach":       cmdAttach,
+	"press":        cmdPress,
+	"bindkeys":     cmdBindKeys,
+	"waitpane":     cmdWaitPane,
+	"stayspane":    cmdStaysPane,
+	"daemon-wait":  cmdDaemonWait,
+	"emit":         cmdEmit,
+	"transcript":   cmdTranscript,
+	"waitqueue":    cmdWaitQueue,
+	"queuefield":   cmdQueueField,
+	"http":         cmdHTTP,
+	"timed":        cmdTimed,
+	"copy-fixture": cmdCopyFixture,
+	"waitfile":     cmdWaitFile,
+}
+
+// ---- tmux -------------------------------------------------------------------------------
+
+func tmuxArgs(ts *testscript.TestScript, args ...string) []string {
+	sock := ts.Getenv("TMUX_SOCK")
+	if sock == "" {
+		ts.Fatalf("tmux-start first")
+	}
+	return append([]string{"-S", sock}, args...)
+}
+
+func runTmux(ts *testscript.TestScript, args ...string) (string, error) {
+	cmd := exec.Command("tmux", tmuxArgs(ts, args...)...)
+	cmd.Env = scriptEnv(ts)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	if err != nil {
+		return out.String(), fmt.Errorf("tmux %s: %v: %s", strings.Join(args, " "), err, errb.String())
+	}
+	return out.String(), nil
+}
+
+// scriptEnv is the script's environment for child processes started by custom commands.
+func scriptEnv(ts *testscript.TestScript) []string {
+	var env []string
+	for _, k := range []string{"PATH", "HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME",
+		"XDG_CACHE_HOME", "TMUX_TMPDIR", "TRAILBOSS_STATE_DIR", "TRAILBOSS_ADDR", "TRANSCRIPTS",
+		"NO_COLOR", "TERM", "TMPDIR", "WORK"} {
+		env = append(env, k+"="+ts.Getenv(k))
+	}
+	return env
+}
+
+// tmux-start starts a tmux server on a private socket with a session "main" and sets
+// TMUX_SOCK. The socket lives in a short temp path: unix socket paths are limited.
+func cmdTmuxStart(ts *testscript.TestScript, neg bool, args []string) {
+	dir, err := os.MkdirTemp("", "tbt")
+	ts.Check(err)
+	sock := filepath.Join(dir, "sock")
+	ts.Setenv("TMUX_SOCK", sock)
+	ts.Defer(func() {
+		_, _ = runTmux(ts, "kill-server")
+		os.RemoveAll(dir)
+	})
+	_, err = runTmux(ts, "-f", "/dev/null", "new-session", "-d", "-s", "main", "-x", "160", "-y", "40")
+	ts.Check(err)
+	_, err = runTmux(ts, "set", "-g", "remain-on-exit", "off")
+	ts.Check(err)
+}
+
+// tmux args… runs tmux against the script's server; its output is the command's stdout.
+func cmdTmux(ts *testscript.TestScript, neg bool, args []string) {
+	out, err := runTmux(ts, args...)
+	fmt.Fprint(ts.Stdout(), out)
+	if err != nil && !neg {
+		ts.Fatalf("%v", err)
+	}
+	if err == nil && neg {
+		ts.Fatalf("tmux %s succeeded unexpectedly", strings.Join(args, " "))
+	}
+}
+
+// pane NAME [command…] opens a window running command (a shell by default) and sets NAME to
+// its pane id.
+func cmdPane(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 1 {
+		ts.Fatalf("usage: pane NAME [command...]")
+	}
+	targs := []string{"new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "main:", "-c", ts.Getenv("WORK")}
+	for _, kv := range scriptEnv(ts) {
+		targs = append(targs, "-e", kv)
+	}
+	if len(args) > 1 {
+		quoted := make([]string, len(args)-1)
+		for i, a := range args[1:] {
+			quoted[i] = shellQuote(a)
+		}
+		targs = append(targs, strings.Join(quoted, " "))
+	}
+	out, err := runTmux(ts, targs...)
+	ts.Check(err)
+	ts.Setenv(args[0], strings.TrimSpace(out))
+}
+
+var (
+	fifoMu sync.Mutex
+	fifos  = map[string]*os.File{} // client var name + script dir → the PTY's input
+)
+
+// attach NAME attaches a real tmux client on a PTY (script(1)) to session main and sets NAME
+// to the client's name. Keys are typed into it with press.
+func cmdAttach(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: attach NAME")
+	}
+	before, _ := runTmux(ts, "list-clients", "-F", "#{client_name}")
+	fifo := filepath.Join(ts.Getenv("WORK"), "keys-"+args[0])
+	ts.Check(mkfifo(fifo))
+	cmd := exec.Command("script", "-qfc", "stty cols 160 rows 40; exec tmux -S "+shellQuote(ts.Getenv("TMUX_SOCK"))+" attach -t main", "/dev/null")
+	cmd.Env = scriptEnv(ts)
+	in, err := os.OpenFile(fifo, os.O_RDWR, 0) // RDWR: opening does not wait for a reader
+	ts.Check(err)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = in, io.Discard, io.Discard
+	ts.Check(cmd.Start())
+	key := ts.Getenv("WORK") + "/" + args[0]
+	fifoMu.Lock()
+	fifos[key] = in
+	fifoMu.Unlock()
+	ts.Defer(func() {
+		_ = cmd.Process.Kill()
+		_, _ = cmd.Process.Wait()
+		in.Close()
+	})
+	var name string
+	poll(ts, "a new tmux client", 5*time.Second, func() bool {
+		now, _ := runTmux(ts, "list-clients", "-F", "#{client_name}")
+		for _, c := range strings.Fields(now) {
+			if !strings.Contains(before, c) {
+				name = c
+				return true
+			}
+		}
+		return false
+	})
+	ts.Setenv(args[0], name)
+}
+
+func mkfifo(path string) error {
+	return exec.Command("mkfifo", path).Run()
+}
+
+// press CLIENTVAR key… types keys into the client's terminal, as a person would: C-b, Tab,
+// Enter, Escape, or literal text.
+func cmdPress(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 2 {
+		ts.Fatalf("usage: press CLIENTVAR key...")
+	}
+	fifoMu.Lock()
+	in := fifos[ts.Getenv("WORK")+"/"+args[0]]
+	fifoMu.Unlock()
+	if in == nil {
+		ts.Fatalf("no attached client %s", args[0])
+	}
+	var b strings.Builder
+	for _, k := range args[1:] {
+		switch {
+		case k == "Tab":
+			b.WriteByte('\t')
+		case k == "Enter":
+			b.WriteByte('\r')
+		case k == "Escape":
+			b.WriteByte(0x1b)
+		case len(k) == 3 && strings.HasPrefix(k, "C-"):
+			b.WriteByte(k[2] & 0x1f)
+		default:
+			b.WriteString(k)
+		}
+	}
+	_, err := in.WriteString(b.String())
+	ts.Check(err)
+}
+
+// bindkeys installs Trail Boss's key bindings on the script's tmux server.
+func cmdBindKeys(ts *testscript.TestScript, neg bool, args []string) {
+	bin, err := exec.LookPath("trailboss")
+	ts.Check(err)
+	conf := filepath.Join(ts.Getenv("WORK"), "trailboss.tmux.conf")
+	ts.Check(os.WriteFile(conf, []byte(tmuxConf(bin, ts.Getenv("TRAILBOSS_ADDR"), false)), 0o600))
+	_, err = runTmux(ts, "source-file", conf)
+	ts.Check(err)
+	// run-shell jobs get the server's global environment: give them the script's.
+	for _, kv := range scriptEnv(ts) {
+		k, v, _ := strings.Cut(kv, "=")
+		_, err = runTmux(ts, "set-environment", "-g", k, v)
+		ts.Check(err)
+	}
+}
+
+func clientPane(ts *testscript.TestScript, client string) string {
+	out, err := runTmux(ts, "display-message", "-c", client, "-p", "#{pane_id}")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(out)
+}
+
+// waitpane CLIENT PANE waits until the client shows PANE.
+func cmdWaitPane(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: waitpane CLIENT PANE")
+	}
+	poll(ts, fmt.Sprintf("client %s on pane %s", args[0], args[1]), 5*time.Second, func() bool {
+		return clientPane(ts, args[0]) == args[1]
+	})
+}
+
+// stayspane CLIENT PANE DURATION checks that the client does not leave PANE for DURATION:
+// the daemon must never switch a client on its own.
+func cmdStaysPane(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 3 {
+		ts.Fatalf("usage: stayspane CLIENT PANE DURATION")
+	}
+	d, err := time.ParseDuration(args[2])
+	ts.Check(err)
+	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		if got := clientPane(ts, args[0]); got != args[1] {
+			ts.Fatalf("client %s moved to %s on its own", args[0], got)
+		}
+	}
+}
+
+// ---- daemon -----------------------------------------------------------------------------
+
+func daemonClient(ts *testscript.TestScript) *client.Client {
+	c, err := client.New(ts.Getenv("TRAILBOSS_ADDR"), ts.Getenv("TRAILBOSS_STATE_DIR"), 2*time.Second)
+	ts.Check(err)
+	return c
+}
+
+// daemon-wait waits until the daemon answers its health check and its token exists.
+func cmdDaemonWait(ts *testscript.TestScript, neg bool, args []string) {
+	poll(ts, "the daemon to answer", 10*time.Second, func() bool {
+		resp, err := http.Get("http://" + ts.Getenv("TRAILBOSS_ADDR") + "/healthz")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		_, err = os.Stat(filepath.Join(ts.Getenv("TRAILBOSS_STATE_DIR"), "token"))
+		return resp.StatusCode == 200 && err == nil
+	})
+}
+
+// emit PANE EVENT SESSION [key=value…] runs the real `trailboss emit` as a Claude Code hook
+// in PANE ("-" for none) would: the payload on stdin, TMUX and TMUX_PANE in its environment.
+// Keys: msg (Stop's last_assistant_message), cmd (PermissionRequest's Bash command),
+// tool (PreToolUse's tool_name), transcript (default $TRANSCRIPTS/SESSION.jsonl).
+func cmdEmit(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 3 {
+		ts.Fatalf("usage: emit PANE EVENT SESSION [key=value...]")
+	}
+	pane, event, session := args[0], args[1], args[2]
+	kv := map[string]string{}
+	for _, a := range args[3:] {
+		k, v, _ := strings.Cut(a, "=")
+		kv[k] = v
+	}
+	payload := map[string]any{"session_id": session, "hook_event_name": event, "cwd": ts.Getenv("WORK"),
+		"transcript_path": filepath.Join(ts.Getenv("TRANSCRIPTS"), session+".jsonl")}
+	if t, ok := kv["transcript"]; ok {
+		payload["transcript_path"] = t
+	}
+	switch event {
+	case "Stop":
+		if m, ok := kv["msg"]; ok {
+			payload["last_assistant_message"] = m
+		}
+	case "PermissionRequest":
+		payload["tool_name"] = "Bash"
+		payload["tool_input"] = map[string]any{"command": kv["cmd"]}
+	case "PreToolUse":
+		payload["tool_name"] = kv["tool"]
+		payload["tool_input"] = map[string]any{}
+	case "SessionStart":
+		payload["source"] = "startup"
+	}
+	body, _ := json.Marshal(payload)
+	cmd := exec.Command("trailboss", "emit")
+	cmd.Env = scriptEnv(ts)
+	if pane != "-" {
+		sock := ts.Getenv("TMUX_SOCK")
+		cmd.Env = append(cmd.Env, "TMUX_PANE="+pane, "TMUX="+sock+",1,0")
+	}
+	if v, ok := kv["emitted"]; ok {
+		_ = v // reserved
+	}
+	cmd.Stdin = bytes.NewReader(body)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	if err != nil || out.Len() > 0 {
+		ts.Fatalf("emit must exit 0 and print nothing: err=%v output=%q", err, out.String())
+	}
+}
+
+// transcript SESSION KIND [TEXT] appends one line to $TRANSCRIPTS/SESSION.jsonl as Claude
+// Code writes it. KIND: prompt, text, interrupt, tool-use, tool-result, system, meta.
+func cmdTranscript(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 2 {
+		ts.Fatalf("usage: transcript SESSION KIND [TEXT]")
+	}
+	session, kind := args[0], args[1]
+	text := strings.Join(args[2:], " ")
+	path := session
+	if !strings.Contains(session, "/") {
+		path = filepath.Join(ts.Getenv("TRANSCRIPTS"), session+".jsonl")
+	}
+	stamp := time.Now().UTC().Format("2006-01-02T15:04:05.000Z")
+	line := map[string]any{"sessionId": filepath.Base(session), "timestamp": stamp, "isSidechain": false,
+		"uuid": strconv.FormatInt(time.Now().UnixNano(), 36)}
+	switch kind {
+	case "prompt":
+		line["type"], line["message"] = "user", map[string]any{"role": "user", "content": text}
+	case "text":
+		line["type"], line["message"] = "assistant", map[string]any{"role": "assistant", "stop_reason": nil,
+			"content": []map[string]any{{"type": "text", "text": text}}}
+	case "interrupt":
+		line["type"], line["message"] = "user", map[string]any{"role": "user",
+			"content": []map[string]any{{"type": "text", "text": "[Request interrupted by user]"}}}
+	case "tool-use":
+		line["type"], line["message"] = "assistant", map[string]any{"role": "assistant", "stop_reason": nil,
+			"content": []map[string]any{{"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": map[string]any{"command": text}}}}
+	case "tool-result":
+		line["type"], line["message"] = "user", map[string]any{"role": "user",
+			"content": []map[string]any{{"type": "tool_result", "tool_use_id": "toolu_1", "content": text}}}
+	case "system":
+		line["type"], line["subtype"] = "system", "turn_duration"
+	default:
+		ts.Fatalf("unknown transcript line kind %q", kind)
+	}
+	b, _ := json.Marshal(line)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	ts.Check(err)
+	_, err = f.Write(append(b, '\n'))
+	ts.Check(err)
+	ts.Check(f.Close())
+}
+
+// waitqueue [-within D] [ID…] waits until the queue holds exactly these sessions in this
+// order; a cooling item is written ID~. No IDs: until the queue is empty.
+func cmdWaitQueue(ts *testscript.TestScript, neg bool, args []string) {
+	timeout := 5 * time.Second
+	if len(args) >= 2 && args[0] == "-within" {
+		d, err := time.ParseDuration(args[1])
+		ts.Check(err)
+		timeout, args = d, args[2:]
+	}
+	want := strings.Join(args, " ")
+	c := daemonClient(ts)
+	var got string
+	poll(ts, fmt.Sprintf("queue [%s]", want), timeout, func() bool {
+		items, err := c.Queue(context.Background())
+		if err != nil {
+			got = err.Error()
+			return false
+		}
+		var ids []string
+		for _, it := range items {
+			id := it.SessionID
+			if !it.Ready {
+				id += "~"
+			}
+			ids = append(ids, id)
+		}
+		got = strings.Join(ids, " ")
+		return got == want
+	}, func() string { return "queue is [" + got + "]" })
+}
+
+// queuefield SESSION FIELD REGEXP checks one field of a queued item (its JSON name).
+func cmdQueueField(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 3 {
+		ts.Fatalf("usage: queuefield SESSION FIELD REGEXP")
+	}
+	items, err := daemonClient(ts).Queue(context.Background())
+	ts.Check(err)
+	for _, it := range items {
+		if it.SessionID != args[0] {
+			continue
+		}
+		b, _ := json.Marshal(it)
+		var m map[string]any
+		_ = json.Unmarshal(b, &m)
+		v := fmt.Sprint(m[args[1]])
+		ok := regexp.MustCompile(args[2]).MatchString(v)
+		if ok == neg {
+			ts.Fatalf("%s.%s = %q; match %q: %v", args[0], args[1], v, args[2], ok)
+		}
+		return
+	}
+	ts.Fatalf("session %s is not queued", args[0])
+}
+
+// http [-notoken] [-token T] [-H Name:Value]… METHOD PATH [BODYFILE|-size N] prints
+// "status N" and the body. For probing the API with bad requests.
+func cmdHTTP(ts *testscript.TestScript, neg bool, args []string) {
+	token := ""
+	if b, err := os.ReadFile(filepath.Join(ts.Getenv("TRAILBOSS_STATE_DIR"), "token")); err == nil {
+		token = strings.TrimSpace(string(b))
+	}
+	headers := http.Header{}
+	host := ""
+	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
+		switch args[0] {
+		case "-notoken":
+			token, args = "", args[1:]
+		case "-token":
+			token, args = args[1], args[2:]
+		case "-H":
+			k, v, _ := strings.Cut(args[1], ":")
+			if strings.EqualFold(k, "Host") {
+				host = strings.TrimSpace(v)
+			} else {
+				headers.Add(k, strings.TrimSpace(v))
+			}
+			args = args[2:]
+		default:
+			ts.Fatalf("unknown flag %s", args[0])
+		}
+	}
+	if len(args) < 2 {
+		ts.Fatalf("usage: http [flags] METHOD PATH [BODYFILE|-size N]")
+	}
+	var body io.Reader
+	if len(args) == 4 && args[2] == "-size" {
+		n, err := strconv.Atoi(args[3])
+		ts.Check(err)
+		body = bytes.NewReader(bytes.Repeat([]byte("x"), n))
+	} else if len(args) == 3 {
+		b, err := os.ReadFile(ts.MkAbs(args[2]))
+		ts.Check(err)
+		body = bytes.NewReader(b)
+	}
+	req, err := http.NewRequest(args[0], "http://"+ts.Getenv("TRAILBOSS_ADDR")+args[1], body)
+	ts.Check(err)
+	req.Header = headers
+	if host != "" {
+		req.Host = host
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	ts.Check(err)
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	fmt.Fprintf(ts.Stdout(), "status %d\n%s", resp.StatusCode, b)
+}
+
+// timed MAX command args… runs a program and fails if it takes longer than MAX.
+func cmdTimed(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 2 {
+		ts.Fatalf("usage: timed MAX command [args...]")
+	}
+	max, err := time.ParseDuration(args[0])
+	ts.Check(err)
+	start := time.Now()
+	err = ts.Exec(args[1], args[2:]...)
+	took := time.Since(start)
+	if err != nil {
+		ts.Fatalf("%s: %v", args[1], err)
+	}
+	if took > max {
+		ts.Fatalf("%s took %v, more than %v", args[1], took, max)
+	}
+	ts.Logf("%s took %v", args[1], took)
+}
+
+// copy-fixture NAME DEST copies a real Claude Code transcript from the adapter's testdata.
+func cmdCopyFixture(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: copy-fixture NAME DEST")
+	}
+	b, err := os.ReadFile(filepath.Join(ts.Getenv("REPO"), "adapter", "claude", "testdata", "transcripts", args[0]))
+	ts.Check(err)
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), b, 0o644))
+}
+
+// waitfile FILE REGEXP waits until FILE exists and matches REGEXP.
+func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: waitfile FILE REGEXP")
+	}
+	re := regexp.MustCompile(args[1])
+	poll(ts, args[0]+" to match "+args[1], 5*time.Second, func() bool {
+		b, err := os.ReadFile(ts.MkAbs(args[0]))
+		return err == nil && re.Match(b)
+	})
+}
+
+// poll calls cond every 10 ms until it holds or timeout passes.
+func poll(ts *testscript.TestScript, what string, timeout time.Duration, cond func() bool, detail ...func() string) {
+	deadline := time.Now().Add(timeout)
+	for {
+		if cond() {
+			return
+		}
+		if time.Now().After(deadline) {
+			msg := ""
+			for _, d := range detail {
+				msg += ": " + d()
+			}
+			ts.Fatalf("timed out after %v waiting for %s%s", timeout, what, msg)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
