@@ -16,11 +16,14 @@ import (
 // version is stamped by the Makefile with -ldflags -X main.version=….
 var version = "dev"
 
-func main() {
+func main() { os.Exit(mainExit()) }
+
+// mainExit runs the command line with SIGINT and SIGTERM cancelling its context (so the
+// daemon shuts down gracefully) and returns the exit code.
+func mainExit() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-	stop()
-	os.Exit(exitCode(err, os.Stderr))
+	defer stop()
+	return exitCode(run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr), os.Stderr)
 }
 
 // errUsage marks a command line we cannot understand (exit 2).

@@ -30,10 +30,7 @@ import (
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"trailboss": func() {
-			ctx := context.Background()
-			os.Exit(exitCode(run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr), os.Stderr))
-		},
+		"trailboss": func() { os.Exit(mainExit()) },
 	})
 }
 
