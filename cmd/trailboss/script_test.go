@@ -208,7 +208,10 @@ func cmdAttach(ts *testscript.TestScript, neg bool, args []string) {
 	cmd.Env = scriptEnv(ts)
 	in, err := os.OpenFile(fifo, os.O_RDWR, 0) // RDWR: opening does not wait for a reader
 	ts.Check(err)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = in, io.Discard, io.Discard
+	// What the client draws goes to $WORK/screen-NAME, for checks of on-screen messages.
+	screen, err := os.Create(filepath.Join(ts.Getenv("WORK"), "screen-"+args[0]))
+	ts.Check(err)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = in, screen, screen
 	ts.Check(cmd.Start())
 	key := ts.Getenv("WORK") + "/" + args[0]
 	fifoMu.Lock()
@@ -218,6 +221,7 @@ func cmdAttach(ts *testscript.TestScript, neg bool, args []string) {
 		_ = cmd.Process.Kill()
 		_, _ = cmd.Process.Wait()
 		in.Close()
+		screen.Close()
 	})
 	var name string
 	poll(ts, "a new tmux client", 5*time.Second, func() bool {

@@ -1,0 +1,393 @@
+package daemon
+
+import (
+	"context"
+	"log/slog"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/trailboss/trailboss/adapter"
+	"github.com/trailboss/trailboss/daemon/queue"
+	"github.com/trailboss/trailboss/daemon/store"
+)
+
+// Test fixtures shared by the daemon package's tests.
+
+var t0 = time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
+
+// at returns t0 plus sec seconds (fractions allowed).
+func at(sec float64) time.Time { return t0.Add(time.Duration(sec * float64(time.Second))) }
+
+const testSocket = "/tmp/tbx-test/s"
+
+var discard = slog.New(slog.DiscardHandler)
+
+// newEngine returns an Engine over a fresh store in a temp dir, and the store's path.
+func newEngine(t *testing.T) (*Engine, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "state.db")
+	st, err := store.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	e, err := NewEngine(context.Background(), st, time.Minute, discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e, path
+}
+
+// onDisk opens a second handle on the store at path and returns session id as committed,
+// ended or not.
+func onDisk(t *testing.T, path, id string) (queue.Session, bool) {
+	t.Helper()
+	st, err := store.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	s, found, err := st.LoadSession(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, found
+}
+
+// event returns an event of session id at time when on pane (on testSocket; no socket
+// when pane is "").
+func event(id string, kind adapter.Kind, when time.Time, pane string) adapter.Event {
+	ev := adapter.Event{Harness: "claude", SessionID: id, Kind: kind, At: when, Pane: pane}
+	if pane != "" {
+		ev.TmuxSocket = testSocket
+	}
+	if kind == adapter.KindStuck {
+		ev.Reason, ev.Summary = adapter.ReasonStopped, "done?"
+	}
+	return ev
+}
+
+func ingest(t *testing.T, e *Engine, ev adapter.Event) bool {
+	t.Helper()
+	changed, err := e.Ingest(context.Background(), ev)
+	if err != nil {
+		t.Fatalf("ingest %s %s: %v", ev.SessionID, ev.Kind, err)
+	}
+	return changed
+}
+
+func itemIDs(items []queue.Item) []string {
+	ids := make([]string, len(items))
+	for i, it := range items {
+		ids[i] = it.ID
+	}
+	return ids
+}
+
+func sameIDs(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestIngestCommitsBeforeReturning(t *testing.T) {
+	ctx := context.Background()
+	e, path := newEngine(t)
+	if !ingest(t, e, event("A", adapter.KindStuck, at(1), "%1")) {
+		t.Fatal("a first stuck event reported no change")
+	}
+
+	got, found := onDisk(t, path, "A")
+	if !found || !got.Stuck || got.Pane != "%1" || !got.Since.Equal(at(1)) || got.Summary != "done?" {
+		t.Fatalf("on disk after Ingest: found=%v %+v", found, got)
+	}
+
+	// A fresh engine over the same file sees the queue as it was.
+	st, err := store.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	loaded, err := st.LoadSessions(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(loaded) != 1 || loaded[0].ID != "A" || !loaded[0].Stuck {
+		t.Fatalf("LoadSessions after Ingest: %+v", loaded)
+	}
+	e2, err := NewEngine(ctx, st, time.Minute, discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids := itemIDs(e2.Items()); !sameIDs(ids, []string{"A"}) {
+		t.Fatalf("a restarted engine queues %v, want [A]", ids)
+	}
+}
+
+func TestIngestUnchangedEventWritesNothingAndDoesNotNotify(t *testing.T) {
+	e, path := newEngine(t)
+	ingest(t, e, event("A", adapter.KindStuck, at(5), "%1"))
+	ch := e.Subscribe()
+	if ingest(t, e, event("A", adapter.KindUnstuck, at(4), "%1")) {
+		t.Fatal("an event older than the last applied one reported a change")
+	}
+	select {
+	case <-ch:
+		t.Fatal("subscribers were signalled for an event that changed nothing")
+	default:
+	}
+	if got, _ := onDisk(t, path, "A"); !got.Stuck {
+		t.Fatalf("an older unstuck event dequeued the session on disk: %+v", got)
+	}
+	ingest(t, e, event("A", adapter.KindUnstuck, at(6), "%1"))
+	select {
+	case <-ch:
+	default:
+		t.Fatal("subscribers were not signalled after a committed change")
+	}
+}
+
+func TestPaneClaimRetiresTheOldSessionAndLateEventsCannotTakeItBack(t *testing.T) {
+	e, path := newEngine(t)
+	ingest(t, e, event("A", adapter.KindStuck, at(1), "%1"))
+	ingest(t, e, event("B", adapter.KindStart, at(5), "%1"))
+
+	if _, live := e.Session("A"); live {
+		t.Fatal("A is still live after B's event claimed its pane")
+	}
+	if a, _ := onDisk(t, path, "A"); !a.Ended || a.Stuck || a.Pane != "" {
+		t.Fatalf("A on disk after B claimed %%1: %+v, want ended, not stuck, no pane", a)
+	}
+	if ids := itemIDs(e.Items()); len(ids) != 0 {
+		t.Fatalf("queue after the pane changed hands: %v, want empty", ids)
+	}
+
+	// A's Stop hook raced B's SessionStart and lost: it is older than B's claim.
+	if ingest(t, e, event("A", adapter.KindStuck, at(3), "%1")) {
+		t.Fatal("a late event from A, older than B's claim, reported a change")
+	}
+	if _, live := e.Session("A"); live {
+		t.Fatal("a late event revived A")
+	}
+	b, live := e.Session("B")
+	if !live || b.Pane != "%1" || b.Ended {
+		t.Fatalf("B after A's late event: live=%v %+v, want still on %%1", live, b)
+	}
+	if a, _ := onDisk(t, path, "A"); !a.Ended {
+		t.Fatalf("A on disk after its late event: %+v, want ended", a)
+	}
+	if ids := itemIDs(e.Items()); len(ids) != 0 {
+		t.Fatalf("queue after A's late event: %v, want empty", ids)
+	}
+}
+
+func TestPaneClaimKeepsSessionsOnOtherPanesAndServers(t *testing.T) {
+	e, _ := newEngine(t)
+	ingest(t, e, event("A", adapter.KindStuck, at(1), "%1"))
+	other := event("C", adapter.KindStuck, at(2), "%1")
+	other.TmuxSocket = "/tmp/tbx-test/other" // same pane number, another tmux server
+	ingest(t, e, other)
+	ingest(t, e, event("D", adapter.KindStuck, at(3), "%2"))
+	if ids := itemIDs(e.Items()); !sameIDs(ids, []string{"A", "C", "D"}) {
+		t.Fatalf("queue %v, want [A C D]: only the same pane of the same server is claimed", ids)
+	}
+}
+
+func TestLateFirstEventOfAnotherSessionDoesNotShareAClaimedPane(t *testing.T) {
+	t.Skip("BUG: Engine.Ingest binds a new session's late event (older than another session's claim) to that pane: two live sessions on one pane")
+	e, _ := newEngine(t)
+	ingest(t, e, event("B", adapter.KindStart, at(5), "%1"))
+	// C's Stop, stamped before B took the pane, arrives after B's SessionStart.
+	ingest(t, e, event("C", adapter.KindStuck, at(3), "%1"))
+
+	b, live := e.Session("B")
+	if !live || b.Pane != "%1" {
+		t.Fatalf("B lost %%1 to an older event: live=%v %+v", live, b)
+	}
+	for _, s := range e.Snapshot() {
+		if s.ID != "B" && queue.SamePane(s, b) {
+			t.Fatalf("session %s shares %%1 with B, which claimed it later: %+v", s.ID, s)
+		}
+	}
+	for _, it := range e.Items() {
+		if it.Pane == "%1" {
+			t.Fatalf("queue sends the operator to %%1 for %s, but B holds that pane", it.ID)
+		}
+	}
+}
+
+func TestSkipTakesThePaneTheOperatorIsOnElseTheHead(t *testing.T) {
+	ctx := context.Background()
+	e, path := newEngine(t)
+	now := t0.Add(time.Hour)
+	e.now = func() time.Time { return now }
+	ingest(t, e, event("X", adapter.KindStuck, at(1), "%1"))
+	ingest(t, e, event("Y", adapter.KindStuck, at(2), "%2"))
+	ingest(t, e, event("Z", adapter.KindStuck, at(3), "%3"))
+
+	skip := func(f queue.Filter) (string, bool, bool) {
+		t.Helper()
+		head, found, skipped, err := e.Skip(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return head.ID, found, skipped
+	}
+
+	// The operator is on Y's pane: Y is skipped, not the head X.
+	if head, found, skipped := skip(queue.Filter{ExcludePane: "%2"}); head != "X" || !found || !skipped {
+		t.Fatalf("skip on %%2: head=%q found=%v skipped=%v, want X true true", head, found, skipped)
+	}
+	y, _ := e.Session("Y")
+	if !y.CooldownUntil.Equal(now.Add(time.Minute)) {
+		t.Fatalf("Y cools until %v, want %v", y.CooldownUntil, now.Add(time.Minute))
+	}
+	if onY, _ := onDisk(t, path, "Y"); !onY.CooldownUntil.Equal(y.CooldownUntil) || onY.Rank != y.Rank {
+		t.Fatalf("skip not committed: disk %+v, memory %+v", onY, y)
+	}
+	items := e.Items()
+	if ids := itemIDs(items); !sameIDs(ids, []string{"X", "Z", "Y"}) || items[2].Ready {
+		t.Fatalf("after skipping Y: %v (Y ready=%v), want [X Z Y] with Y cooling", ids, items[len(items)-1].Ready)
+	}
+
+	// Y is cooling, so skipping "on %2" again falls back to the head, X.
+	if head, _, _ := skip(queue.Filter{ExcludePane: "%2"}); head != "Z" {
+		t.Fatalf("skip on cooling %%2: new head %q, want Z (X skipped)", head)
+	}
+	if x, _ := e.Session("X"); x.CooldownUntil.IsZero() {
+		t.Fatal("X was not the one skipped")
+	}
+	// A pane with no item: the head, Z, is skipped, and nothing is ready any more.
+	if head, found, skipped := skip(queue.Filter{ExcludePane: "%9"}); found || !skipped || head != "" {
+		t.Fatalf("skip of the last ready item: head=%q found=%v skipped=%v, want none, false, true", head, found, skipped)
+	}
+	if _, found, skipped := skip(queue.Filter{}); found || skipped {
+		t.Fatalf("skip with only cooling items: found=%v skipped=%v, want false false", found, skipped)
+	}
+
+	// Once cooled, the first skipped comes back first.
+	now = now.Add(2 * time.Minute)
+	if ids := itemIDs(e.Items()); !sameIDs(ids, []string{"Y", "X", "Z"}) {
+		t.Fatalf("after the cooldown: %v, want [Y X Z] (order of skipping)", ids)
+	}
+}
+
+func TestSkipHonoursTheSocketFilter(t *testing.T) {
+	e, _ := newEngine(t)
+	ingest(t, e, event("A", adapter.KindStuck, at(1), "%1"))
+	b := event("B", adapter.KindStuck, at(2), "%1")
+	b.TmuxSocket = "/tmp/tbx-test/other"
+	ingest(t, e, b)
+	ingest(t, e, event("C", adapter.KindStuck, at(3), "%2"))
+
+	head, found, skipped, err := e.Skip(context.Background(), queue.Filter{Socket: testSocket, ExcludePane: "%1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !skipped || !found || head.ID != "C" {
+		t.Fatalf("skip on %%1 of %s: head=%q found=%v skipped=%v, want C", testSocket, head.ID, found, skipped)
+	}
+	if s, _ := e.Session("B"); !s.CooldownUntil.IsZero() {
+		t.Fatal("skip on one server cooled the item at the same pane number of another server")
+	}
+	if s, _ := e.Session("A"); s.CooldownUntil.IsZero() {
+		t.Fatal("A, at the operator's pane on the operator's server, was not skipped")
+	}
+}
+
+func TestRetireEndsSessionsAndOrdersLateEvents(t *testing.T) {
+	ctx := context.Background()
+	e, path := newEngine(t)
+	ingest(t, e, event("A", adapter.KindStuck, at(1), "%1"))
+	ingest(t, e, event("B", adapter.KindStuck, at(2), "%2"))
+	ch := e.Subscribe()
+
+	if err := e.Retire(ctx, []string{"A", "never-seen"}, at(10)); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-ch:
+	default:
+		t.Fatal("Retire did not signal subscribers")
+	}
+	if ids := itemIDs(e.Items()); !sameIDs(ids, []string{"B"}) {
+		t.Fatalf("queue after retiring A: %v, want [B]", ids)
+	}
+	a, found := onDisk(t, path, "A")
+	if !found || !a.Ended || !a.LastEventAt.Equal(at(10)) {
+		t.Fatalf("A on disk: %+v, want ended with LastEventAt %v", a, at(10))
+	}
+	if _, found := onDisk(t, path, "never-seen"); found {
+		t.Fatal("Retire wrote a row for a session it did not know")
+	}
+	if ingest(t, e, event("A", adapter.KindStuck, at(5), "%1")) {
+		t.Fatal("an event from before the retirement revived A")
+	}
+	if err := e.Retire(ctx, nil, at(11)); err != nil {
+		t.Fatalf("retiring nothing: %v", err)
+	}
+}
+
+func TestFlushPositionsWritesOnlyDirtySessions(t *testing.T) {
+	ctx := context.Background()
+	e, path := newEngine(t)
+	a := event("A", adapter.KindStart, at(1), "%1")
+	a.TranscriptPath = "/tmp/tbx-test/a.jsonl"
+	ingest(t, e, a)
+	b := event("B", adapter.KindStart, at(2), "%2")
+	b.TranscriptPath = "/tmp/tbx-test/b.jsonl"
+	ingest(t, e, b)
+
+	// Someone else's write to B's row: if Flush wrote B, it would overwrite it.
+	st, err := store.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	bRow, _, _ := st.LoadSession(ctx, "B")
+	bRow.Summary = "marker"
+	if err := st.SaveSessions(ctx, []queue.Session{bRow}); err != nil {
+		t.Fatal(err)
+	}
+
+	e.SetTranscriptPosition("A", a.TranscriptPath, 1234, at(7))
+	e.SetTranscriptPosition("B", "/tmp/tbx-test/another.jsonl", 99, at(8)) // stale path: ignored
+	if got, _ := onDisk(t, path, "A"); got.Offset != 0 {
+		t.Fatalf("SetTranscriptPosition wrote to disk before a flush: offset %d", got.Offset)
+	}
+	if err := e.FlushPositions(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := onDisk(t, path, "A"); got.Offset != 1234 || !got.TailAt.Equal(at(7)) {
+		t.Fatalf("A on disk after flush: offset %d tail %v, want 1234 %v", got.Offset, got.TailAt, at(7))
+	}
+	if got, _ := onDisk(t, path, "B"); got.Summary != "marker" || got.Offset != 0 {
+		t.Fatalf("B on disk after flush: %+v: B was not dirty and must not be written", got)
+	}
+
+	// Flushed positions are clean: a second flush writes nothing.
+	aRow, _, _ := st.LoadSession(ctx, "A")
+	aRow.Summary = "marker"
+	if err := st.SaveSessions(ctx, []queue.Session{aRow}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.FlushPositions(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := onDisk(t, path, "A"); got.Summary != "marker" {
+		t.Fatalf("a second flush rewrote A: %+v", got)
+	}
+
+	// TailAt never moves back.
+	e.SetTranscriptPosition("A", a.TranscriptPath, 2000, at(3))
+	if s, _ := e.Session("A"); s.Offset != 2000 || !s.TailAt.Equal(at(7)) {
+		t.Fatalf("after an older tail: offset %d tail %v, want 2000 %v", s.Offset, s.TailAt, at(7))
+	}
+}
