@@ -200,6 +200,17 @@ func TestPaneClaimKeepsSessionsOnOtherPanesAndServers(t *testing.T) {
 	}
 }
 
+func TestOlderEventOfAnotherSessionDoesNotTakeAClaimedPane(t *testing.T) {
+	e, _ := newEngine(t)
+	ingest(t, e, event("B", adapter.KindStuck, at(5), "%1"))
+	// C's Stop, stamped before B took the pane, arrives after B's event.
+	ingest(t, e, event("C", adapter.KindStuck, at(3), "%1"))
+	b, live := e.Session("B")
+	if !live || b.Pane != "%1" || !b.Stuck {
+		t.Fatalf("B after an older event of C on its pane: live=%v %+v, want still stuck on %%1", live, b)
+	}
+}
+
 func TestLateFirstEventOfAnotherSessionDoesNotShareAClaimedPane(t *testing.T) {
 	t.Skip("BUG: Engine.Ingest binds a new session's late event (older than another session's claim) to that pane: two live sessions on one pane")
 	e, _ := newEngine(t)

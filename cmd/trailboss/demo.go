@@ -28,6 +28,8 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	dir := fs.String("dir", "", "folder for the demo's state (default: a new temp folder)")
 	noAttach := fs.Bool("no-attach", false, "set everything up but do not attach (prints how to)")
+	addrFlag := fs.String("addr", "", "address for the demo's daemon (default: a free loopback port)")
+	fast := fs.Bool("fast", false, "agents get stuck within a second (for tests)")
 	if err := parse(fs, args, e.stderr); err != nil {
 		return err
 	}
@@ -42,11 +44,15 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 		}
 		*dir = d
 	}
-	addr, err := freeLoopbackAddr()
-	if err != nil {
-		return err
+	addr := *addrFlag
+	if addr == "" {
+		a, err := freeLoopbackAddr()
+		if err != nil {
+			return err
+		}
+		addr = a
 	}
-	d := &demo{dir: *dir, self: self, addr: addr, socket: filepath.Join(*dir, "tmux.sock")}
+	d := &demo{dir: *dir, self: self, addr: addr, socket: filepath.Join(*dir, "tmux.sock"), fast: *fast}
 	if err := d.start(ctx); err != nil {
 		d.stop()
 		return err
@@ -64,6 +70,7 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 
 type demo struct {
 	dir, self, addr, socket string
+	fast                    bool
 }
 
 func (d *demo) environ() []string {
@@ -106,15 +113,17 @@ func (d *demo) start(ctx context.Context) error {
 	if err := d.tmux("new-window", "-d", "-t", "trailboss-demo:9", "-n", "daemon", "sh", "-c", daemonCmd); err != nil {
 		return err
 	}
-	c, err := d.waitDaemon(ctx)
-	if err != nil {
+	if err := d.waitDaemon(ctx); err != nil {
 		return err
 	}
-	_ = c
 	for i, a := range demoAgents {
-		work := fmt.Sprintf("%ds", 3+4*i) // they get stuck one after another: a FIFO to deplete
-		agentCmd := fmt.Sprintf("cd %s && %s demo-agent --work %s --script %s --transcript %s",
-			q(d.dir), q(d.self), work, q(a.script), q(filepath.Join(d.dir, "transcripts", a.name+".jsonl")))
+		// They get stuck one after another: a FIFO to deplete.
+		work := time.Duration(3+4*i) * time.Second
+		if d.fast {
+			work = time.Duration(100+300*i) * time.Millisecond
+		}
+		agentCmd := fmt.Sprintf("cd %s && %s demo-agent --session demo-%s --work %s --script %s --transcript %s",
+			q(d.dir), q(d.self), a.name, work, q(a.script), q(filepath.Join(d.dir, "transcripts", a.name+".jsonl")))
 		if err := d.tmux("new-window", "-d", "-t", fmt.Sprintf("trailboss-demo:%d", i+1), "-n", a.name, "sh", "-c", agentCmd); err != nil {
 			return err
 		}
@@ -122,17 +131,17 @@ func (d *demo) start(ctx context.Context) error {
 	return nil
 }
 
-func (d *demo) waitDaemon(ctx context.Context) (*client.Client, error) {
+func (d *demo) waitDaemon(ctx context.Context) error {
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
 		if c, err := client.New(d.addr, filepath.Join(d.dir, "state"), time.Second); err == nil {
 			if _, err := c.Status(ctx); err == nil {
-				return c, nil
+				return nil
 			}
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	return nil, fmt.Errorf("the demo daemon did not start; see: tmux -S %s attach -t trailboss-demo:daemon", d.socket)
+	return fmt.Errorf("the demo daemon did not start; see: tmux -S %s attach -t trailboss-demo:daemon", d.socket)
 }
 
 func (d *demo) stop() { _ = d.tmux("kill-server") }

@@ -89,6 +89,7 @@ func setupScript(env *testscript.Env) error {
 var scriptCommands = map[string]func(ts *testscript.TestScript, neg bool, args []string){
 	"tmux-start":   cmdTmuxStart,
 	"tmux":         cmdTmux,
+	"tmux-use":     cmdTmuxUse,
 	"pane":         cmdPane,
 	"attach":       cmdAttach,
 	"press":        cmdPress,
@@ -156,6 +157,16 @@ func cmdTmuxStart(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 }
 
+// tmux-use SOCKET points the tmux commands at a server someone else started (the demo's),
+// and kills it when the script ends.
+func cmdTmuxUse(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: tmux-use SOCKET")
+	}
+	ts.Setenv("TMUX_SOCK", args[0])
+	ts.Defer(func() { _, _ = runTmux(ts, "kill-server") })
+}
+
 // tmux args… runs tmux against the script's server; its output is the command's stdout.
 func cmdTmux(ts *testscript.TestScript, neg bool, args []string) {
 	out, err := runTmux(ts, args...)
@@ -195,16 +206,20 @@ var (
 	fifos  = map[string]*os.File{} // client var name + script dir → the PTY's input
 )
 
-// attach NAME attaches a real tmux client on a PTY (script(1)) to session main and sets NAME
-// to the client's name. Keys are typed into it with press.
+// attach NAME [SESSION] attaches a real tmux client on a PTY (script(1)) to SESSION (main by
+// default) and sets NAME to the client's name. Keys are typed into it with press.
 func cmdAttach(ts *testscript.TestScript, neg bool, args []string) {
-	if len(args) != 1 {
-		ts.Fatalf("usage: attach NAME")
+	if len(args) != 1 && len(args) != 2 {
+		ts.Fatalf("usage: attach NAME [SESSION]")
+	}
+	session := "main"
+	if len(args) == 2 {
+		session = args[1]
 	}
 	before, _ := runTmux(ts, "list-clients", "-F", "#{client_name}")
 	fifo := filepath.Join(ts.Getenv("WORK"), "keys-"+args[0])
 	ts.Check(mkfifo(fifo))
-	cmd := exec.Command("script", "-qfc", "stty cols 160 rows 40; exec tmux -S "+shellQuote(ts.Getenv("TMUX_SOCK"))+" attach -t main", "/dev/null")
+	cmd := exec.Command("script", "-qfc", "stty cols 160 rows 40; exec tmux -S "+shellQuote(ts.Getenv("TMUX_SOCK"))+" attach -t "+shellQuote(session), "/dev/null")
 	cmd.Env = scriptEnv(ts)
 	in, err := os.OpenFile(fifo, os.O_RDWR, 0) // RDWR: opening does not wait for a reader
 	ts.Check(err)
@@ -296,10 +311,16 @@ func clientPane(ts *testscript.TestScript, client string) string {
 	return strings.TrimSpace(out)
 }
 
-// waitpane CLIENT PANE waits until the client shows PANE.
+// waitpane CLIENT PANE waits until the client shows PANE (a pane id, or any tmux target
+// such as session:window).
 func cmdWaitPane(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 2 {
 		ts.Fatalf("usage: waitpane CLIENT PANE")
+	}
+	if !strings.HasPrefix(args[1], "%") {
+		out, err := runTmux(ts, "display-message", "-p", "-t", args[1], "#{pane_id}")
+		ts.Check(err)
+		args[1] = strings.TrimSpace(out)
 	}
 	poll(ts, fmt.Sprintf("client %s on pane %s", args[0], args[1]), 5*time.Second, func() bool {
 		return clientPane(ts, args[0]) == args[1]

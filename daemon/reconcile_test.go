@@ -1,0 +1,540 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/trailboss/trailboss/adapter"
+	"github.com/trailboss/trailboss/adapter/claude"
+	"github.com/trailboss/trailboss/daemon/queue"
+)
+
+// Hand-made transcript lines, as claude.ClassifyLine would return them.
+func prompt(when time.Time) claude.Line {
+	return claude.Line{Conversation: true, State: claude.TailWorking, At: when, Prompt: true, Progress: true}
+}
+
+func text(when time.Time) claude.Line {
+	return claude.Line{Conversation: true, State: claude.TailWaiting, At: when, Progress: true, Text: "done?"}
+}
+
+func toolUse(when time.Time) claude.Line {
+	return claude.Line{Conversation: true, State: claude.TailToolPending, At: when, Progress: true}
+}
+
+func toolResult(when time.Time) claude.Line {
+	return claude.Line{Conversation: true, State: claude.TailWorking, At: when, Progress: true}
+}
+
+func interruptLine(when time.Time) claude.Line {
+	return claude.Line{Conversation: true, State: claude.TailWaiting, At: when, Interrupt: true, Detail: claude.DetailInterrupted}
+}
+
+func TestDecide(t *testing.T) {
+	stuck := queue.Session{ID: "S", Harness: "claude", Stuck: true, Since: at(10), LastEventAt: at(10)}
+	idle := queue.Session{ID: "S", Harness: "claude", LastEventAt: at(10)}
+	var zero time.Time
+	tests := []struct {
+		name      string
+		s         queue.Session
+		lines     []claude.Line
+		unstuckAt time.Time // zero: no unstuck event
+		wait      *claude.Line
+	}{
+		{"stuck, then a prompt: unstuck at the prompt",
+			stuck, []claude.Line{prompt(at(12))}, at(12), nil},
+		{"stuck, tail still waiting, only assistant text after since (Stop lag): nothing",
+			stuck, []claude.Line{text(at(10.2))}, zero, nil},
+		{"stuck, tail still waiting, interrupt after since: nothing",
+			stuck, []claude.Line{interruptLine(at(11))}, zero, nil},
+		{"stuck, prompt then waiting again: unstuck at the prompt, and a new wait",
+			stuck, []claude.Line{prompt(at(12)), toolUse(at(13)), toolResult(at(14)), text(at(15))}, at(12), ptr(text(at(15)))},
+		{"stuck, tool pending after since: unstuck (permission granted)",
+			stuck, []claude.Line{toolUse(at(11))}, at(11), nil},
+		{"stuck, tool result after since: unstuck at the latest progress",
+			stuck, []claude.Line{toolUse(at(11)), toolResult(at(12))}, at(12), nil},
+		{"stuck, progress only from before since: nothing",
+			stuck, []claude.Line{prompt(at(8)), toolUse(at(9))}, zero, nil},
+		{"stuck, progress exactly at since: nothing",
+			stuck, []claude.Line{toolUse(at(10))}, zero, nil},
+		{"stuck, lines with zero timestamps: nothing",
+			stuck, []claude.Line{prompt(zero), toolUse(zero), toolResult(zero)}, zero, nil},
+		{"stuck, prompt and waiting tail with zero timestamps: nothing",
+			stuck, []claude.Line{prompt(zero), text(zero)}, zero, nil},
+		{"not stuck, waiting tail after the last event: wait",
+			idle, []claude.Line{prompt(at(11)), text(at(12))}, zero, ptr(text(at(12)))},
+		{"not stuck, interrupt after the last event: wait",
+			idle, []claude.Line{toolUse(at(11)), interruptLine(at(12))}, zero, ptr(interruptLine(at(12)))},
+		{"not stuck, waiting tail older than the last event: nothing",
+			idle, []claude.Line{text(at(9))}, zero, nil},
+		{"not stuck, waiting tail at the last event: nothing",
+			idle, []claude.Line{text(at(10))}, zero, nil},
+		{"not stuck, waiting tail with a zero timestamp: nothing",
+			idle, []claude.Line{text(zero)}, zero, nil},
+		{"not stuck, working tail: nothing",
+			idle, []claude.Line{text(at(11)), toolUse(at(12))}, zero, nil},
+		{"no conversation lines: nothing",
+			stuck, []claude.Line{{At: at(20)}, {At: at(21), Progress: true}}, zero, nil},
+		{"no lines: nothing", idle, nil, zero, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := decide(tt.s, tt.lines)
+			if tt.unstuckAt.IsZero() {
+				if len(v.events) != 0 {
+					t.Errorf("events %+v, want none", v.events)
+				}
+			} else {
+				if len(v.events) != 1 {
+					t.Fatalf("events %+v, want one unstuck", v.events)
+				}
+				ev := v.events[0]
+				if ev.Kind != adapter.KindUnstuck || ev.SessionID != "S" || ev.Harness != "claude" || !ev.At.Equal(tt.unstuckAt) {
+					t.Errorf("event %+v, want unstuck of S at %v", ev, tt.unstuckAt)
+				}
+				if err := ev.Validate(); err != nil {
+					t.Errorf("the event would be refused: %v", err)
+				}
+			}
+			switch {
+			case tt.wait == nil && v.wait != nil:
+				t.Errorf("wait %+v, want none", *v.wait)
+			case tt.wait != nil && v.wait == nil:
+				t.Errorf("no wait, want %+v", *tt.wait)
+			case tt.wait != nil && *v.wait != *tt.wait:
+				t.Errorf("wait %+v, want %+v", *v.wait, *tt.wait)
+			}
+		})
+	}
+}
+
+func ptr(l claude.Line) *claude.Line { return &l }
+
+func TestStuckFromTail(t *testing.T) {
+	s := queue.Session{ID: "S", Harness: "claude"}
+	ev := stuckFromTail(s, text(at(3)))
+	if ev.Kind != adapter.KindStuck || ev.Reason != adapter.ReasonStopped || ev.Summary != "done?" || !ev.At.Equal(at(3)) {
+		t.Fatalf("from a text tail: %+v", ev)
+	}
+	ev = stuckFromTail(s, interruptLine(at(4)))
+	if ev.Detail != claude.DetailInterrupted || ev.Summary != "interrupted" {
+		t.Fatalf("from an interrupt: detail %q summary %q", ev.Detail, ev.Summary)
+	}
+	if err := ev.Validate(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Transcript lines as Claude Code writes them.
+
+func jsonl(v map[string]any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+func stamp(when time.Time) string { return when.UTC().Format(time.RFC3339Nano) }
+
+func userPromptJSON(when time.Time, s string) string {
+	return jsonl(map[string]any{"type": "user", "timestamp": stamp(when),
+		"message": map[string]any{"role": "user", "content": s}})
+}
+
+func assistantTextJSON(when time.Time, s string) string {
+	return jsonl(map[string]any{"type": "assistant", "timestamp": stamp(when),
+		"message": map[string]any{"role": "assistant", "stop_reason": nil,
+			"content": []any{map[string]any{"type": "text", "text": s}}}})
+}
+
+func toolUseJSON(when time.Time) string {
+	return jsonl(map[string]any{"type": "assistant", "timestamp": stamp(when),
+		"message": map[string]any{"role": "assistant",
+			"content": []any{map[string]any{"type": "tool_use", "id": "toolu_1", "name": "Bash",
+				"input": map[string]any{"command": "make test"}}}}})
+}
+
+func toolResultJSON(when time.Time) string {
+	return jsonl(map[string]any{"type": "user", "timestamp": stamp(when),
+		"message": map[string]any{"role": "user",
+			"content": []any{map[string]any{"type": "tool_result", "tool_use_id": "toolu_1", "content": "ok"}}}})
+}
+
+func interruptJSON(when time.Time) string {
+	return jsonl(map[string]any{"type": "user", "timestamp": stamp(when),
+		"message": map[string]any{"role": "user",
+			"content": []any{map[string]any{"type": "text", "text": "[Request interrupted by user]"}}}})
+}
+
+func appendLines(t *testing.T, path string, lines ...string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, l := range lines {
+		if _, err := f.WriteString(l + "\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func size(t *testing.T, path string) int64 {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Size()
+}
+
+// newReconciler returns a Reconciler ready for direct calls of its methods (Run is not
+// started; its maps are made here as Run would).
+func newReconciler(e *Engine, settle time.Duration) *Reconciler {
+	return &Reconciler{Engine: e, Sweep: time.Hour, Settle: settle, Log: discard,
+		watched: map[string]bool{}, pending: map[string]pendingWait{}}
+}
+
+// register makes session id known at time when, on its own pane, with transcript path.
+func register(t *testing.T, e *Engine, id, path string, when time.Time, pane string) {
+	t.Helper()
+	ev := event(id, adapter.KindStart, when, pane)
+	ev.TranscriptPath = path
+	ingest(t, e, ev)
+}
+
+func session(t *testing.T, e *Engine, id string) queue.Session {
+	t.Helper()
+	s, ok := e.Session(id)
+	if !ok {
+		t.Fatalf("session %s is not live", id)
+	}
+	return s
+}
+
+// reconcileNow reconciles session id once, from its current state.
+func reconcileNow(t *testing.T, r *Reconciler, id string) {
+	t.Helper()
+	r.reconcile(context.Background(), session(t, r.Engine, id))
+}
+
+// settleUntil calls settlePending until done returns true, failing after a deadline.
+func settleUntil(t *testing.T, r *Reconciler, what string, done func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Second)
+	for !done() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+		r.settlePending(context.Background())
+	}
+}
+
+func TestReconcileTextFollowedByToolUseWithinSettleIsNotQueued(t *testing.T) {
+	e, _ := newEngine(t)
+	r := newReconciler(e, 50*time.Millisecond)
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	appendLines(t, path, userPromptJSON(at(1), "run the tests"))
+	register(t, e, "S", path, at(0), "%1")
+
+	reconcileNow(t, r, "S") // first look: the tail is a prompt
+	if s := session(t, e, "S"); s.Offset != size(t, path) {
+		t.Fatalf("first look left the position at %d, want the file size %d", s.Offset, size(t, path))
+	}
+	appendLines(t, path, assistantTextJSON(at(2), "Let me run them."))
+	reconcileNow(t, r, "S")
+	if _, waiting := r.pending["S"]; !waiting {
+		t.Fatal("an assistant text tail did not start a wait")
+	}
+	appendLines(t, path, toolUseJSON(at(2.01)))
+
+	settleUntil(t, r, "the wait to be settled or dropped", func() bool { _, p := r.pending["S"]; return !p })
+	if s := session(t, e, "S"); s.Stuck {
+		t.Fatalf("a session whose text was followed by a tool_use was queued: %+v", s)
+	}
+	if s := session(t, e, "S"); s.Offset != size(t, path) {
+		t.Fatalf("the tool_use line was not read: position %d, size %d", s.Offset, size(t, path))
+	}
+}
+
+func TestReconcileQuietTextIsQueuedAfterSettle(t *testing.T) {
+	const settle = 50 * time.Millisecond
+	e, _ := newEngine(t)
+	r := newReconciler(e, settle)
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	appendLines(t, path, userPromptJSON(at(1), "fix it"))
+	register(t, e, "S", path, at(0), "%1")
+	reconcileNow(t, r, "S")
+
+	appendLines(t, path, toolUseJSON(at(2)), toolResultJSON(at(3)),
+		assistantTextJSON(at(4), "Fixed.\nShould I also update the docs?"))
+	start := time.Now()
+	reconcileNow(t, r, "S")
+	if session(t, e, "S").Stuck {
+		t.Fatal("queued before the settle time passed")
+	}
+	settleUntil(t, r, "the quiet session to be queued", func() bool { return session(t, e, "S").Stuck })
+	if waited := time.Since(start); waited < settle {
+		t.Fatalf("queued after %v, before the settle time %v", waited, settle)
+	}
+	s := session(t, e, "S")
+	if s.Reason != adapter.ReasonStopped || s.Summary != "Fixed. Should I also update the docs?" || !s.Since.Equal(at(4)) {
+		t.Fatalf("queued as %+v, want stopped since %v with the assistant's text", s, at(4))
+	}
+	if ids := itemIDs(e.Items()); !sameIDs(ids, []string{"S"}) {
+		t.Fatalf("queue %v, want [S]", ids)
+	}
+}
+
+func TestReconcileInterruptQueuesWithoutSettling(t *testing.T) {
+	e, _ := newEngine(t)
+	r := newReconciler(e, time.Hour) // no settle could pass during this test
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	appendLines(t, path, userPromptJSON(at(1), "refactor"), toolUseJSON(at(2)))
+	register(t, e, "S", path, at(0), "%1")
+	reconcileNow(t, r, "S")
+
+	appendLines(t, path, interruptJSON(at(3)))
+	reconcileNow(t, r, "S")
+	s := session(t, e, "S")
+	if !s.Stuck || s.Detail != claude.DetailInterrupted || s.Summary != "interrupted" || !s.Since.Equal(at(3)) {
+		t.Fatalf("after an interrupt marker: %+v, want stuck (interrupted) since %v", s, at(3))
+	}
+	if _, waiting := r.pending["S"]; waiting {
+		t.Fatal("an interrupt was left pending as well as queued")
+	}
+}
+
+func TestReconcileDequeuesOnProgressAfterTheStuckMoment(t *testing.T) {
+	tests := []struct {
+		name    string
+		appends []string
+		stuck   bool
+	}{
+		{"a prompt typed in the pane", []string{userPromptJSON(at(3), "yes, go on")}, false},
+		{"a tool ran (permission granted)", []string{toolUseJSON(at(3)), toolResultJSON(at(4))}, false},
+		{"the Stop's own text written late", []string{assistantTextJSON(at(2.3), "Done.")}, true},
+		{"a prompt stamped before the Stop", []string{userPromptJSON(at(1.5), "old")}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e, _ := newEngine(t)
+			r := newReconciler(e, time.Hour)
+			path := filepath.Join(t.TempDir(), "s.jsonl")
+			appendLines(t, path, userPromptJSON(at(0.5), "start"), assistantTextJSON(at(1), "Working on it."))
+			register(t, e, "S", path, at(0), "%1")
+			stop := event("S", adapter.KindStuck, at(2), "%1")
+			stop.TranscriptPath = path
+			ingest(t, e, stop)
+			reconcileNow(t, r, "S")
+			if !session(t, e, "S").Stuck {
+				t.Fatal("the first look at the transcript dequeued a session with no progress")
+			}
+
+			appendLines(t, path, tt.appends...)
+			reconcileNow(t, r, "S")
+			if got := session(t, e, "S").Stuck; got != tt.stuck {
+				t.Fatalf("stuck = %v after %s, want %v", got, tt.name, tt.stuck)
+			}
+			if want := 0; !tt.stuck && len(e.Items()) != want {
+				t.Fatalf("queue %v, want empty", itemIDs(e.Items()))
+			}
+		})
+	}
+}
+
+func TestReconcileTruncatedTranscript(t *testing.T) {
+	e, _ := newEngine(t)
+	r := newReconciler(e, 30*time.Millisecond)
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	appendLines(t, path, userPromptJSON(at(1), "a long first prompt that makes the old file longer than the new one"),
+		toolUseJSON(at(2)), toolResultJSON(at(3)))
+	register(t, e, "S", path, at(0), "%1")
+	reconcileNow(t, r, "S")
+	old := size(t, path)
+	if s := session(t, e, "S"); s.Offset != old {
+		t.Fatalf("position %d, want %d", s.Offset, old)
+	}
+
+	// Truncated to nothing: the position goes back to the start.
+	if err := os.Truncate(path, 0); err != nil {
+		t.Fatal(err)
+	}
+	reconcileNow(t, r, "S")
+	if s := session(t, e, "S"); s.Offset != 0 {
+		t.Fatalf("after truncation to 0: position %d, want 0", s.Offset)
+	}
+
+	// Rewritten: what it now says is read from the start.
+	appendLines(t, path, assistantTextJSON(at(5), "New file."))
+	reconcileNow(t, r, "S")
+	if s := session(t, e, "S"); s.Offset != size(t, path) {
+		t.Fatalf("after rewriting: position %d, want %d", s.Offset, size(t, path))
+	}
+	settleUntil(t, r, "the rewritten waiting tail to be queued", func() bool { return session(t, e, "S").Stuck })
+	if s := session(t, e, "S"); !s.Since.Equal(at(5)) {
+		t.Fatalf("queued since %v, want %v", s.Since, at(5))
+	}
+
+	// Truncated and rewritten shorter between two looks: read again from its tail.
+	ingest(t, e, event("S", adapter.KindUnstuck, at(6), "%1"))
+	before := session(t, e, "S").Offset
+	if err := os.WriteFile(path, []byte(interruptJSON(at(7))+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if size(t, path) >= before {
+		t.Fatalf("test setup: the rewritten file (%d bytes) must be shorter than the position %d", size(t, path), before)
+	}
+	reconcileNow(t, r, "S")
+	s := session(t, e, "S")
+	if s.Offset != size(t, path) || !s.Stuck || s.Detail != claude.DetailInterrupted {
+		t.Fatalf("after a shorter rewrite: position %d (size %d), %+v; want the interrupt read and queued", s.Offset, size(t, path), s)
+	}
+}
+
+// callWithin runs f and fails the test if it has not returned within d.
+func callWithin(t *testing.T, d time.Duration, what string, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	select {
+	case <-done:
+	case <-time.After(d):
+		t.Fatalf("%s did not return within %v", what, d)
+	}
+}
+
+// hostilePaths returns transcript paths that are not regular files.
+func hostilePaths(t *testing.T) map[string]string {
+	t.Helper()
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo.jsonl")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "zero.jsonl")
+	if err := os.Symlink("/dev/zero", link); err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Join(dir, "dir.jsonl")
+	if err := os.Mkdir(sub, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return map[string]string{
+		"directory":           sub,
+		"fifo":                fifo,
+		"dev-zero":            "/dev/zero",
+		"symlink-to-dev-zero": link,
+		"missing":             filepath.Join(dir, "missing.jsonl"),
+	}
+}
+
+func TestReconcileNonRegularTranscriptsNeitherHangNorCrash(t *testing.T) {
+	e, _ := newEngine(t)
+	r := newReconciler(e, 10*time.Millisecond)
+	i := 0
+	for name, path := range hostilePaths(t) {
+		i++
+		register(t, e, name, path, at(0), "%"+string(rune('0'+i)))
+		callWithin(t, 2*time.Second, "reconcile of a "+name+" transcript", func() { reconcileNow(t, r, name) })
+		if s := session(t, e, name); s.Offset != 0 || s.Stuck {
+			t.Errorf("%s: position %d stuck %v, want 0 false", name, s.Offset, s.Stuck)
+		}
+	}
+	callWithin(t, 2*time.Second, "a sweep over non-regular transcripts", func() {
+		r.round(context.Background(), true)
+	})
+	if n := len(e.Items()); n != 0 {
+		t.Fatalf("queue holds %d items from non-regular transcripts", n)
+	}
+}
+
+// TestRunReconciles drives the real loop, with and without file watching, over a good
+// transcript and hostile ones: the good session is queued after it stays quiet, dequeued by a
+// prompt, queued at once by an interrupt, and its read position reaches the disk.
+func TestRunReconciles(t *testing.T) {
+	for _, watch := range []bool{false, true} {
+		name := "sweep only"
+		if watch {
+			name = "with fsnotify"
+		}
+		t.Run(name, func(t *testing.T) {
+			e, dbPath := newEngine(t)
+			path := filepath.Join(t.TempDir(), "good.jsonl")
+			appendLines(t, path, userPromptJSON(at(1), "go"))
+			register(t, e, "good", path, at(0), "%1")
+			i := 1
+			for name, p := range hostilePaths(t) {
+				i++
+				register(t, e, name, p, at(0), "%"+string(rune('0'+i)))
+			}
+			r := &Reconciler{Engine: e, Sweep: 20 * time.Millisecond, Settle: 50 * time.Millisecond, Watch: watch, Log: discard}
+			ctx, cancel := context.WithCancel(context.Background())
+			stopped := make(chan error, 1)
+			go func() { stopped <- r.Run(ctx) }()
+			stop := func() {
+				cancel()
+				select {
+				case err := <-stopped:
+					if err != nil {
+						t.Errorf("Run returned %v", err)
+					}
+				case <-time.After(3 * time.Second):
+					t.Fatal("Run did not stop after its context was cancelled")
+				}
+			}
+			defer func() {
+				if ctx.Err() == nil {
+					stop()
+				}
+			}()
+
+			waitFor := func(what string, cond func(queue.Session) bool) {
+				t.Helper()
+				deadline := time.Now().Add(3 * time.Second)
+				for {
+					s, _ := e.Session("good")
+					if cond(s) {
+						return
+					}
+					if time.Now().After(deadline) {
+						t.Fatalf("timed out waiting for %s; session %+v", what, s)
+					}
+					time.Sleep(5 * time.Millisecond)
+				}
+			}
+			waitFor("the first look", func(s queue.Session) bool { return s.Offset == size(t, path) })
+			appendLines(t, path, assistantTextJSON(at(2), "All done."))
+			waitFor("the quiet text to be queued", func(s queue.Session) bool { return s.Stuck })
+
+			appendLines(t, path, userPromptJSON(at(3), "thanks, now the docs"), toolUseJSON(at(4)))
+			waitFor("the prompt to dequeue it", func(s queue.Session) bool { return !s.Stuck })
+
+			appendLines(t, path, interruptJSON(at(5)))
+			waitFor("the interrupt to queue it", func(s queue.Session) bool { return s.Stuck && s.Detail == claude.DetailInterrupted })
+
+			// A metadata line moves only the position: no event writes it, the loop must.
+			appendLines(t, path, `{"type":"summary","summary":"Docs","leafUuid":"x"}`)
+			waitFor("the metadata line to be read", func(s queue.Session) bool { return s.Offset == size(t, path) })
+			stop()
+			got, _ := onDisk(t, dbPath, "good")
+			if got.Offset != size(t, path) {
+				t.Fatalf("position on disk after Run stopped: %d, want %d", got.Offset, size(t, path))
+			}
+			if n := len(e.Items()); n != 1 {
+				t.Fatalf("queue holds %d items, want only the good session", n)
+			}
+		})
+	}
+}
