@@ -87,6 +87,16 @@ func (e *Engine) Ingest(ctx context.Context, ev adapter.Event) (bool, error) {
 	if !changed {
 		return false, nil
 	}
+	if ev.Pane != "" && !next.Ended && next.PaneAt.Equal(ev.At) {
+		for _, other := range e.sessions {
+			if other.ID != next.ID && queue.SamePane(*other, next) && other.PaneAt.After(ev.At) {
+				// Another session took this pane after our event happened: we are no
+				// longer there, and a late event must not put two sessions on one pane.
+				next = queue.Retire(next, other.PaneAt)
+				break
+			}
+		}
+	}
 	writes := []queue.Session{next}
 	if ev.Pane != "" && !next.Ended && next.PaneAt.Equal(ev.At) {
 		for _, other := range e.sessions {
@@ -168,11 +178,12 @@ func (e *Engine) Skip(ctx context.Context, f queue.Filter) (head queue.Item, fou
 	return head, found, true, nil
 }
 
-// Status returns how many sessions are stuck and how many of them are ready.
+// Status returns how many sessions are stuck and how many of them "next" can land on
+// (not cooling, and with a pane).
 func (e *Engine) Status() (stuck, ready int) {
 	for _, it := range e.Items() {
 		stuck++
-		if it.Ready {
+		if it.Ready && it.Pane != "" {
 			ready++
 		}
 	}

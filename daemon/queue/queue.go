@@ -143,7 +143,7 @@ func Dismiss(s Session) Session {
 // Item is a stuck session in presentation order.
 type Item struct {
 	Session
-	Ready bool // false while cooling down or without a pane to go to
+	Ready bool // false while cooling down after a skip
 }
 
 // Ordered returns the stuck sessions in queue order: ready items oldest first by rank, then

@@ -76,15 +76,27 @@ func EnsureToken(dir string) (string, error) {
 		return "", fmt.Errorf("make token: %w", err)
 	}
 	tok := hex.EncodeToString(buf)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	// Write it whole under a temporary name, then link it into place: a reader never sees a
+	// half-written token, and of two first starts at once, one wins and both agree.
+	tmp, err := os.CreateTemp(dir, ".token-*")
 	if err != nil {
 		return "", fmt.Errorf("write token: %w", err)
 	}
-	if _, err := f.WriteString(tok + "\n"); err != nil {
-		f.Close()
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
 		return "", fmt.Errorf("write token: %w", err)
 	}
-	if err := f.Close(); err != nil {
+	if _, err := tmp.WriteString(tok + "\n"); err != nil {
+		tmp.Close()
+		return "", fmt.Errorf("write token: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return "", fmt.Errorf("write token: %w", err)
+	}
+	if err := os.Link(tmp.Name(), path); errors.Is(err, os.ErrExist) {
+		return ReadToken(dir)
+	} else if err != nil {
 		return "", fmt.Errorf("write token: %w", err)
 	}
 	return tok, nil
