@@ -17,6 +17,7 @@ import (
 	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/adapter/claude"
 	"github.com/trailboss/trailboss/daemon/queue"
+	"github.com/trailboss/trailboss/daemon/wire"
 )
 
 // MaxBody is the largest request body the API reads.
@@ -160,25 +161,8 @@ func (a *API) claudeHook(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "changed": changed})
 }
 
-// Item is one queue entry as the API shows it.
-type Item struct {
-	Position       int        `json:"position"`
-	SessionID      string     `json:"session_id"`
-	Harness        string     `json:"harness"`
-	Pane           string     `json:"pane"`
-	TmuxSocket     string     `json:"tmux_socket"`
-	Reason         string     `json:"reason"`
-	Detail         string     `json:"detail"`
-	Summary        string     `json:"summary"`
-	Cwd            string     `json:"cwd"`
-	TranscriptPath string     `json:"transcript_path"`
-	Since          time.Time  `json:"since"`
-	Ready          bool       `json:"ready"`
-	CooldownUntil  *time.Time `json:"cooldown_until"`
-}
-
-func toItem(pos int, it queue.Item) Item {
-	out := Item{Position: pos, SessionID: it.ID, Harness: it.Harness, Pane: it.Pane,
+func toItem(pos int, it queue.Item) wire.Item {
+	out := wire.Item{Position: pos, SessionID: it.ID, Harness: it.Harness, Pane: it.Pane,
 		TmuxSocket: it.TmuxSocket, Reason: it.Reason, Detail: it.Detail, Summary: it.Summary,
 		Cwd: it.Cwd, TranscriptPath: it.TranscriptPath, Since: it.Since, Ready: it.Ready}
 	if !it.Ready && !it.CooldownUntil.IsZero() {
@@ -190,11 +174,11 @@ func toItem(pos int, it queue.Item) Item {
 
 func (a *API) queue(w http.ResponseWriter, r *http.Request) {
 	items := a.Engine.Items()
-	out := make([]Item, len(items))
+	out := wire.Queue{Items: make([]wire.Item, len(items))}
 	for i, it := range items {
-		out[i] = toItem(i+1, it)
+		out.Items[i] = toItem(i+1, it)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"items": out})
+	writeJSON(w, http.StatusOK, out)
 }
 
 // filter reads ?socket= and ?pane= (the tmux server and pane the caller is on).
@@ -239,7 +223,7 @@ func (a *API) skip(w http.ResponseWriter, r *http.Request) {
 
 func (a *API) status(w http.ResponseWriter, r *http.Request) {
 	stuck, ready := a.Engine.Status()
-	writeJSON(w, http.StatusOK, map[string]int{"stuck": stuck, "ready": ready})
+	writeJSON(w, http.StatusOK, wire.Status{Stuck: stuck, Ready: ready})
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {
@@ -249,5 +233,5 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 }
 
 func writeError(w http.ResponseWriter, code int, msg string) {
-	writeJSON(w, code, map[string]string{"error": msg})
+	writeJSON(w, code, wire.Error{Error: msg})
 }

@@ -92,25 +92,18 @@ func (n *navigator) land(ctx context.Context, it client.Item, found bool, err er
 }
 
 func runJumpNext(ctx context.Context, e *env, args []string) error {
-	fs := flag.NewFlagSet("jump-next", flag.ContinueOnError)
-	var f navFlags
-	f.register(fs)
-	if err := parse(fs, args, e.stderr); err != nil {
-		return err
-	}
-	n, err := newNavigator(ctx, e, f)
-	if err != nil {
-		return err
-	}
-	if n.daemon == nil {
-		return n.land(ctx, client.Item{}, false, n.derr, "")
-	}
-	it, found, err := n.daemon.Next(ctx, n.tmux.Socket, n.pane)
-	return n.land(ctx, it, found, err, "trailboss: nothing stuck")
+	return navigate(ctx, e, "jump-next", args, (*client.Client).Next, "trailboss: nothing stuck")
 }
 
 func runSkip(ctx context.Context, e *env, args []string) error {
-	fs := flag.NewFlagSet("skip", flag.ContinueOnError)
+	return navigate(ctx, e, "skip", args, (*client.Client).Skip, "trailboss: nothing else is stuck")
+}
+
+// navigate asks the daemon where to go (next, or skip and then next) for the client and
+// lands it there.
+func navigate(ctx context.Context, e *env, name string, args []string,
+	ask func(*client.Client, context.Context, string, string) (client.Item, bool, error), empty string) error {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	var f navFlags
 	f.register(fs)
 	if err := parse(fs, args, e.stderr); err != nil {
@@ -123,6 +116,6 @@ func runSkip(ctx context.Context, e *env, args []string) error {
 	if n.daemon == nil {
 		return n.land(ctx, client.Item{}, false, n.derr, "")
 	}
-	it, found, err := n.daemon.Skip(ctx, n.tmux.Socket, n.pane)
-	return n.land(ctx, it, found, err, "trailboss: nothing else is stuck")
+	it, found, err := ask(n.daemon, ctx, n.tmux.Socket, n.pane)
+	return n.land(ctx, it, found, err, empty)
 }

@@ -14,30 +14,14 @@ import (
 	"time"
 
 	"github.com/trailboss/trailboss/daemon/statedir"
+	"github.com/trailboss/trailboss/daemon/wire"
 )
 
-// Item is one queue entry (the daemon's JSON).
-type Item struct {
-	Position       int        `json:"position"`
-	SessionID      string     `json:"session_id"`
-	Harness        string     `json:"harness"`
-	Pane           string     `json:"pane"`
-	TmuxSocket     string     `json:"tmux_socket"`
-	Reason         string     `json:"reason"`
-	Detail         string     `json:"detail"`
-	Summary        string     `json:"summary"`
-	Cwd            string     `json:"cwd"`
-	TranscriptPath string     `json:"transcript_path"`
-	Since          time.Time  `json:"since"`
-	Ready          bool       `json:"ready"`
-	CooldownUntil  *time.Time `json:"cooldown_until"`
-}
-
-// Status is the daemon's count of stuck and ready sessions.
-type Status struct {
-	Stuck int `json:"stuck"`
-	Ready int `json:"ready"`
-}
+// Item is one queue entry; Status the stuck and ready counts.
+type (
+	Item   = wire.Item
+	Status = wire.Status
+)
 
 // ErrDown means the daemon could not be reached.
 var ErrDown = errors.New("trailboss daemon is not running")
@@ -81,9 +65,7 @@ func (c *Client) do(ctx context.Context, method, path string, q url.Values, out 
 	case resp.StatusCode == http.StatusNoContent:
 		return resp.StatusCode, nil
 	case resp.StatusCode >= 300:
-		var e struct {
-			Error string `json:"error"`
-		}
+		var e wire.Error
 		_ = json.Unmarshal(body, &e)
 		if e.Error == "" {
 			e.Error = strings.TrimSpace(string(body))
@@ -100,9 +82,7 @@ func (c *Client) do(ctx context.Context, method, path string, q url.Values, out 
 
 // Queue returns every stuck session in queue order.
 func (c *Client) Queue(ctx context.Context) ([]Item, error) {
-	var out struct {
-		Items []Item `json:"items"`
-	}
+	var out wire.Queue
 	_, err := c.do(ctx, http.MethodGet, "/v1/queue", nil, &out)
 	return out.Items, err
 }

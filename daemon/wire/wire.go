@@ -1,0 +1,38 @@
+// Package wire holds the JSON shapes of the daemon's HTTP API, shared by the server and
+// its client so that the two cannot drift apart.
+package wire
+
+import "time"
+
+// Item is one queue entry.
+type Item struct {
+	Position       int        `json:"position"`
+	SessionID      string     `json:"session_id"`
+	Harness        string     `json:"harness"`
+	Pane           string     `json:"pane"`
+	TmuxSocket     string     `json:"tmux_socket"`
+	Reason         string     `json:"reason"`
+	Detail         string     `json:"detail"`
+	Summary        string     `json:"summary"`
+	Cwd            string     `json:"cwd"`
+	TranscriptPath string     `json:"transcript_path"`
+	Since          time.Time  `json:"since"`
+	Ready          bool       `json:"ready"`          // false while cooling down after a skip
+	CooldownUntil  *time.Time `json:"cooldown_until"` // set while cooling down
+}
+
+// Queue is the answer of GET /v1/queue.
+type Queue struct {
+	Items []Item `json:"items"`
+}
+
+// Status is the answer of GET /v1/status.
+type Status struct {
+	Stuck int `json:"stuck"` // every stuck session, cooling ones included
+	Ready int `json:"ready"` // the ones "next" can land on
+}
+
+// Error is the body of every error answer.
+type Error struct {
+	Error string `json:"error"`
+}
