@@ -51,6 +51,7 @@ func (a *API) Handler() http.Handler {
 		r.Get("/v1/queue", a.queue)
 		r.Get("/v1/next", a.next)
 		r.Post("/v1/skip", a.skip)
+		r.Post("/v1/dismiss", a.dismiss)
 		r.Get("/v1/status", a.status)
 	})
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
@@ -204,7 +205,37 @@ func (a *API) next(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, toItem(1, head))
 }
 
+// sessionParam returns ?session= when it is there and well formed.
+func sessionParam(w http.ResponseWriter, r *http.Request) (string, bool) {
+	id := r.URL.Query().Get("session")
+	if id == "" || len(id) > adapter.MaxSessionIDLen {
+		writeError(w, http.StatusBadRequest, "missing or over-long ?session=")
+		return "", false
+	}
+	return id, true
+}
+
+// answerSessionOp answers a skip or dismiss of one session.
+func answerSessionOp(w http.ResponseWriter, id string, err error) {
+	switch {
+	case errors.Is(err, ErrNotQueued):
+		writeError(w, http.StatusNotFound, "session "+adapter.CleanText(id, 80)+" is not in the queue")
+	case err != nil:
+		writeError(w, http.StatusServiceUnavailable, "not stored: "+err.Error())
+	default:
+		writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
+	}
+}
+
+// skip skips ?session= if given; otherwise the item on ?pane= or the head, and answers the
+// new head.
 func (a *API) skip(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Query().Has("session") {
+		if id, ok := sessionParam(w, r); ok {
+			answerSessionOp(w, id, a.Engine.SkipSession(r.Context(), id))
+		}
+		return
+	}
 	f, ok := filter(w, r)
 	if !ok {
 		return
@@ -219,6 +250,12 @@ func (a *API) skip(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, toItem(1, head))
+}
+
+func (a *API) dismiss(w http.ResponseWriter, r *http.Request) {
+	if id, ok := sessionParam(w, r); ok {
+		answerSessionOp(w, id, a.Engine.Dismiss(r.Context(), id))
+	}
 }
 
 func (a *API) status(w http.ResponseWriter, r *http.Request) {

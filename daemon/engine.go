@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"sync"
 	"time"
@@ -169,13 +170,53 @@ func (e *Engine) Skip(ctx context.Context, f queue.Filter) (head queue.Item, fou
 		return queue.Item{}, false, false, nil
 	}
 	s := queue.Skip(*e.sessions[target.ID], queue.MaxRank(e.all()), now, e.cooldown)
-	if err := e.store.SaveSessions(ctx, []queue.Session{s}); err != nil {
+	if err := e.commit(ctx, s); err != nil {
 		return queue.Item{}, false, false, err
 	}
-	e.put(s)
-	e.notify()
 	head, found = queue.Head(queue.Ordered(e.all(), now), queue.Filter{Socket: f.Socket})
 	return head, found, true, nil
+}
+
+// ErrNotQueued is returned when an operation names a session that is not stuck.
+var ErrNotQueued = errors.New("session is not in the queue")
+
+// SkipSession moves one stuck session to the tail with a cooldown, whatever its place.
+func (e *Engine) SkipSession(ctx context.Context, id string) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	s, ok := e.sessions[id]
+	if !ok || !s.Stuck {
+		return ErrNotQueued
+	}
+	next := queue.Skip(*s, queue.MaxRank(e.all()), e.now(), e.cooldown)
+	return e.commit(ctx, next)
+}
+
+// Dismiss drops a stuck session from the queue until its next stuck event. Events stamped
+// before now are older than the dismissal and cannot bring it back.
+func (e *Engine) Dismiss(ctx context.Context, id string) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	s, ok := e.sessions[id]
+	if !ok || !s.Stuck {
+		return ErrNotQueued
+	}
+	next := queue.Dismiss(*s)
+	if now := e.now(); now.After(next.LastEventAt) {
+		next.LastEventAt = now
+	}
+	return e.commit(ctx, next)
+}
+
+// commit writes one session and makes it visible; e.mu must be held.
+func (e *Engine) commit(ctx context.Context, s queue.Session) error {
+	if err := e.store.SaveSessions(ctx, []queue.Session{s}); err != nil {
+		return err
+	}
+	e.put(s)
+	delete(e.dirty, s.ID)
+	e.notify()
+	return nil
 }
 
 // Status returns how many sessions are stuck and how many of them "next" can land on

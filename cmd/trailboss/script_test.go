@@ -105,6 +105,7 @@ var scriptCommands = map[string]func(ts *testscript.TestScript, neg bool, args [
 	"timed":        cmdTimed,
 	"copy-fixture": cmdCopyFixture,
 	"waitfile":     cmdWaitFile,
+	"waitscreen":   cmdWaitScreen,
 }
 
 // ---- tmux -------------------------------------------------------------------------------
@@ -607,6 +608,42 @@ func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
 	poll(ts, args[0]+" to match "+args[1], 5*time.Second, func() bool {
 		b, err := os.ReadFile(ts.MkAbs(args[0]))
 		return err == nil && re.Match(b)
+	})
+}
+
+// ansi matches terminal escape sequences (CSI, OSC, and two-byte escapes).
+var ansi = regexp.MustCompile(`\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)|\x1b[()][0-9A-Za-z]|\x1b[=>78cDEHM]`)
+
+// waitscreen CLIENTVAR REGEXP waits until what the attached client has drawn,
+// with escape sequences taken out, matches REGEXP. Cursor moves become spaces, so match
+// words, not layout. Each match moves a mark: the next waitscreen looks only at what was
+// drawn after it, so a script can wait for a screen to change.
+func cmdWaitScreen(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: waitscreen CLIENTVAR REGEXP")
+	}
+	re := regexp.MustCompile(args[1])
+	path := filepath.Join(ts.Getenv("WORK"), "screen-"+args[0])
+	markKey := "SCREENMARK_" + args[0]
+	mark, _ := strconv.Atoi(ts.Getenv(markKey))
+	var text string
+	poll(ts, fmt.Sprintf("%s's screen to show %q", args[0], args[1]), 5*time.Second, func() bool {
+		b, err := os.ReadFile(path)
+		if err != nil || len(b) < mark {
+			return false
+		}
+		text = ansi.ReplaceAllString(string(b[mark:]), " ")
+		loc := re.FindStringIndex(text)
+		if loc == nil {
+			return false
+		}
+		ts.Setenv(markKey, strconv.Itoa(len(b)))
+		return true
+	}, func() string {
+		if len(text) > 2000 {
+			text = "…" + text[len(text)-2000:]
+		}
+		return "screen (escapes removed):\n" + text
 	})
 }
 

@@ -113,6 +113,18 @@ func (c *Client) Skip(ctx context.Context, socket, pane string) (Item, bool, err
 	return it, err == nil && code == http.StatusOK, err
 }
 
+// SkipSession moves one queued session to the tail with a cooldown.
+func (c *Client) SkipSession(ctx context.Context, id string) error {
+	_, err := c.do(ctx, http.MethodPost, "/v1/skip", url.Values{"session": {id}}, nil)
+	return err
+}
+
+// Dismiss drops one queued session until its next stuck event.
+func (c *Client) Dismiss(ctx context.Context, id string) error {
+	_, err := c.do(ctx, http.MethodPost, "/v1/dismiss", url.Values{"session": {id}}, nil)
+	return err
+}
+
 // Status returns the stuck and ready counts.
 func (c *Client) Status(ctx context.Context) (Status, error) {
 	var s Status
