@@ -94,6 +94,8 @@ func Run(ctx context.Context, cfg Config) error {
 		return nil
 	})
 	g.Go(func() error { return rec.Run(gctx) })
+	status := &StatusPublisher{Engine: engine, Tmux: tmuxctl.New, Log: log.With("component", "status")}
+	g.Go(func() error { return status.Run(gctx) })
 	g.Go(func() error {
 		<-gctx.Done()
 		shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -106,6 +106,7 @@ var scriptCommands = map[string]func(ts *testscript.TestScript, neg bool, args [
 	"copy-fixture": cmdCopyFixture,
 	"waitfile":     cmdWaitFile,
 	"waitscreen":   cmdWaitScreen,
+	"waitoption":   cmdWaitOption,
 }
 
 // ---- tmux -------------------------------------------------------------------------------
@@ -115,7 +116,7 @@ func tmuxArgs(ts *testscript.TestScript, args ...string) []string {
 	if sock == "" {
 		ts.Fatalf("tmux-start first")
 	}
-	return append([]string{"-S", sock}, args...)
+	return append([]string{"-u", "-S", sock}, args...) // -u: UTF-8 even without a UTF-8 locale
 }
 
 func runTmux(ts *testscript.TestScript, args ...string) (string, error) {
@@ -220,7 +221,7 @@ func cmdAttach(ts *testscript.TestScript, neg bool, args []string) {
 	before, _ := runTmux(ts, "list-clients", "-F", "#{client_name}")
 	fifo := filepath.Join(ts.Getenv("WORK"), "keys-"+args[0])
 	ts.Check(mkfifo(fifo))
-	cmd := exec.Command("script", "-qfc", "stty cols 160 rows 40; exec tmux -S "+shellQuote(ts.Getenv("TMUX_SOCK"))+" attach -t "+shellQuote(session), "/dev/null")
+	cmd := exec.Command("script", "-qfc", "stty cols 160 rows 40; exec tmux -u -S "+shellQuote(ts.Getenv("TMUX_SOCK"))+" attach -t "+shellQuote(session), "/dev/null")
 	cmd.Env = scriptEnv(ts)
 	in, err := os.OpenFile(fifo, os.O_RDWR, 0) // RDWR: opening does not wait for a reader
 	ts.Check(err)
@@ -645,6 +646,27 @@ func cmdWaitScreen(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		return "screen (escapes removed):\n" + text
 	})
+}
+
+// waitoption [-within D] NAME VALUE waits until the global tmux option NAME is VALUE.
+func cmdWaitOption(ts *testscript.TestScript, neg bool, args []string) {
+	timeout := 5 * time.Second
+	if len(args) >= 2 && args[0] == "-within" {
+		d, err := time.ParseDuration(args[1])
+		ts.Check(err)
+		timeout, args = d, args[2:]
+	}
+	if len(args) != 2 {
+		ts.Fatalf("usage: waitoption [-within D] NAME VALUE")
+	}
+	var got string
+	start := time.Now()
+	poll(ts, fmt.Sprintf("option %s = %q", args[0], args[1]), timeout, func() bool {
+		out, err := runTmux(ts, "show-options", "-gqv", args[0])
+		got = strings.TrimSuffix(out, "\n")
+		return err == nil && got == args[1]
+	}, func() string { return fmt.Sprintf("it is %q", got) })
+	ts.Logf("option %s became %q after %v", args[0], args[1], time.Since(start).Round(time.Millisecond))
 }
 
 // poll calls cond every 10 ms until it holds or timeout passes.

@@ -1,0 +1,103 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"time"
+
+	"github.com/trailboss/trailboss/tmuxctl"
+)
+
+// tmux user options the daemon keeps current on every tmux server it knows. A status line
+// that shows #{@trailboss_status} costs no process per redraw, unlike #(trailboss status).
+const (
+	OptionStuck  = "@trailboss_stuck"
+	OptionReady  = "@trailboss_ready"
+	OptionStatus = "@trailboss_status"
+)
+
+// StatusText is what the status line shows: "⚠ N stuck", or "" when nothing is.
+func StatusText(stuck int) string {
+	if stuck == 0 {
+		return ""
+	}
+	return fmt.Sprintf("⚠ %d stuck", stuck)
+}
+
+// StatusPublisher sets the status options on each tmux server after every change, and when
+// a skipped item's cooldown ends (the ready count changes with no event).
+type StatusPublisher struct {
+	Engine *Engine
+	Tmux   func(socket string) *tmuxctl.Server
+	Log    *slog.Logger
+
+	servers map[string]string // socket → the value last published there ("" = never)
+}
+
+// Run publishes until ctx ends.
+func (p *StatusPublisher) Run(ctx context.Context) error {
+	p.servers = make(map[string]string)
+	changed := p.Engine.Subscribe()
+	cooled := time.NewTimer(time.Hour)
+	defer cooled.Stop()
+	for {
+		next := p.publish(ctx)
+		cooled.Reset(next)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-changed:
+		case <-cooled.C:
+		}
+	}
+}
+
+// publish sets the options where they changed and returns how long until the next
+// cooldown ends (an hour when none is pending).
+func (p *StatusPublisher) publish(ctx context.Context) time.Duration {
+	now := p.Engine.now()
+	wait := time.Hour
+	stuck, ready := 0, 0
+	for _, s := range p.Engine.Snapshot() {
+		if s.TmuxSocket != "" {
+			if _, known := p.servers[s.TmuxSocket]; !known {
+				p.servers[s.TmuxSocket] = ""
+			}
+		}
+		if !s.Stuck {
+			continue
+		}
+		stuck++
+		if until := s.CooldownUntil.Sub(now); until > 0 {
+			wait = min(wait, until+time.Millisecond)
+		} else if s.Pane != "" {
+			ready++
+		}
+	}
+	opts := map[string]string{
+		OptionStuck:  strconv.Itoa(stuck),
+		OptionReady:  strconv.Itoa(ready),
+		OptionStatus: StatusText(stuck),
+	}
+	key := opts[OptionStuck] + "/" + opts[OptionReady]
+	for socket, last := range p.servers {
+		if last == key {
+			continue
+		}
+		cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		err := p.Tmux(socket).SetUserOptions(cctx, opts)
+		cancel()
+		switch {
+		case errors.Is(err, tmuxctl.ErrNoServer):
+			delete(p.servers, socket) // it comes back with its next session's event
+		case err != nil:
+			p.Log.Warn("publish status options", "socket", socket, "err", err)
+		default:
+			p.servers[socket] = key
+		}
+	}
+	return wait
+}
