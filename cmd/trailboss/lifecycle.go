@@ -3,10 +3,186 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/trailboss/trailboss/adapter"
+	"github.com/trailboss/trailboss/daemon/client"
+	"github.com/trailboss/trailboss/daemon/statedir"
+	"github.com/trailboss/trailboss/tmuxctl"
 )
 
-func runStart(ctx context.Context, e *env, args []string) error { return errors.New("not yet") }
+// daemonSession is the tmux session `trailboss start` runs the daemon in.
+const daemonSession = "trailboss"
 
-func runStop(ctx context.Context, e *env, args []string) error { return errors.New("not yet") }
+// runStart starts the daemon unless one runs with this state directory: inside tmux in a
+// detached session of its own (so it survives the SSH session), else as a detached
+// process logging to daemon.log. It waits until the daemon answers.
+func runStart(ctx context.Context, e *env, args []string) error {
+	fs := flag.NewFlagSet("start", flag.ContinueOnError)
+	var p place
+	placeFlags(fs, &p)
+	socketFlag := fs.String("socket", "", "tmux server to host the daemon (default: from $TMUX)")
+	if err := parse(fs, args, e.stderr); err != nil {
+		return err
+	}
+	if err := p.resolve(e.getenv); err != nil {
+		return err
+	}
+	if rec, held := statedir.Holder(p.stateDir); held {
+		fmt.Fprintf(e.stdout, "trailboss daemon already running (%s)\n", rec)
+		return nil
+	}
+	socket := *socketFlag
+	if socket == "" {
+		s, err := adapter.SocketFromTmuxEnv(e.getenv("TMUX"))
+		if err != nil {
+			return err
+		}
+		socket = s
+	}
+	argv := []string{selfPath(), "daemon", "--addr", p.addr, "--state-dir", p.stateDir}
+	where := ""
+	if socket != "" {
+		if err := startInTmux(ctx, socket, argv); err != nil {
+			return err
+		}
+		where = " in tmux session " + daemonSession
+	} else {
+		if err := startDetached(p.stateDir, argv); err != nil {
+			return err
+		}
+		where = ", logging to " + filepath.Join(p.stateDir, "daemon.log")
+	}
+	rec, err := waitRunning(ctx, p, 5*time.Second)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "trailboss daemon started (%s)%s\n", rec, where)
+	return nil
+}
 
-func runSystemdUnit(ctx context.Context, e *env, args []string) error { return errors.New("not yet") }
+func startInTmux(ctx context.Context, socket string, argv []string) error {
+	tmux := tmuxctl.New(socket)
+	quoted := make([]string, len(argv))
+	for i, a := range argv {
+		quoted[i] = shellQuote(a)
+	}
+	// On failure keep the window for a moment so that the reason can be read.
+	cmd := strings.Join(quoted, " ") + ` || { echo "trailboss daemon exited"; sleep 30; }`
+	return tmux.NewDetachedSession(ctx, daemonSession, "daemon", cmd)
+}
+
+func startDetached(stateDir string, argv []string) error {
+	if err := os.MkdirAll(stateDir, 0o700); err != nil {
+		return err
+	}
+	logf, err := os.OpenFile(filepath.Join(stateDir, "daemon.log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // out of our session: no SIGHUP
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start daemon: %w", err)
+	}
+	return cmd.Process.Release()
+}
+
+// waitRunning waits until a daemon holds the lock and answers, and returns its record.
+func waitRunning(ctx context.Context, p place, timeout time.Duration) (string, error) {
+	deadline := time.Now().Add(timeout)
+	for {
+		if rec, held := statedir.Holder(p.stateDir); held {
+			if c, err := client.New(p.addr, p.stateDir, time.Second); err == nil {
+				if _, err := c.Status(ctx); err == nil {
+					return rec, nil
+				}
+			}
+		}
+		if time.Now().After(deadline) {
+			return "", fmt.Errorf("the daemon did not start within %v; run `trailboss daemon` to see why", timeout)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// runStop stops the daemon of this state directory with SIGTERM and waits until it is gone.
+func runStop(ctx context.Context, e *env, args []string) error {
+	fs := flag.NewFlagSet("stop", flag.ContinueOnError)
+	var p place
+	placeFlags(fs, &p)
+	if err := parse(fs, args, e.stderr); err != nil {
+		return err
+	}
+	if err := p.resolve(e.getenv); err != nil {
+		return err
+	}
+	rec, held := statedir.Holder(p.stateDir)
+	if !held {
+		fmt.Fprintln(e.stdout, "trailboss daemon is not running")
+		return nil
+	}
+	pid := statedir.HolderPID(rec)
+	if pid <= 0 {
+		return fmt.Errorf("cannot tell the daemon's pid from %q", rec)
+	}
+	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil && !errors.Is(err, syscall.ESRCH) {
+		return fmt.Errorf("stop daemon (pid %d): %w", pid, err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if _, held := statedir.Holder(p.stateDir); !held {
+			fmt.Fprintf(e.stdout, "trailboss daemon stopped (pid %d)\n", pid)
+			return nil
+		}
+	}
+	return fmt.Errorf("the daemon (pid %d) did not stop within 10 s", pid)
+}
+
+// runSystemdUnit prints a systemd --user unit that keeps the daemon running across
+// reboots and logins.
+func runSystemdUnit(ctx context.Context, e *env, args []string) error {
+	fs := flag.NewFlagSet("systemd-unit", flag.ContinueOnError)
+	var p place
+	placeFlags(fs, &p)
+	if err := parse(fs, args, e.stderr); err != nil {
+		return err
+	}
+	if err := p.resolve(e.getenv); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, `# Trail Boss daemon as a systemd user service. Install it with:
+#   trailboss systemd-unit > ~/.config/systemd/user/trailboss.service
+#   systemctl --user daemon-reload && systemctl --user enable --now trailboss
+# (loginctl enable-linger $USER keeps it running while you are logged out.)
+[Unit]
+Description=Trail Boss: the queue of coding agents waiting in tmux
+After=default.target
+
+[Service]
+ExecStart=%s daemon --addr %s --state-dir %s
+Restart=on-failure
+RestartSec=2
+
+[Install]
+WantedBy=default.target
+`, systemdQuote(selfPath()), systemdQuote(p.addr), systemdQuote(p.stateDir))
+	return nil
+}
+
+// systemdQuote quotes a word for an ExecStart line when it needs it.
+func systemdQuote(s string) string {
+	if !strings.ContainsAny(s, " \t\"'\\$%") {
+		return s
+	}
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, `$`, `$$`, `%`, `%%`)
+	return `"` + r.Replace(s) + `"`
+}
