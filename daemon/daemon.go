@@ -29,6 +29,7 @@ type Config struct {
 	Sweep    time.Duration // stat-only transcript sweep and liveness check
 	Settle   time.Duration // how long a waiting transcript tail must stay quiet to be queued
 	NoWatch  bool          // do not use fsnotify (the sweep alone reconciles)
+	OnStuck  string        // a shell command run for each newly stuck session, or ""
 	Version  string
 	Log      *slog.Logger
 }
@@ -73,6 +74,11 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
+	var hook *OnStuckHook
+	if cfg.OnStuck != "" {
+		hook = &OnStuckHook{Command: cfg.OnStuck, Log: log.With("component", "on_stuck")}
+		engine.OnStuck = hook.Enqueue
+	}
 
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
@@ -96,6 +102,9 @@ func Run(ctx context.Context, cfg Config) error {
 	g.Go(func() error { return rec.Run(gctx) })
 	status := &StatusPublisher{Engine: engine, Tmux: tmuxctl.New, Log: log.With("component", "status")}
 	g.Go(func() error { return status.Run(gctx) })
+	if hook != nil {
+		g.Go(func() error { return hook.Run(gctx) })
+	}
 	g.Go(func() error {
 		<-gctx.Done()
 		shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

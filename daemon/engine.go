@@ -24,7 +24,11 @@ type Engine struct {
 	log      *slog.Logger
 
 	subscribers []chan struct{} // each signalled (never blocking) after committed changes
-	dirty       map[string]bool // sessions whose transcript position moved since the last flush
+
+	// OnStuck, when set, is called (with the engine locked: it must not block) for each
+	// session that has just become stuck.
+	OnStuck func(queue.Session)
+	dirty   map[string]bool // sessions whose transcript position moved since the last flush
 }
 
 // NewEngine loads the live sessions from st.
@@ -113,6 +117,9 @@ func (e *Engine) Ingest(ctx context.Context, ev adapter.Event) (bool, error) {
 	for i := range writes {
 		e.put(writes[i])
 		delete(e.dirty, writes[i].ID) // the full row, position included, is on disk
+	}
+	if e.OnStuck != nil && next.Stuck && (prev == nil || !prev.Stuck) {
+		e.OnStuck(next)
 	}
 	e.log.Debug("event applied", "session", ev.SessionID, "kind", ev.Kind, "pane", ev.Pane, "released", len(writes)-1)
 	e.notify()

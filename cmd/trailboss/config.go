@@ -1,9 +1,16 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/pelletier/go-toml/v2"
 
 	"github.com/trailboss/trailboss/daemon/statedir"
 )
@@ -11,7 +18,7 @@ import (
 // defaultAddr is where the daemon listens unless told otherwise.
 const defaultAddr = "127.0.0.1:4000"
 
-// place is where the daemon is and where its state lives, from flags over the environment.
+// place is where the daemon is and where its state lives.
 type place struct {
 	addr     string
 	stateDir string
@@ -19,23 +26,29 @@ type place struct {
 
 // placeFlags adds --addr and --state-dir to fs; resolve fills in what they left empty.
 func placeFlags(fs *flag.FlagSet, p *place) {
-	fs.StringVar(&p.addr, "addr", "", "daemon address (default $TRAILBOSS_ADDR or "+defaultAddr+")")
+	fs.StringVar(&p.addr, "addr", "", "daemon address (default $TRAILBOSS_ADDR, else the running daemon's, else "+defaultAddr+")")
 	fs.StringVar(&p.stateDir, "state-dir", "", "state directory (default $TRAILBOSS_STATE_DIR, $XDG_STATE_HOME/trailboss)")
 }
 
+// resolve fills in a client's place: flags, then the environment, then the address the
+// daemon of the state directory recorded, then the default. Clients never read the config
+// file: they are on the hot path, and the daemon's record already says where it listens.
 func (p *place) resolve(getenv func(string) string) error {
-	if p.addr == "" {
-		p.addr = getenv("TRAILBOSS_ADDR")
-	}
-	if p.addr == "" {
-		p.addr = defaultAddr
-	}
 	if p.stateDir == "" {
 		d, err := statedir.Default()
 		if err != nil {
 			return err
 		}
 		p.stateDir = d
+	}
+	if p.addr == "" {
+		p.addr = getenv("TRAILBOSS_ADDR")
+	}
+	if p.addr == "" {
+		p.addr = statedir.LastAddr(p.stateDir)
+	}
+	if p.addr == "" {
+		p.addr = defaultAddr
 	}
 	return nil
 }
@@ -54,4 +67,91 @@ func parse(fs *flag.FlagSet, args []string, stderr io.Writer) error {
 		return fmt.Errorf("%w: %s takes no arguments, got %q", errUsage, fs.Name(), fs.Args())
 	}
 	return nil
+}
+
+// fileConfig is $XDG_CONFIG_HOME/trailboss/config.toml. Flags and the environment override
+// it; it overrides the defaults.
+type fileConfig struct {
+	Addr     string   `toml:"addr"`
+	Cooldown duration `toml:"cooldown"`
+	Sweep    duration `toml:"sweep"`
+	Settle   duration `toml:"settle"`
+	OnStuck  string   `toml:"on_stuck"` // run through sh for each newly stuck session
+	Keys     struct {
+		Next  string `toml:"next"`
+		Popup string `toml:"popup"`
+		Skip  string `toml:"skip"`
+	} `toml:"keys"`
+}
+
+// duration is a TOML string such as "60s" or "2m".
+type duration struct {
+	time.Duration
+	set bool
+}
+
+func (d *duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil || v < 0 {
+		return fmt.Errorf("%q is not a duration such as \"60s\" or \"2m\"", b)
+	}
+	d.Duration, d.set = v, true
+	return nil
+}
+
+const knownSettings = "known: addr, cooldown, sweep, settle, on_stuck, and [keys] next, popup, skip"
+
+// configPath returns where the config file is: $XDG_CONFIG_HOME/trailboss/config.toml, else
+// ~/.config/trailboss/config.toml.
+func configPath(getenv func(string) string) string {
+	if d := getenv("XDG_CONFIG_HOME"); d != "" {
+		return filepath.Join(d, "trailboss", "config.toml")
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(home, ".config", "trailboss", "config.toml")
+}
+
+// loadConfig reads the config file; a missing file is an empty config. An error names the
+// file, the line and what is wrong with the value.
+func loadConfig(getenv func(string) string) (fileConfig, error) {
+	var c fileConfig
+	path := configPath(getenv)
+	if path == "" {
+		return c, nil
+	}
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return c, nil
+	}
+	if err != nil {
+		return c, fmt.Errorf("config: %w", err)
+	}
+	dec := toml.NewDecoder(strings.NewReader(string(b)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		var de *toml.DecodeError
+		var strict *toml.StrictMissingError
+		switch {
+		case errors.As(err, &de):
+			line, _ := de.Position()
+			key := strings.Join(de.Key(), ".")
+			msg := strings.TrimPrefix(de.Error(), "toml: ")
+			if msg == "unknown field" {
+				return c, fmt.Errorf("%s:%d: unknown setting %q (%s)", path, line, key, knownSettings)
+			}
+			if key != "" {
+				msg = key + ": " + msg
+			}
+			return c, fmt.Errorf("%s:%d: %s", path, line, msg)
+		case errors.As(err, &strict):
+			first := strict.Errors[0]
+			line, _ := first.Position()
+			return c, fmt.Errorf("%s:%d: unknown setting %q (%s)", path, line, strings.Join(first.Key(), "."), knownSettings)
+		}
+		return c, fmt.Errorf("%s: %w", path, err)
+	}
+	return c, nil
 }

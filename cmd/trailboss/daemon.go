@@ -8,12 +8,13 @@ import (
 	"time"
 
 	"github.com/trailboss/trailboss/daemon"
+	"github.com/trailboss/trailboss/daemon/statedir"
 )
 
 func runDaemon(ctx context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("daemon", flag.ContinueOnError)
-	var p place
-	placeFlags(fs, &p)
+	addr := fs.String("addr", "", "loopback address to listen on (default $TRAILBOSS_ADDR, config addr, "+defaultAddr+")")
+	stateDir := fs.String("state-dir", "", "state directory (default $TRAILBOSS_STATE_DIR, $XDG_STATE_HOME/trailboss)")
 	cooldown := fs.Duration("cooldown", 60*time.Second, "how long a skipped item waits before it can be the head again")
 	sweep := fs.Duration("sweep", 10*time.Second, "interval of the stat-only transcript sweep and the pane liveness check")
 	settle := fs.Duration("settle", 1500*time.Millisecond, "how long a transcript that says \"waiting\" must stay quiet before it is queued")
@@ -22,8 +23,28 @@ func runDaemon(ctx context.Context, e *env, args []string) error {
 	if err := parse(fs, args, e.stderr); err != nil {
 		return err
 	}
-	if err := p.resolve(e.getenv); err != nil {
+	cfg, err := loadConfig(e.getenv)
+	if err != nil {
 		return err
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	// The config file fills in what neither a flag nor the environment gave.
+	if !set["addr"] {
+		*addr = firstNonEmpty(e.getenv("TRAILBOSS_ADDR"), cfg.Addr, defaultAddr)
+	}
+	for name, d := range map[string]struct {
+		flag *time.Duration
+		file duration
+	}{"cooldown": {cooldown, cfg.Cooldown}, "sweep": {sweep, cfg.Sweep}, "settle": {settle, cfg.Settle}} {
+		if !set[name] && d.file.set {
+			*d.flag = d.file.Duration
+		}
+	}
+	if *stateDir == "" {
+		if *stateDir, err = statedir.Default(); err != nil {
+			return err
+		}
 	}
 	if *cooldown < 0 || *sweep <= 0 || *settle < 0 {
 		return fmt.Errorf("%w: --cooldown and --settle must not be negative, --sweep must be positive", errUsage)
@@ -34,7 +55,16 @@ func runDaemon(ctx context.Context, e *env, args []string) error {
 	}
 	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: level}))
 	return daemon.Run(ctx, daemon.Config{
-		Addr: p.addr, StateDir: p.stateDir, Cooldown: *cooldown, Sweep: *sweep, Settle: *settle,
-		NoWatch: *noWatch, Version: version, Log: log,
+		Addr: *addr, StateDir: *stateDir, Cooldown: *cooldown, Sweep: *sweep, Settle: *settle,
+		NoWatch: *noWatch, OnStuck: cfg.OnStuck, Version: version, Log: log,
 	})
+}
+
+func firstNonEmpty(values ...string) string {
+	for _, v := range values {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
 }

@@ -32,6 +32,8 @@ func runStart(ctx context.Context, e *env, args []string) error {
 	if err := parse(fs, args, e.stderr); err != nil {
 		return err
 	}
+	// Only an address given here is passed on; otherwise the daemon takes its config's.
+	explicitAddr := firstNonEmpty(p.addr, e.getenv("TRAILBOSS_ADDR"))
 	if err := p.resolve(e.getenv); err != nil {
 		return err
 	}
@@ -47,7 +49,10 @@ func runStart(ctx context.Context, e *env, args []string) error {
 		}
 		socket = s
 	}
-	argv := []string{selfPath(), "daemon", "--addr", p.addr, "--state-dir", p.stateDir}
+	argv := []string{selfPath(), "daemon", "--state-dir", p.stateDir}
+	if explicitAddr != "" {
+		argv = append(argv, "--addr", explicitAddr)
+	}
 	where := ""
 	if socket != "" {
 		if err := startInTmux(ctx, socket, argv); err != nil {
@@ -102,7 +107,7 @@ func waitRunning(ctx context.Context, p place, timeout time.Duration) (string, e
 	deadline := time.Now().Add(timeout)
 	for {
 		if rec, held := statedir.Holder(p.stateDir); held {
-			if c, err := client.New(p.addr, p.stateDir, time.Second); err == nil {
+			if c, err := client.New(statedir.LastAddr(p.stateDir), p.stateDir, time.Second); err == nil {
 				if _, err := c.Status(ctx); err == nil {
 					return rec, nil
 				}

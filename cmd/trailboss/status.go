@@ -68,7 +68,7 @@ func runLs(ctx context.Context, e *env, args []string) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "#\tAGE\tREASON\tPANE\tPROJECT\tSUMMARY")
+	fmt.Fprintln(tw, "#\tAGE\tREASON\tPANE\tSESSION\tPROJECT\tSUMMARY")
 	now := time.Now()
 	for _, it := range items {
 		pos := fmt.Sprint(it.Position)
@@ -79,8 +79,8 @@ func runLs(ctx context.Context, e *env, args []string) error {
 		if it.Detail != "" {
 			reason += "/" + it.Detail
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", pos, age(now.Sub(it.Since)), reason, it.Pane,
-			filepath.Base(it.Cwd), clipRunes(it.Summary, 70))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", pos, age(now.Sub(it.Since)), reason, it.Pane,
+			clipRunes(it.SessionID, 8), filepath.Base(it.Cwd), clipRunes(it.Summary, 60))
 	}
 	return tw.Flush()
 }

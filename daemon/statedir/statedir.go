@@ -154,6 +154,21 @@ func HolderPID(record string) int {
 	return pid
 }
 
+// LastAddr returns the address the daemon of dir listens (or last listened) on, from its
+// lock record, or "" when no daemon ever ran there. Clients use it so that an address set
+// only in the daemon's config file still reaches every hook and key binding.
+func LastAddr(dir string) string {
+	b, err := os.ReadFile(filepath.Join(dir, LockFile))
+	if err != nil {
+		return ""
+	}
+	_, addr, ok := strings.Cut(strings.TrimSpace(string(b)), " on ")
+	if !ok {
+		return ""
+	}
+	return addr
+}
+
 // Release lets another daemon start.
 func (l *Lock) Release() error {
 	return l.f.Close() // closing drops the flock

@@ -1,0 +1,69 @@
+package daemon
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"os/exec"
+	"time"
+
+	"github.com/trailboss/trailboss/daemon/queue"
+)
+
+// OnStuckHook runs the user's on_stuck command (say, notify-send) for each newly stuck
+// session, with the session in its environment. It never blocks the engine: at most
+// onStuckBacklog runs wait, and a burst beyond that is dropped with a warning.
+type OnStuckHook struct {
+	Command string
+	Log     *slog.Logger
+
+	pending chan queue.Session
+}
+
+const (
+	onStuckBacklog = 64
+	onStuckTimeout = 10 * time.Second
+)
+
+// Enqueue hands a newly stuck session to the runner without waiting.
+func (h *OnStuckHook) Enqueue(s queue.Session) {
+	select {
+	case h.channel() <- s:
+	default:
+		h.Log.Warn("on_stuck: too many runs waiting; skipped one", "session", s.ID)
+	}
+}
+
+func (h *OnStuckHook) channel() chan queue.Session {
+	if h.pending == nil {
+		h.pending = make(chan queue.Session, onStuckBacklog)
+	}
+	return h.pending
+}
+
+// Run runs the command for each enqueued session, one at a time, until ctx ends.
+func (h *OnStuckHook) Run(ctx context.Context) error {
+	pending := h.channel()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case s := <-pending:
+			h.run(ctx, s)
+		}
+	}
+}
+
+func (h *OnStuckHook) run(ctx context.Context, s queue.Session) {
+	ctx, cancel := context.WithTimeout(ctx, onStuckTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", h.Command)
+	// The session's words reach the command as environment, never spliced into it.
+	cmd.Env = append(os.Environ(),
+		"TRAILBOSS_SESSION="+s.ID, "TRAILBOSS_PANE="+s.Pane, "TRAILBOSS_REASON="+s.Reason,
+		"TRAILBOSS_DETAIL="+s.Detail, "TRAILBOSS_SUMMARY="+s.Summary, "TRAILBOSS_CWD="+s.Cwd,
+		"TRAILBOSS_TMUX_SOCKET="+s.TmuxSocket)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		h.Log.Warn("on_stuck failed", "session", s.ID, "err", err, "output", string(out))
+	}
+}
