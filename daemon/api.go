@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sort"
 	"strings"
 	"time"
 
@@ -53,6 +54,7 @@ func (a *API) Handler() http.Handler {
 		r.Post("/v1/skip", a.skip)
 		r.Post("/v1/dismiss", a.dismiss)
 		r.Get("/v1/status", a.status)
+		r.Get("/v1/sessions", a.sessions)
 	})
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no such endpoint: "+r.Method+" "+r.URL.Path)
@@ -261,6 +263,18 @@ func (a *API) dismiss(w http.ResponseWriter, r *http.Request) {
 func (a *API) status(w http.ResponseWriter, r *http.Request) {
 	stuck, ready := a.Engine.Status()
 	writeJSON(w, http.StatusOK, wire.Status{Stuck: stuck, Ready: ready})
+}
+
+// sessions lists every live session, most recently heard from first (for doctor).
+func (a *API) sessions(w http.ResponseWriter, r *http.Request) {
+	all := a.Engine.Snapshot()
+	sort.Slice(all, func(i, j int) bool { return all[i].LastEventAt.After(all[j].LastEventAt) })
+	out := wire.Sessions{Sessions: make([]wire.Session, len(all))}
+	for i, s := range all {
+		out.Sessions[i] = wire.Session{SessionID: s.ID, Harness: s.Harness, Pane: s.Pane,
+			TmuxSocket: s.TmuxSocket, Cwd: s.Cwd, Stuck: s.Stuck, LastEventAt: s.LastEventAt}
+	}
+	writeJSON(w, http.StatusOK, out)
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {

@@ -1,8 +1,343 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/trailboss/trailboss/adapter"
+	"github.com/trailboss/trailboss/daemon/client"
+	"github.com/trailboss/trailboss/daemon/statedir"
+	"github.com/trailboss/trailboss/tmuxctl"
 )
 
-func runDoctor(ctx context.Context, e *env, args []string) error { return errors.New("not yet") }
+// finding is one line of the doctor's report.
+type finding struct {
+	level  level
+	what   string
+	detail []string
+	fix    string // the command (or action) that fixes it
+}
+
+type level int
+
+const (
+	good level = iota
+	note       // worth knowing, nothing broken
+	bad        // broken: doctor exits 1
+)
+
+func (l level) mark() string { return [...]string{"✓", "!", "✗"}[l] }
+
+// runDoctor checks every part of the setup, in the order a hook's event travels, and says
+// how to fix what is broken. It exits 1 when something is.
+func runDoctor(ctx context.Context, e *env, args []string) error {
+	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
+	var p place
+	placeFlags(fs, &p)
+	socketFlag := fs.String("socket", "", "tmux server to check (default: from $TMUX)")
+	project := fs.String("project", ".", "project whose .claude settings to check too")
+	if err := parse(fs, args, e.stderr); err != nil {
+		return err
+	}
+	if err := p.resolve(e.getenv); err != nil {
+		return err
+	}
+	socket := *socketFlag
+	if socket == "" {
+		socket, _ = adapter.SocketFromTmuxEnv(e.getenv("TMUX"))
+	}
+	d := &doctor{getenv: e.getenv, place: p, socket: socket, project: *project}
+	var out []finding
+	out = append(out, d.tmuxVersion(ctx))
+	tok := d.token()
+	out = append(out, tok)
+	if tok.level != bad {
+		out = append(out, d.daemon(ctx)...)
+	}
+	out = append(out, d.hooks()...)
+	if socket != "" {
+		out = append(out, d.tmuxSetup(ctx)...)
+	}
+	out = append(out, d.emitLog())
+
+	broken := 0
+	for _, f := range out {
+		fmt.Fprintf(e.stdout, "%s %s\n", f.level.mark(), f.what)
+		for _, l := range f.detail {
+			fmt.Fprintf(e.stdout, "    %s\n", l)
+		}
+		if f.fix != "" {
+			fmt.Fprintf(e.stdout, "    fix: %s\n", f.fix)
+		}
+		if f.level == bad {
+			broken++
+		}
+	}
+	if broken > 0 {
+		fmt.Fprintf(e.stdout, "\n%d problem(s) found.\n", broken)
+		return errSilent
+	}
+	fmt.Fprintln(e.stdout, "\nAll good.")
+	return nil
+}
+
+type doctor struct {
+	getenv  func(string) string
+	place   place
+	socket  string
+	project string
+}
+
+func (d *doctor) tmuxVersion(ctx context.Context) finding {
+	// tmux -V connects to no server; the socket is only there because every call names one.
+	srv := tmuxctl.New(firstNonEmpty(d.socket, filepath.Join(os.TempDir(), "trailboss-doctor-none")))
+	v, err := srv.Version(ctx)
+	if err != nil {
+		return finding{level: bad, what: "tmux not found: " + err.Error(), fix: "apt-get install tmux (3.2 or newer)"}
+	}
+	major, minor := tmuxMajorMinor(v)
+	if major < 3 || (major == 3 && minor < 2) {
+		return finding{level: bad, what: "tmux " + v + " is too old: the popup needs display-popup (tmux 3.2)",
+			fix: "install tmux 3.2 or newer"}
+	}
+	return finding{level: good, what: "tmux " + v}
+}
+
+// tmuxMajorMinor reads "3.3a" or "next-3.4" as 3, 3 or 3, 4; 0, 0 when unreadable.
+func tmuxMajorMinor(v string) (int, int) {
+	v = strings.TrimPrefix(v, "next-")
+	maj, rest, _ := strings.Cut(v, ".")
+	major, err := strconv.Atoi(maj)
+	if err != nil {
+		return 0, 0
+	}
+	digits := strings.TrimRightFunc(rest, func(r rune) bool { return r < '0' || r > '9' })
+	minor, _ := strconv.Atoi(digits)
+	return major, minor
+}
+
+func (d *doctor) token() finding {
+	path := filepath.Join(d.place.stateDir, statedir.TokenFile)
+	if _, err := statedir.ReadToken(d.place.stateDir); err != nil {
+		return finding{level: bad, what: "token not readable: " + err.Error(), fix: "trailboss start"}
+	}
+	if fi, err := os.Stat(path); err == nil && fi.Mode().Perm()&0o077 != 0 {
+		return finding{level: bad, what: fmt.Sprintf("token %s is readable by others (mode %v)", path, fi.Mode().Perm()),
+			fix: "chmod 600 " + shellQuote(path)}
+	}
+	return finding{level: good, what: "token readable: " + path}
+}
+
+func (d *doctor) daemon(ctx context.Context) []finding {
+	c, err := client.New(d.place.addr, d.place.stateDir, time.Second)
+	if err == nil {
+		_, err = c.Health(ctx)
+	}
+	if err != nil {
+		return []finding{{level: bad, what: "daemon not answering at " + d.place.addr, detail: []string{err.Error()}, fix: "trailboss start"}}
+	}
+	rec, _ := statedir.Holder(d.place.stateDir)
+	out := []finding{{level: good, what: fmt.Sprintf("daemon answering at %s (%s)", d.place.addr, rec)}}
+	sessions, err := c.Sessions(ctx)
+	if err != nil {
+		return append(out, finding{level: bad, what: "daemon refused the token: " + err.Error(), fix: "trailboss stop && trailboss start"})
+	}
+	if len(sessions) == 0 {
+		return append(out, finding{level: note, what: "no session has reported yet",
+			detail: []string{"start Claude Code in a tmux pane; hooks run only once you trust the workspace"}})
+	}
+	f := finding{level: good, what: fmt.Sprintf("%d session(s) reporting; last event from each:", len(sessions))}
+	var nopane []string
+	now := time.Now()
+	for _, s := range sessions {
+		state := "working"
+		if s.Stuck {
+			state = "stuck"
+		}
+		pane := s.Pane
+		if pane == "" {
+			pane = "no pane"
+			nopane = append(nopane, clipRunes(s.SessionID, 8))
+		}
+		f.detail = append(f.detail, fmt.Sprintf("%-8s  %-8s  %-7s  %s ago  %s", clipRunes(s.SessionID, 8), pane, state,
+			age(now.Sub(s.LastEventAt)), filepath.Base(s.Cwd)))
+	}
+	out = append(out, f)
+	if len(nopane) > 0 {
+		out = append(out, finding{level: bad, what: "TMUX_PANE does not arrive with the events of " + strings.Join(nopane, ", "),
+			detail: []string{"Trail Boss cannot take you to a session it cannot place"},
+			fix:    "run claude inside a tmux pane (and update Claude Code if it is: one release stripped TMUX_PANE)"})
+	} else {
+		out = append(out, finding{level: good, what: "TMUX_PANE arrives with every session's events"})
+	}
+	return out
+}
+
+// settingsFiles are the Claude Code settings files that apply, in the order Claude Code
+// merges them.
+func (d *doctor) settingsFiles() []string {
+	user := filepath.Join(firstNonEmpty(d.getenv("CLAUDE_CONFIG_DIR"), filepath.Join(homeDir(d.getenv), ".claude")), "settings.json")
+	return []string{user,
+		filepath.Join(d.project, ".claude", "settings.json"),
+		filepath.Join(d.project, ".claude", "settings.local.json")}
+}
+
+func homeDir(getenv func(string) string) string {
+	if h := getenv("HOME"); h != "" {
+		return h
+	}
+	h, _ := os.UserHomeDir()
+	return h
+}
+
+func (d *doctor) hooks() []finding {
+	var out []finding
+	var where []string
+	missing := map[string]bool{}
+	for _, ev := range hookEvents {
+		missing[ev] = true
+	}
+	for _, path := range d.settingsFiles() {
+		b, err := os.ReadFile(path)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			out = append(out, finding{level: bad, what: "cannot read " + path + ": " + err.Error()})
+			continue
+		}
+		var s struct {
+			DisableAllHooks bool                       `json:"disableAllHooks"`
+			Hooks           map[string][]hookGroupJSON `json:"hooks"`
+		}
+		if err := json.Unmarshal(b, &s); err != nil {
+			out = append(out, finding{level: bad, what: path + " is not valid JSON: " + err.Error(), fix: "repair the file, then trailboss setup"})
+			continue
+		}
+		if s.DisableAllHooks {
+			out = append(out, finding{level: bad, what: path + " sets disableAllHooks: no hook runs at all",
+				fix: `remove "disableAllHooks": true from ` + path})
+		}
+		found := false
+		for ev, groups := range s.Hooks {
+			for _, g := range groups {
+				for _, h := range g.Hooks {
+					if isTrailbossEmit(h.Command) {
+						delete(missing, ev)
+						found = true
+					}
+				}
+			}
+		}
+		if found {
+			where = append(where, path)
+		}
+	}
+	switch {
+	case len(where) == 0:
+		out = append(out, finding{level: bad, what: "Claude Code hooks not installed", fix: "trailboss setup"})
+	case len(missing) > 0:
+		var ev []string
+		for _, e := range hookEvents {
+			if missing[e] {
+				ev = append(ev, e)
+			}
+		}
+		out = append(out, finding{level: bad, what: "Claude Code hooks installed in " + strings.Join(where, ", ") + " but missing for " + strings.Join(ev, ", "),
+			fix: "trailboss setup"})
+	default:
+		out = append(out, finding{level: good, what: "Claude Code hooks installed in " + strings.Join(where, ", ")})
+	}
+	out = append(out, finding{level: note, what: "hooks run only in workspaces you trusted in Claude Code's first-run dialog"})
+	return out
+}
+
+// hookEvents are the Claude Code events Trail Boss's hooks listen to.
+var hookEvents = []string{"SessionStart", "UserPromptSubmit", "Stop", "StopFailure", "PermissionRequest",
+	"PreToolUse", "PostToolUse", "PostToolUseFailure", "Notification", "SessionEnd"}
+
+type hookGroupJSON struct {
+	Hooks []struct {
+		Command string `json:"command"`
+	} `json:"hooks"`
+}
+
+// isTrailbossEmit reports whether a hook command runs `trailboss emit` (by any path).
+func isTrailbossEmit(cmd string) bool {
+	f := strings.Fields(cmd)
+	return len(f) == 2 && f[1] == "emit" && filepath.Base(strings.Trim(f[0], `'"`)) == "trailboss"
+}
+
+func (d *doctor) tmuxSetup(ctx context.Context) []finding {
+	srv := tmuxctl.New(d.socket)
+	keys, err := srv.ListKeys(ctx, "prefix")
+	if err != nil {
+		return []finding{{level: bad, what: "tmux server " + d.socket + ": " + err.Error()}}
+	}
+	var out []finding
+	bound := map[string]string{}
+	for _, k := range keys {
+		for _, cmd := range []string{"jump-next", "skip", "popup"} {
+			if strings.Contains(k, "trailboss") && strings.Contains(k, " "+cmd+" ") {
+				if f := strings.Fields(k); len(f) > 3 {
+					bound[cmd] = f[3]
+				}
+			}
+		}
+	}
+	if len(bound) == 0 {
+		out = append(out, finding{level: bad, what: "no Trail Boss keys bound on this tmux server", fix: "trailboss setup (or: trailboss tmux-conf >> ~/.tmux.conf)"})
+	} else {
+		var parts []string
+		for _, cmd := range []string{"jump-next", "popup", "skip"} {
+			if k, ok := bound[cmd]; ok {
+				parts = append(parts, "prefix "+k+" → "+cmd)
+			}
+		}
+		out = append(out, finding{level: good, what: "keys bound: " + strings.Join(parts, ", ")})
+	}
+	left, _ := srv.GlobalOption(ctx, "status-left")
+	right, _ := srv.GlobalOption(ctx, "status-right")
+	switch status := left + right; {
+	case strings.Contains(status, "@trailboss_status"):
+		out = append(out, finding{level: good, what: "status line shows #{@trailboss_status}"})
+	case strings.Contains(status, "trailboss status"):
+		out = append(out, finding{level: note, what: "status line runs #(trailboss status) on every redraw",
+			fix: "use #{@trailboss_status} instead: the daemon keeps it current at no cost"})
+	default:
+		out = append(out, finding{level: note, what: "the status line does not show the stuck count",
+			fix: `tmux set -ag status-right " #{@trailboss_status}"`})
+	}
+	return out
+}
+
+// emitLog reports the last failure a hook logged, if any in the last day.
+func (d *doctor) emitLog() finding {
+	path := filepath.Join(d.place.stateDir, statedir.EmitLog)
+	f, err := os.Open(path)
+	if err != nil {
+		return finding{level: good, what: "no hook failures logged"}
+	}
+	defer f.Close()
+	var last string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		last = sc.Text()
+	}
+	stamp, msg, _ := strings.Cut(last, " ")
+	t, err := time.Parse(time.RFC3339, stamp)
+	if last == "" || err != nil || time.Since(t) > 24*time.Hour {
+		return finding{level: good, what: "no hook failures logged in the last day"}
+	}
+	return finding{level: note, what: "a hook failed " + age(time.Since(t)) + " ago: " + msg,
+		detail: []string{"see " + path}}
+}

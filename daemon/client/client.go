@@ -125,6 +125,22 @@ func (c *Client) Dismiss(ctx context.Context, id string) error {
 	return err
 }
 
+// Sessions returns every live session, most recently heard from first.
+func (c *Client) Sessions(ctx context.Context) ([]wire.Session, error) {
+	var out wire.Sessions
+	_, err := c.do(ctx, http.MethodGet, "/v1/sessions", nil, &out)
+	return out.Sessions, err
+}
+
+// Health asks the daemon's health check (no token needed) and returns its version.
+func (c *Client) Health(ctx context.Context) (string, error) {
+	var out struct {
+		Version string `json:"version"`
+	}
+	_, err := c.do(ctx, http.MethodGet, "/healthz", nil, &out)
+	return out.Version, err
+}
+
 // Status returns the stuck and ready counts.
 func (c *Client) Status(ctx context.Context) (Status, error) {
 	var s Status

@@ -36,3 +36,19 @@ type Status struct {
 type Error struct {
 	Error string `json:"error"`
 }
+
+// Session is one live session as GET /v1/sessions shows it.
+type Session struct {
+	SessionID   string    `json:"session_id"`
+	Harness     string    `json:"harness"`
+	Pane        string    `json:"pane"` // "" when no event carried one: TMUX_PANE did not arrive
+	TmuxSocket  string    `json:"tmux_socket"`
+	Cwd         string    `json:"cwd"`
+	Stuck       bool      `json:"stuck"`
+	LastEventAt time.Time `json:"last_event_at"`
+}
+
+// Sessions is the answer of GET /v1/sessions.
+type Sessions struct {
+	Sessions []Session `json:"sessions"`
+}
