@@ -9,9 +9,11 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/go-chi/chi/v5"
 
@@ -38,6 +40,15 @@ type API struct {
 	Version string
 	Log     *slog.Logger
 	Now     func() time.Time
+	// SocketExists reports whether a tmux socket is there; nil means IsSocket. An event
+	// from a tmux server that does not exist could never be navigated to.
+	SocketExists func(path string) bool
+}
+
+// IsSocket reports whether path is a unix socket.
+func IsSocket(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode()&os.ModeSocket != 0
 }
 
 // Handler returns the routes. Everything but /healthz needs the bearer token; anything that
@@ -146,6 +157,10 @@ func (a *API) claudeHook(w http.ResponseWriter, r *http.Request) {
 			at = t
 		}
 	}
+	if !utf8.Valid(body) {
+		writeError(w, http.StatusBadRequest, "body is not valid UTF-8")
+		return
+	}
 	ev, err := claude.ParseHook(body, claude.Meta{Pane: r.Header.Get(HeaderPane), Tmux: r.Header.Get(HeaderTmux), EmittedAt: at})
 	switch {
 	case errors.Is(err, claude.ErrUnknownEvent):
@@ -155,6 +170,10 @@ func (a *API) claudeHook(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
+	if !a.socketOK(ev.TmuxSocket) {
+		writeError(w, http.StatusBadRequest, "tmux socket "+adapter.CleanText(ev.TmuxSocket, 200)+" (from TMUX) does not exist or is not a socket")
+		return
+	}
 	changed, err := a.Engine.Ingest(r.Context(), ev)
 	if err != nil {
 		a.Log.Error("ingest", "session", ev.SessionID, "err", err)
@@ -162,6 +181,16 @@ func (a *API) claudeHook(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "changed": changed})
+}
+
+func (a *API) socketOK(path string) bool {
+	if path == "" {
+		return true
+	}
+	if a.SocketExists != nil {
+		return a.SocketExists(path)
+	}
+	return IsSocket(path)
 }
 
 func toItem(pos int, it queue.Item) wire.Item {
