@@ -29,6 +29,7 @@ type Config struct {
 	Sweep    time.Duration // stat-only transcript sweep and liveness check
 	Settle   time.Duration // how long a waiting transcript tail must stay quiet to be queued
 	NoWatch  bool          // do not use fsnotify (the sweep alone reconciles)
+	Reset    bool          // move a corrupt or unwanted state.db aside and start empty
 	OnStuck  string        // a shell command run for each newly stuck session, or ""
 	Version  string
 	Log      *slog.Logger
@@ -49,6 +50,41 @@ func CheckLoopback(addr string) error {
 	return nil
 }
 
+// ErrStateLost is returned when state.db is gone although a daemon ran here before: the
+// queue it held would be silently lost, so the operator must say --reset.
+var ErrStateLost = errors.New("state database is missing")
+
+// openStore opens state.db. A corrupt file, or one deleted since the last run, is an error
+// that says how to start fresh; with cfg.Reset the old file is moved aside first.
+func openStore(ctx context.Context, cfg Config, ranBefore bool) (*store.Store, error) {
+	path := filepath.Join(cfg.StateDir, statedir.DBFile)
+	if cfg.Reset {
+		if err := moveAside(path); err != nil {
+			return nil, err
+		}
+	} else if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) && ranBefore {
+		return nil, fmt.Errorf("%w: %s is gone, but a daemon ran with this state directory before; "+
+			"to start with an empty queue, run: trailboss daemon --reset", ErrStateLost, path)
+	}
+	st, err := store.Open(ctx, path)
+	if errors.Is(err, store.ErrCorrupt) {
+		return nil, fmt.Errorf("%w\nto move it aside and start with an empty queue, run: trailboss daemon --reset", err)
+	}
+	return st, err
+}
+
+// moveAside renames path (and its WAL files) to path.reset-<time>, keeping it for a post-mortem.
+func moveAside(path string) error {
+	stamp := time.Now().UTC().Format("20060102T150405")
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		err := os.Rename(path+suffix, path+".reset-"+stamp+suffix)
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("reset: %w", err)
+		}
+	}
+	return nil
+}
+
 // Run serves until ctx ends, then shuts down gracefully.
 func Run(ctx context.Context, cfg Config) error {
 	log := cfg.Log
@@ -59,13 +95,14 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
+	ranBefore := statedir.LastAddr(cfg.StateDir) != "" // before our own record replaces it
 	lock, err := statedir.Acquire(cfg.StateDir, cfg.Addr)
 	if err != nil {
 		return err
 	}
 	defer lock.Release()
 
-	st, err := store.Open(ctx, filepath.Join(cfg.StateDir, statedir.DBFile))
+	st, err := openStore(ctx, cfg, ranBefore)
 	if err != nil {
 		return err
 	}
