@@ -34,13 +34,19 @@ type liveDaemon struct {
 // startDaemon runs the real binary (testscript put it on PATH) with a temp state dir.
 func startDaemon(t *testing.T, extra ...string) *liveDaemon {
 	t.Helper()
+	return startDaemonIn(t, t.TempDir(), extra...)
+}
+
+// startDaemonIn runs the real daemon with the given state directory.
+func startDaemonIn(t *testing.T, stateDir string, extra ...string) *liveDaemon {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	d := &liveDaemon{addr: addr, stateDir: t.TempDir(), log: &bytes.Buffer{}}
+	d := &liveDaemon{addr: addr, stateDir: stateDir, log: &bytes.Buffer{}}
 	args := append([]string{"daemon", "--addr", addr, "--state-dir", d.stateDir}, extra...)
 	d.cmd = exec.Command("trailboss", args...)
 	d.cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "XDG_CONFIG_HOME="+t.TempDir(), "TRAILBOSS_ADDR=")

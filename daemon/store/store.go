@@ -14,13 +14,37 @@ import (
 	"strings"
 	"time"
 
-	_ "github.com/mattn/go-sqlite3" // the "sqlite3" driver
+	"github.com/mattn/go-sqlite3" // also registers the "sqlite3" driver
 
 	"github.com/trailboss/trailboss/daemon/queue"
 )
 
 //go:embed migrations/*.sql
 var migrations embed.FS
+
+// Write failures that say what the operator must fix.
+var (
+	ErrDiskFull = errors.New("no space left on the state directory's disk")
+	ErrReadOnly = errors.New("the state directory is read-only")
+	ErrIO       = errors.New("disk I/O error in the state directory")
+)
+
+// writeError names the cause of a failed write when SQLite's code tells it.
+func writeError(err error) error {
+	var se sqlite3.Error
+	if !errors.As(err, &se) {
+		return err
+	}
+	switch se.Code {
+	case sqlite3.ErrFull:
+		return fmt.Errorf("%w: %v", ErrDiskFull, err)
+	case sqlite3.ErrReadonly, sqlite3.ErrCantOpen, sqlite3.ErrPerm:
+		return fmt.Errorf("%w: %v", ErrReadOnly, err)
+	case sqlite3.ErrIoErr:
+		return fmt.Errorf("%w: %v", ErrIO, err)
+	}
+	return err
+}
 
 // ErrCorrupt is returned by Open when the file is not a usable SQLite database.
 var ErrCorrupt = errors.New("state database is corrupt or not a trailboss database")
@@ -179,15 +203,22 @@ func (s *Store) SaveSessions(ctx context.Context, sessions []queue.Session) erro
 	if len(sessions) == 0 {
 		return nil
 	}
+	if err := s.save(ctx, sessions); err != nil {
+		return fmt.Errorf("save sessions: %w", writeError(err))
+	}
+	return nil
+}
+
+func (s *Store) save(ctx context.Context, sessions []queue.Session) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("save sessions: %w", err)
+		return err
 	}
 	defer tx.Rollback()
 	stmt, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO sessions (`+columns+`)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
-		return fmt.Errorf("save sessions: %w", err)
+		return err
 	}
 	defer stmt.Close()
 	for _, q := range sessions {
@@ -195,13 +226,10 @@ func (s *Store) SaveSessions(ctx context.Context, sessions []queue.Session) erro
 			q.TranscriptPath, q.Ended, q.Stuck, q.Reason, q.Detail, q.Summary, nanos(q.Since),
 			q.Rank, nanos(q.CooldownUntil), q.Dismissed, nanos(q.LastEventAt), nanos(q.PaneAt),
 			q.Offset, nanos(q.TailAt)); err != nil {
-			return fmt.Errorf("save session %q: %w", q.ID, err)
+			return fmt.Errorf("session %q: %w", q.ID, err)
 		}
 	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("save sessions: commit: %w", err)
-	}
-	return nil
+	return tx.Commit()
 }
 
 func nanos(t time.Time) int64 {
