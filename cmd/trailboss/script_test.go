@@ -90,6 +90,7 @@ var scriptCommands = map[string]func(ts *testscript.TestScript, neg bool, args [
 	"tmux-start":   cmdTmuxStart,
 	"tmux":         cmdTmux,
 	"tmux-use":     cmdTmuxUse,
+	"tmux-restart": cmdTmuxRestart,
 	"pane":         cmdPane,
 	"attach":       cmdAttach,
 	"press":        cmdPress,
@@ -156,6 +157,13 @@ func cmdTmuxStart(ts *testscript.TestScript, neg bool, args []string) {
 	_, err = runTmux(ts, "-f", "/dev/null", "new-session", "-d", "-s", "main", "-x", "160", "-y", "40")
 	ts.Check(err)
 	_, err = runTmux(ts, "set", "-g", "remain-on-exit", "off")
+	ts.Check(err)
+}
+
+// tmux-restart starts a new tmux server on the socket of one that was killed, with a
+// session "main", as a user who runs tmux again would.
+func cmdTmuxRestart(ts *testscript.TestScript, neg bool, args []string) {
+	_, err := runTmux(ts, "-f", "/dev/null", "new-session", "-d", "-s", "main", "-x", "160", "-y", "40")
 	ts.Check(err)
 }
 
