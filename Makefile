@@ -5,7 +5,7 @@ export CGO_ENABLED := 1
 GO ?= go
 BIN := bin/trailboss
 
-.PHONY: all build test test-short vet demo bench fuzz clean
+.PHONY: all build test test-short vet demo bench fuzz stress clean
 
 all: build
 
@@ -30,6 +30,12 @@ vet:
 # Try it: an isolated tmux server with the daemon and three simulated agents; attaches you.
 demo: build
 	./scripts/demo.sh
+
+# Stress and intrusive fault tests: a 20,000-event burst from 100 emit processes, inotify
+# exhaustion, a real browser page against the daemon. Installs chromium when missing.
+stress:
+	@command -v chromium >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+	TRAILBOSS_STRESS=1 TRAILBOSS_REQUIRE_TMUX=1 $(GO) test -count=1 -timeout 20m -run 'Stress' -v ./cmd/trailboss/ | grep -E '^(=== RUN|--- |\s+stress_test|PASS|FAIL|ok)'
 
 # Benchmarks.
 bench:
