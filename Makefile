@@ -46,6 +46,8 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParseHook -fuzztime 60s ./adapter/claude/
 	$(GO) test -run '^$$' -fuzz FuzzClassifyLine -fuzztime 60s ./adapter/claude/
 	$(GO) test -run '^$$' -fuzz FuzzParsePanes -fuzztime 60s ./tmuxctl/
+	$(GO) test -run '^$$' -fuzz FuzzParseClients -fuzztime 60s ./tmuxctl/
+	$(GO) test -run '^$$' -fuzz FuzzInstallUninstall -fuzztime 60s ./hooks/
 
 clean:
 	rm -rf bin

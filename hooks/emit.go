@@ -1,5 +1,6 @@
 // Package hooks is Trail Boss's side of Claude Code's hooks: the emitter that each hook runs
-// (emit.go), and later the installer of Trail Boss's entries in Claude Code's settings.
+// (emit.go), and the installer of Trail Boss's entries in Claude Code's settings
+// (settings.go).
 package hooks
 
 import (

@@ -51,6 +51,11 @@ const waitDelay = 2 * time.Second
 // run runs tmux -u -S socket args… and returns its standard output. args[0] names the
 // command in errors. A failure wraps the sentinel that tmux's message matches, if any.
 func (s *Server) run(ctx context.Context, args ...string) (string, error) {
+	return s.runInput(ctx, "", args...)
+}
+
+// runInput is run with stdin as tmux's standard input.
+func (s *Server) runInput(ctx context.Context, stdin string, args ...string) (string, error) {
 	name := args[0]
 	if s.Socket == "" {
 		return "", fmt.Errorf("tmux %s: empty socket path", name)
@@ -64,6 +69,9 @@ func (s *Server) run(ctx context.Context, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, bin, append([]string{"-u", "-S", s.Socket}, args...)...)
 	cmd.Env = s.Env
 	cmd.WaitDelay = waitDelay
+	if stdin != "" {
+		cmd.Stdin = strings.NewReader(stdin)
+	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout = &stdout
 	cmd.Stderr = &stderr

@@ -98,7 +98,7 @@ func (d *demo) start(ctx context.Context) error {
 	if err := os.MkdirAll(filepath.Join(d.dir, "home"), 0o700); err != nil {
 		return err
 	}
-	if err := os.WriteFile(conf, []byte(tmuxConf(d.self, d.addr, true)), 0o600); err != nil {
+	if err := os.WriteFile(conf, []byte(demoTmuxConf(d.self)), 0o600); err != nil {
 		return err
 	}
 	q := shellQuote
@@ -158,31 +158,6 @@ func freeLoopbackAddr() (string, error) {
 // shellQuote quotes s for sh.
 func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// tmuxQuote quotes s as one double-quoted tmux config word.
-func tmuxQuote(s string) string {
-	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, `$`, `\$`)
-	return `"` + r.Replace(s) + `"`
-}
-
-// tmuxConf returns the key bindings and status segment. With demo set it is a whole config
-// for the demo's own server (the daemon's address and state baked in).
-func tmuxConf(self, addr string, demo bool) string {
-	bin := shellQuote(self)
-	var b strings.Builder
-	if demo {
-		b.WriteString("set -g mouse on\nset -g status-interval 1\nset -g base-index 0\n")
-		b.WriteString(`set -g status-left "#[bold] trail boss demo #[default]| "` + "\n")
-		b.WriteString("set -g status-left-length 30\nset -g status-right-length 60\nset -g status-right \"\"\n")
-	}
-	// run-shell expands formats before sh sees the command; #{q:…} quotes them for sh, so
-	// the client that pressed the key is the one that moves.
-	where := " --client #{q:client_name} --socket #{q:socket_path}"
-	fmt.Fprintf(&b, "bind-key Tab run-shell -b %s\n", tmuxQuote(bin+" jump-next"+where))
-	fmt.Fprintf(&b, "bind-key S run-shell -b %s\n", tmuxQuote(bin+" skip"+where))
-	fmt.Fprintf(&b, "set -ag status-right %s\n", tmuxQuote(" #("+bin+" status) "))
-	return b.String()
 }
 
 const welcome = `

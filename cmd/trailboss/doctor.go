@@ -16,6 +16,7 @@ import (
 	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/daemon/client"
 	"github.com/trailboss/trailboss/daemon/statedir"
+	"github.com/trailboss/trailboss/hooks"
 	"github.com/trailboss/trailboss/tmuxctl"
 )
 
@@ -203,8 +204,8 @@ func (d *doctor) hooks() []finding {
 	var out []finding
 	var where []string
 	missing := map[string]bool{}
-	for _, ev := range hookEvents {
-		missing[ev] = true
+	for _, ev := range hooks.Events() {
+		missing[ev.Name] = true
 	}
 	for _, path := range d.settingsFiles() {
 		b, err := os.ReadFile(path)
@@ -231,7 +232,7 @@ func (d *doctor) hooks() []finding {
 		for ev, groups := range s.Hooks {
 			for _, g := range groups {
 				for _, h := range g.Hooks {
-					if isTrailbossEmit(h.Command) {
+					if hooks.IsTrailbossEmit(h.Command) {
 						delete(missing, ev)
 						found = true
 					}
@@ -247,9 +248,9 @@ func (d *doctor) hooks() []finding {
 		out = append(out, finding{level: bad, what: "Claude Code hooks not installed", fix: "trailboss setup"})
 	case len(missing) > 0:
 		var ev []string
-		for _, e := range hookEvents {
-			if missing[e] {
-				ev = append(ev, e)
+		for _, e := range hooks.Events() {
+			if missing[e.Name] {
+				ev = append(ev, e.Name)
 			}
 		}
 		out = append(out, finding{level: bad, what: "Claude Code hooks installed in " + strings.Join(where, ", ") + " but missing for " + strings.Join(ev, ", "),
@@ -261,20 +262,10 @@ func (d *doctor) hooks() []finding {
 	return out
 }
 
-// hookEvents are the Claude Code events Trail Boss's hooks listen to.
-var hookEvents = []string{"SessionStart", "UserPromptSubmit", "Stop", "StopFailure", "PermissionRequest",
-	"PreToolUse", "PostToolUse", "PostToolUseFailure", "Notification", "SessionEnd"}
-
 type hookGroupJSON struct {
 	Hooks []struct {
 		Command string `json:"command"`
 	} `json:"hooks"`
-}
-
-// isTrailbossEmit reports whether a hook command runs `trailboss emit` (by any path).
-func isTrailbossEmit(cmd string) bool {
-	f := strings.Fields(cmd)
-	return len(f) == 2 && f[1] == "emit" && filepath.Base(strings.Trim(f[0], `'"`)) == "trailboss"
 }
 
 func (d *doctor) tmuxSetup(ctx context.Context) []finding {

@@ -297,12 +297,13 @@ func cmdPress(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 }
 
-// bindkeys installs Trail Boss's key bindings on the script's tmux server.
+// bindkeys installs Trail Boss's key bindings (prefix Tab, g, S) and status segment on the
+// script's tmux server: the lines `trailboss tmux-conf` prints.
 func cmdBindKeys(ts *testscript.TestScript, neg bool, args []string) {
 	bin, err := exec.LookPath("trailboss")
 	ts.Check(err)
 	conf := filepath.Join(ts.Getenv("WORK"), "trailboss.tmux.conf")
-	ts.Check(os.WriteFile(conf, []byte(tmuxConf(bin, ts.Getenv("TRAILBOSS_ADDR"), false)), 0o600))
+	ts.Check(os.WriteFile(conf, []byte(tmuxLines(tmuxSettings{bin: shellWord(bin)})), 0o600))
 	_, err = runTmux(ts, "source-file", conf)
 	ts.Check(err)
 	// run-shell jobs get the server's global environment: give them the script's.

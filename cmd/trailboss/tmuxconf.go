@@ -1,0 +1,325 @@
+package main
+
+// The tmux side of Trail Boss: the key bindings and the status segment, as tmux config
+// lines (tmux-conf prints them) or applied to a running server (tmux-conf --apply, which
+// the tmux.conf block of setup and the TPM plugin trailboss.tmux run).
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/trailboss/trailboss/adapter"
+	"github.com/trailboss/trailboss/tmuxctl"
+)
+
+// tmuxKey is one key binding of Trail Boss; the tmux option overrides its key, and the
+// value "none" turns the binding off.
+type tmuxKey struct {
+	option, def, verb string
+}
+
+var tmuxKeys = []tmuxKey{
+	{"@trailboss-next-key", "Tab", "jump-next"},
+	{"@trailboss-popup-key", "g", "popup"},
+	{"@trailboss-skip-key", "S", "skip"},
+}
+
+// Options read from the server (besides the keys).
+const (
+	statusOption = "@trailboss-status" // "off": leave the status line alone
+	startOption  = "@trailboss-start"  // "off": --apply does not start the daemon
+	// statusSegment is what goes at the end of status-right: the daemon keeps the user
+	// option @trailboss_status current, so the status line runs no process per redraw.
+	statusSegment = " #{@trailboss_status}"
+)
+
+// tmuxSettings is everything the tmux lines depend on.
+type tmuxSettings struct {
+	bin  string            // the trailboss binary as a shell word
+	keys map[string]string // option → key; a missing option means its default
+	// statusOff is @trailboss-status "off".
+	statusOff bool
+	// statusKnown says statusLeft and statusRight are the server's current values; when
+	// they are not known, the lines decide in tmux when they are sourced.
+	statusKnown             bool
+	statusLeft, statusRight string
+}
+
+// key returns the key bound for k, or "" when its binding is off.
+func (s tmuxSettings) key(k tmuxKey) string {
+	v, ok := s.keys[k.option]
+	if !ok || v == "" {
+		v = k.def
+	}
+	if v == "none" {
+		return ""
+	}
+	return v
+}
+
+// tmuxLines returns the tmux config lines for s: one bind-key per key that is on, and the
+// status segment appended to status-right unless the user placed @trailboss_status in
+// status-left or status-right already, or turned it off. status-left is never touched.
+func tmuxLines(s tmuxSettings) string {
+	var b strings.Builder
+	b.WriteString("# Trail Boss: keys and status segment (printed by `trailboss tmux-conf`).\n")
+	// run-shell expands formats before sh sees the command; #{q:…} quotes them for sh, so
+	// the client that pressed the key is the one that moves.
+	where := " --client #{q:client_name} --socket #{q:socket_path}"
+	for _, k := range tmuxKeys {
+		key := s.key(k)
+		if key == "" {
+			continue
+		}
+		var sh string
+		switch k.verb {
+		case "popup":
+			// tmux 3.3a does not expand formats in display-popup's command, so the popup
+			// is opened from run-shell, which does; given several arguments, display-popup
+			// runs them as they are, with no second shell to quote for.
+			sh = "tmux -S #{q:socket_path} display-popup -c #{q:client_name} -E -w 90% -h 80% " +
+				s.bin + " popup" + where
+		default:
+			sh = s.bin + " " + k.verb + where
+		}
+		fmt.Fprintf(&b, "bind-key %s run-shell -b %s\n", tmuxKeyWord(key), tmuxQuote(sh))
+	}
+	switch {
+	case s.statusOff:
+	case s.statusKnown:
+		if !strings.Contains(s.statusLeft, "@trailboss_status") && !strings.Contains(s.statusRight, "@trailboss_status") {
+			fmt.Fprintf(&b, "set -ag status-right %s\n", tmuxQuote(statusSegment))
+		}
+	default:
+		// Decided by tmux when the lines run, so that sourcing them again (or after a
+		// status-right that already shows it) adds nothing.
+		cond := "#{||:#{==:#{" + statusOption + "},off},#{||:#{m:*@trailboss_status*,#{status-left}},#{m:*@trailboss_status*,#{status-right}}}}"
+		fmt.Fprintf(&b, "if-shell -F %s \"\" %s\n", tmuxQuote(cond), tmuxQuote("set -ag status-right '"+statusSegment+"'"))
+	}
+	return b.String()
+}
+
+var (
+	plainKey       = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+	plainShellWord = regexp.MustCompile(`^[A-Za-z0-9_./+:@%=,-]+$`)
+)
+
+// tmuxKeyWord writes a key name as one tmux config word.
+func tmuxKeyWord(k string) string {
+	if plainKey.MatchString(k) {
+		return k
+	}
+	return tmuxQuote(k)
+}
+
+// tmuxQuote quotes s as one double-quoted tmux config word.
+func tmuxQuote(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, `$`, `\$`)
+	return `"` + r.Replace(s) + `"`
+}
+
+// shellWord returns s as one sh word: as it is when nothing in it is special to sh.
+func shellWord(s string) string {
+	if plainShellWord.MatchString(s) {
+		return s
+	}
+	return shellQuote(s)
+}
+
+// demoTmuxConf is the whole tmux config of the demo's own server: its look, then the
+// lines every user gets, with all three keys and the status segment.
+func demoTmuxConf(self string) string {
+	var b strings.Builder
+	b.WriteString("set -g mouse on\nset -g status-interval 1\nset -g base-index 0\n")
+	b.WriteString(`set -g status-left "#[bold] trail boss demo #[default]| "` + "\n")
+	b.WriteString("set -g status-left-length 30\nset -g status-right-length 60\nset -g status-right \"\"\n")
+	b.WriteString(tmuxLines(tmuxSettings{bin: shellWord(self), statusKnown: true}))
+	return b.String()
+}
+
+// ---- the binary ---------------------------------------------------------------------------
+
+// trailbossBin returns how tmux and Claude Code should run this binary: "trailboss" when
+// the trailboss on PATH is this very binary, else its absolute path; and why.
+func trailbossBin() (word, why string) {
+	return binWord(selfPath(), exec.LookPath)
+}
+
+func binWord(self string, lookPath func(string) (string, error)) (word, why string) {
+	onPath, err := lookPath("trailboss")
+	if err != nil {
+		return shellWord(self), "no trailboss on your PATH, so this binary's absolute path"
+	}
+	a, errA := os.Stat(onPath)
+	b, errB := os.Stat(self)
+	if errA == nil && errB == nil && os.SameFile(a, b) {
+		return "trailboss", "the trailboss on your PATH is this binary"
+	}
+	return shellWord(self), "the trailboss on your PATH (" + onPath + ") is another binary, so this binary's absolute path"
+}
+
+// ---- talking to the running tmux server ----------------------------------------------------
+
+// tmuxOpTimeout bounds each conversation with the running tmux server.
+const tmuxOpTimeout = 5 * time.Second
+
+// readTmuxSettings reads the key options, the status opt-out and, when status is set, the
+// current status lines of the server.
+func readTmuxSettings(ctx context.Context, t *tmuxctl.Server, bin string, status bool) (tmuxSettings, error) {
+	ctx, cancel := context.WithTimeout(ctx, tmuxOpTimeout)
+	defer cancel()
+	s := tmuxSettings{bin: bin, keys: map[string]string{}}
+	for _, k := range tmuxKeys {
+		v, err := t.GlobalOption(ctx, k.option)
+		if err != nil {
+			return s, err
+		}
+		s.keys[k.option] = strings.TrimSpace(v)
+	}
+	v, err := t.GlobalOption(ctx, statusOption)
+	if err != nil {
+		return s, err
+	}
+	s.statusOff = strings.TrimSpace(v) == "off"
+	if status {
+		s.statusKnown = true
+		if s.statusLeft, err = t.GlobalOption(ctx, "status-left"); err != nil {
+			return s, err
+		}
+		if s.statusRight, err = t.GlobalOption(ctx, "status-right"); err != nil {
+			return s, err
+		}
+	}
+	return s, nil
+}
+
+// applyTmux binds the keys and adds the status segment on the server, deciding the status
+// rule on the server's current status lines.
+func applyTmux(ctx context.Context, t *tmuxctl.Server, bin string) error {
+	s, err := readTmuxSettings(ctx, t, bin, true)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, tmuxOpTimeout)
+	defer cancel()
+	return t.SourceConfig(ctx, tmuxLines(s))
+}
+
+// unapplyTmux undoes applyTmux on the server: it unbinds the keys that run trailboss and
+// takes the status segment off the end of status-right. It returns what it did, one line
+// each.
+func unapplyTmux(ctx context.Context, t *tmuxctl.Server) ([]string, error) {
+	s, err := readTmuxSettings(ctx, t, "", true)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, tmuxOpTimeout)
+	defer cancel()
+	var done []string
+	seen := map[string]bool{}
+	for _, k := range tmuxKeys {
+		for _, key := range []string{k.def, s.key(k)} {
+			if key == "" || seen[key] {
+				continue
+			}
+			seen[key] = true
+			bound, err := t.ListKeys(ctx, "prefix", key)
+			if err != nil || len(bound) == 0 || !runsTrailboss(bound[0]) {
+				continue // not bound, or not to us
+			}
+			if err := t.UnbindKey(ctx, "prefix", key); err != nil {
+				return done, err
+			}
+			done = append(done, "unbound prefix "+key)
+		}
+	}
+	if rest, ok := strings.CutSuffix(s.statusRight, statusSegment); ok {
+		if err := t.SetGlobalOption(ctx, "status-right", rest); err != nil {
+			return done, err
+		}
+		done = append(done, "took #{@trailboss_status} off status-right")
+	}
+	return done, nil
+}
+
+// runsTrailboss reports whether a key binding runs one of Trail Boss's navigation commands.
+func runsTrailboss(binding string) bool {
+	for _, cmd := range []string{" popup --client ", " jump-next --client ", " skip --client "} {
+		if strings.Contains(binding, cmd) {
+			return true
+		}
+	}
+	return false
+}
+
+// serverSocket returns the socket of the tmux server to talk to: flag, else $TMUX.
+func serverSocket(flagValue string, getenv func(string) string) (string, error) {
+	if flagValue != "" {
+		return flagValue, nil
+	}
+	return adapter.SocketFromTmuxEnv(getenv("TMUX"))
+}
+
+// ---- the command ---------------------------------------------------------------------------
+
+func runTmuxConf(ctx context.Context, e *env, args []string) error {
+	fs := flag.NewFlagSet("tmux-conf", flag.ContinueOnError)
+	apply := fs.Bool("apply", false, "apply the lines to the running tmux server instead of printing them, and start the daemon (unless @trailboss-start is off)")
+	socket := fs.String("socket", "", "tmux server socket (default: from $TMUX)")
+	noStart := fs.Bool("no-start", false, "with --apply: do not start the daemon")
+	if err := parse(fs, args, e.stderr); err != nil {
+		return err
+	}
+	bin, _ := trailbossBin()
+	sock, err := serverSocket(*socket, e.getenv)
+	if err != nil {
+		return err
+	}
+	if !*apply {
+		s := tmuxSettings{bin: bin}
+		if sock != "" { // the key options of the running server, if it answers
+			if got, err := readTmuxSettings(ctx, tmuxctl.New(sock), bin, false); err == nil {
+				s = got
+			}
+		}
+		fmt.Fprint(e.stdout, tmuxLines(s))
+		return nil
+	}
+	if sock == "" {
+		return fmt.Errorf("%w: not inside tmux: run it from tmux (the tmux.conf line does), or pass --socket", errUsage)
+	}
+	t := tmuxctl.New(sock)
+	if err := applyTmux(ctx, t, bin); err != nil {
+		return err
+	}
+	if *noStart {
+		return nil
+	}
+	if v, _ := t.GlobalOption(ctx, startOption); strings.TrimSpace(v) == "off" {
+		return nil
+	}
+	_, err = ensureDaemonFromTmux(ctx, sock) // silent when it works: tmux shows whatever this prints
+	return err
+}
+
+// ensureDaemonFromTmux runs `trailboss start --socket S`, which starts the daemon in a
+// tmux session of that server unless one runs, and returns what start said.
+func ensureDaemonFromTmux(ctx context.Context, socket string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, selfPath(), "start", "--socket", socket).CombinedOutput()
+	msg := strings.TrimPrefix(strings.TrimSpace(string(out)), "trailboss: ")
+	if err != nil {
+		if msg == "" {
+			msg = err.Error()
+		}
+		return "", fmt.Errorf("start the daemon: %s", msg)
+	}
+	return msg, nil
+}
