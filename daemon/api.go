@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"context"
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
@@ -12,6 +13,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -43,6 +45,8 @@ type API struct {
 	// SocketExists reports whether a tmux socket is there; nil means IsSocket. An event
 	// from a tmux server that does not exist could never be navigated to.
 	SocketExists func(path string) bool
+
+	events atomic.Int64 // hook events applied since start, from the API and the spool
 }
 
 // IsSocket reports whether path is a unix socket.
@@ -144,43 +148,66 @@ func (a *API) claudeHook(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	now := a.Now()
-	at := now
+	var at time.Time
 	if v := r.Header.Get(HeaderEmittedAt); v != "" {
 		t, err := time.Parse(time.RFC3339Nano, v)
 		if err != nil {
 			writeError(w, http.StatusBadRequest, HeaderEmittedAt+" is not an RFC 3339 time: "+adapter.CleanText(v, 60))
 			return
 		}
-		// A clock in the future would make every later real event look old.
-		if t.Before(now.Add(2 * time.Second)) {
-			at = t
-		}
+		at = t
+	}
+	// Once the event is here it is committed even if the hook gives up waiting: the hook
+	// may have spooled it too, and applying an event twice changes nothing.
+	res := a.ingestClaudeHook(context.WithoutCancel(r.Context()), body,
+		claude.Meta{Pane: r.Header.Get(HeaderPane), Tmux: r.Header.Get(HeaderTmux), EmittedAt: at})
+	if res.code != http.StatusOK {
+		writeError(w, res.code, res.msg)
+		return
+	}
+	out := map[string]any{"ok": true, "changed": res.changed}
+	if res.msg != "" {
+		out["ignored"] = res.msg
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// ingestResult is what became of one hook payload, as an HTTP status.
+type ingestResult struct {
+	code    int
+	changed bool
+	msg     string // the error, or why an acknowledged payload was ignored
+}
+
+// ingestClaudeHook turns one Claude Code hook payload into an event and applies it; the API
+// and the spool drain both come through here. A zero meta.EmittedAt means "now"; a time in
+// the future is not believed, because it would make every later real event look old.
+func (a *API) ingestClaudeHook(ctx context.Context, body []byte, meta claude.Meta) ingestResult {
+	now := a.Now()
+	if meta.EmittedAt.IsZero() || !meta.EmittedAt.Before(now.Add(2*time.Second)) {
+		meta.EmittedAt = now
 	}
 	if !utf8.Valid(body) {
-		writeError(w, http.StatusBadRequest, "body is not valid UTF-8")
-		return
+		return ingestResult{code: http.StatusBadRequest, msg: "body is not valid UTF-8"}
 	}
-	ev, err := claude.ParseHook(body, claude.Meta{Pane: r.Header.Get(HeaderPane), Tmux: r.Header.Get(HeaderTmux), EmittedAt: at})
+	ev, err := claude.ParseHook(body, meta)
 	switch {
 	case errors.Is(err, claude.ErrUnknownEvent):
-		writeJSON(w, http.StatusOK, map[string]any{"ok": true, "changed": false, "ignored": err.Error()})
-		return
+		return ingestResult{code: http.StatusOK, msg: err.Error()}
 	case err != nil:
-		writeError(w, http.StatusBadRequest, err.Error())
-		return
+		return ingestResult{code: http.StatusBadRequest, msg: err.Error()}
 	}
 	if !a.socketOK(ev.TmuxSocket) {
-		writeError(w, http.StatusBadRequest, "tmux socket "+adapter.CleanText(ev.TmuxSocket, 200)+" (from TMUX) does not exist or is not a socket")
-		return
+		return ingestResult{code: http.StatusBadRequest,
+			msg: "tmux socket " + adapter.CleanText(ev.TmuxSocket, 200) + " (from TMUX) does not exist or is not a socket"}
 	}
-	changed, err := a.Engine.Ingest(r.Context(), ev)
+	changed, err := a.Engine.Ingest(ctx, ev)
 	if err != nil {
 		a.Log.Error("ingest", "session", ev.SessionID, "err", err)
-		writeError(w, http.StatusServiceUnavailable, "event not stored: "+err.Error())
-		return
+		return ingestResult{code: http.StatusServiceUnavailable, msg: "event not stored: " + err.Error()}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "changed": changed})
+	a.events.Add(1)
+	return ingestResult{code: http.StatusOK, changed: changed}
 }
 
 func (a *API) socketOK(path string) bool {
@@ -291,7 +318,7 @@ func (a *API) dismiss(w http.ResponseWriter, r *http.Request) {
 
 func (a *API) status(w http.ResponseWriter, r *http.Request) {
 	stuck, ready := a.Engine.Status()
-	writeJSON(w, http.StatusOK, wire.Status{Stuck: stuck, Ready: ready})
+	writeJSON(w, http.StatusOK, wire.Status{Stuck: stuck, Ready: ready, Events: a.events.Load()})
 }
 
 // sessions lists every live session, most recently heard from first (for doctor).

@@ -137,6 +137,8 @@ func Run(ctx context.Context, cfg Config) error {
 		return nil
 	})
 	g.Go(func() error { return rec.Run(gctx) })
+	drainer := &SpoolDrainer{API: api, StateDir: cfg.StateDir, Interval: time.Second, Log: log.With("component", "spool")}
+	g.Go(func() error { return drainer.Run(gctx) })
 	status := &StatusPublisher{Engine: engine, Tmux: tmuxctl.New, Log: log.With("component", "status")}
 	g.Go(func() error { return status.Run(gctx) })
 	if hook != nil {

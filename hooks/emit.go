@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/trailboss/trailboss/adapter"
+	"github.com/trailboss/trailboss/daemon/spool"
 	"github.com/trailboss/trailboss/daemon/statedir"
 	"github.com/trailboss/trailboss/tmuxctl"
 )
@@ -38,8 +39,11 @@ type Emitter struct {
 	Now      func() time.Time
 }
 
-// Emit reads the hook payload from stdin and posts it with the hook's tmux location. It
-// returns an error for the caller to log; the caller must still exit 0 and print nothing.
+// Emit reads the hook payload from stdin and posts it with the hook's tmux location. What
+// the daemon does not acknowledge in time (it is down, or too slow in a burst) is left in
+// the spool, which the daemon drains; only a payload the daemon refuses as bad is dropped.
+// It returns an error for the caller to log; the caller must still exit 0 and print
+// nothing.
 func (e *Emitter) Emit(ctx context.Context) error {
 	emittedAt := e.Now()
 	ctx, cancel := context.WithTimeout(ctx, e.Timeout)
@@ -49,16 +53,40 @@ func (e *Emitter) Emit(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("read hook payload: %w", err)
 	}
-	token, err := statedir.ReadToken(e.StateDir)
-	if err != nil {
-		return err
-	}
 	pane := e.Getenv("TMUX_PANE")
 	tmux := e.Getenv("TMUX")
 	if pane == "" && tmux != "" {
 		// One Claude Code release stripped TMUX_PANE; the pane whose process is our
 		// ancestor is the same answer.
 		pane = paneOfAncestor(ctx, tmux)
+	}
+	err = e.post(ctx, body, pane, tmux, emittedAt)
+	var refused *refusedError
+	if err == nil || errors.As(err, &refused) {
+		return err
+	}
+	ev := spool.Event{Harness: "claude", Pane: pane, Tmux: tmux, EmittedAt: emittedAt, Body: body}
+	if serr := spool.Write(e.StateDir, ev); serr != nil {
+		return fmt.Errorf("%w; and it could not be spooled: %v (event lost)", err, serr)
+	}
+	return fmt.Errorf("%w (kept in the spool for the daemon)", err)
+}
+
+// refusedError is the daemon's "no" to a payload: spooling it would only be refused again.
+type refusedError struct {
+	status string
+	msg    string
+}
+
+func (r *refusedError) Error() string {
+	return "daemon refused the event: " + r.status + ": " + r.msg
+}
+
+// post sends the payload and returns nil once the daemon acknowledged it.
+func (e *Emitter) post(ctx context.Context, body []byte, pane, tmux string, emittedAt time.Time) error {
+	token, err := statedir.ReadToken(e.StateDir)
+	if err != nil {
+		return err
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+e.Addr+"/v1/hooks/claude", bytes.NewReader(body))
 	if err != nil {
@@ -75,8 +103,11 @@ func (e *Emitter) Emit(ctx context.Context) error {
 	}
 	defer resp.Body.Close()
 	reply, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-	if resp.StatusCode >= 300 {
-		return fmt.Errorf("daemon refused the event: %s: %s", resp.Status, strings.TrimSpace(string(reply)))
+	switch {
+	case resp.StatusCode >= 500:
+		return fmt.Errorf("daemon could not take the event: %s: %s", resp.Status, strings.TrimSpace(string(reply)))
+	case resp.StatusCode >= 300:
+		return &refusedError{status: resp.Status, msg: strings.TrimSpace(string(reply))}
 	}
 	return nil
 }

@@ -158,6 +158,9 @@ func TestEmitGivesUpOnADaemonThatNeverAnswers(t *testing.T) {
 	if elapsed > timeout+100*time.Millisecond {
 		t.Fatalf("Emit gave up after %v, want within %v", elapsed, timeout+100*time.Millisecond)
 	}
+	if n := len(spooled(t, e.StateDir)); n != 1 {
+		t.Fatalf("%d events spooled after the daemon did not answer, want 1", n)
+	}
 }
 
 func TestEmitGivesUpOnAStdinThatNeverCloses(t *testing.T) {
@@ -318,6 +321,10 @@ func TestEmitWithoutATokenPostsNothing(t *testing.T) {
 	}
 	if rc.count() != 0 {
 		t.Fatal("posted without a token")
+	}
+	// The daemon has never started: it drains the spool when it does.
+	if n := len(spooled(t, e.StateDir)); n != 1 {
+		t.Fatalf("%d events spooled without a token, want 1", n)
 	}
 }
 

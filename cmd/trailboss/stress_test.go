@@ -101,11 +101,20 @@ func TestStressLoad(t *testing.T) {
 	if len(failures) > 0 {
 		t.Fatalf("%d emit processes failed, first: %v", len(failures), failures[0])
 	}
-	if b, err := os.ReadFile(filepath.Join(d.stateDir, "emit.log")); err == nil {
-		lines := strings.Count(string(b), "\n")
-		t.Fatalf("%d events lost (emit.log):\n%.2000s", lines, b)
+	// An emit that was not acknowledged within its 300 ms (CPU starvation: 100 processes on
+	// this machine's cores) spools its event; only "event lost" is a loss.
+	older, _ := os.ReadFile(filepath.Join(d.stateDir, "emit.log.1")) // rotated at 64 KiB
+	newer, _ := os.ReadFile(filepath.Join(d.stateDir, "emit.log"))
+	logText := append(older, newer...)
+	spooled := strings.Count(string(logText), "kept in the spool")
+	if lost := strings.Count(string(logText), "event lost") + strings.Count(string(logText), "refused"); lost > 0 {
+		t.Fatalf("%d events lost:\n%.2000s", lost, logText)
 	}
-
+	t.Logf("%d of %d emits were not answered within their budget and spooled their event", spooled, burst)
+	waitUntil(t, "the spool to drain", 30*time.Second, func() bool {
+		entries, _ := os.ReadDir(filepath.Join(d.stateDir, "spool"))
+		return len(entries) == 0
+	})
 	c, err := client.New(d.addr, d.stateDir, 5*time.Second)
 	if err != nil {
 		t.Fatal(err)
@@ -117,6 +126,15 @@ func TestStressLoad(t *testing.T) {
 	if len(items) != sessions {
 		t.Fatalf("%d items queued, want %d", len(items), sessions)
 	}
+	st, err := c.Status(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A spooled event whose POST did arrive late is applied twice (harmlessly): at least.
+	if st.Events < sessions+burst {
+		t.Fatalf("the daemon applied %d events, want at least %d", st.Events, sessions+burst)
+	}
+	t.Logf("the daemon applied %d events", st.Events)
 	for i, it := range items {
 		if want := fmt.Sprintf("load-%03d", i); it.SessionID != want {
 			t.Fatalf("position %d is %s, want %s: the burst reordered the queue", i+1, it.SessionID, want)

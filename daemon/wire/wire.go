@@ -30,6 +30,9 @@ type Queue struct {
 type Status struct {
 	Stuck int `json:"stuck"` // every stuck session, cooling ones included
 	Ready int `json:"ready"` // the ones "next" can land on
+	// Events counts the hook events the daemon applied since it started (from the API and
+	// from the spool), for tests and benchmarks.
+	Events int64 `json:"events"`
 }
 
 // Error is the body of every error answer.
