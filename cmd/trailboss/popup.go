@@ -2,7 +2,123 @@ package main
 
 import (
 	"context"
-	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/term"
+	"github.com/muesli/termenv"
+
+	"github.com/trailboss/trailboss/daemon/client"
+	"github.com/trailboss/trailboss/popup"
 )
 
-func runPopup(ctx context.Context, e *env, args []string) error { return errors.New("not yet") }
+// runPopup shows the queue picker in the terminal it runs in (a tmux display-popup -E)
+// and, when the operator picks an item, switches the client that opened it (--client)
+// there, and no other.
+//
+// It draws on stderr and reads keys from stdin, as gum does. In a display-popup both are
+// the popup's one pty, so either would do; stderr keeps stdout free for what a script may
+// one day want from the picker, and the lipgloss renderer is made for the same file, so
+// the colour profile is detected on the terminal that is drawn on. The choice comes back
+// through the final model and the jump is made here, after the program has let go of the
+// terminal.
+func runPopup(ctx context.Context, e *env, args []string) error {
+	fs := flag.NewFlagSet("popup", flag.ContinueOnError)
+	var f navFlags
+	f.register(fs)
+	if err := parse(fs, args, e.stderr); err != nil {
+		return err
+	}
+	in, inOK := e.stdin.(*os.File)
+	out, outOK := e.stderr.(*os.File)
+	if !inOK || !outOK || !term.IsTerminal(in.Fd()) || !term.IsTerminal(out.Fd()) {
+		return fmt.Errorf("%w: popup needs a terminal: run it from a tmux key binding with display-popup -E", errUsage)
+	}
+	if err := f.resolve(e.getenv); err != nil { // newNavigator resolves its own copy
+		return err
+	}
+	n, err := newNavigator(ctx, e, f)
+	if err != nil {
+		return err
+	}
+	daemon := &lazyDaemon{addr: f.addr, stateDir: f.stateDir, c: n.daemon}
+
+	r := lipgloss.NewRenderer(out)
+	if e.getenv("NO_COLOR") != "" {
+		r.SetColorProfile(termenv.Ascii)
+	}
+	styles := popup.NewStyles(r)
+	w, h, _ := term.GetSize(out.Fd())
+	// The queue is fetched before the program starts, so the first frame is the list.
+	lctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	first := popup.Load(lctx, daemon, n.tmux)
+	cancel()
+	m := popup.New(popup.Options{Daemon: daemon, Tmux: n.tmux, Socket: n.tmux.Socket, Styles: &styles,
+		Width: w, Height: h, First: &first})
+	final, err := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(in), tea.WithOutput(out),
+		tea.WithAltScreen()).Run()
+	if err != nil {
+		return fmt.Errorf("popup: %w", err)
+	}
+	it, ok := final.(popup.Model).Choice()
+	if !ok {
+		return nil
+	}
+	// display-popup -E closes with the program: an error printed now would never be seen,
+	// so it goes to the client's status line.
+	if err := n.land(ctx, it, true, nil, ""); err != nil {
+		return n.say(ctx, "trailboss: "+err.Error())
+	}
+	return nil
+}
+
+// lazyDaemon is the daemon's client, made on first use: a popup opened while the daemon is
+// down (no token yet) finds it once it has started, at the next refresh.
+type lazyDaemon struct {
+	addr, stateDir string
+
+	mu sync.Mutex
+	c  *client.Client
+}
+
+func (d *lazyDaemon) client() (*client.Client, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.c == nil {
+		c, err := client.New(d.addr, d.stateDir, 2*time.Second)
+		if err != nil {
+			return nil, err
+		}
+		d.c = c
+	}
+	return d.c, nil
+}
+
+func (d *lazyDaemon) Queue(ctx context.Context) ([]client.Item, error) {
+	c, err := d.client()
+	if err != nil {
+		return nil, err
+	}
+	return c.Queue(ctx)
+}
+
+func (d *lazyDaemon) SkipSession(ctx context.Context, id string) error {
+	c, err := d.client()
+	if err != nil {
+		return err
+	}
+	return c.SkipSession(ctx, id)
+}
+
+func (d *lazyDaemon) Dismiss(ctx context.Context, id string) error {
+	c, err := d.client()
+	if err != nil {
+		return err
+	}
+	return c.Dismiss(ctx, id)
+}

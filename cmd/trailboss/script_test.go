@@ -314,40 +314,61 @@ func cmdBindKeys(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
+// clientPane returns the pane that client is looking at, from list-clients. (tmux 3.3a's
+// display-message -c CLIENT -p '#{pane_id}' answers for the most recently active session
+// whichever client -c names: with two clients on two sessions it cannot tell them apart.)
 func clientPane(ts *testscript.TestScript, client string) string {
-	out, err := runTmux(ts, "display-message", "-c", client, "-p", "#{pane_id}")
+	out, err := runTmux(ts, "list-clients", "-F", "#{client_name}\t#{pane_id}")
 	if err != nil {
 		return ""
 	}
-	return strings.TrimSpace(out)
+	for _, l := range strings.Split(out, "\n") {
+		if name, pane, ok := strings.Cut(l, "\t"); ok && name == client {
+			return pane
+		}
+	}
+	return ""
 }
 
-// waitpane CLIENT PANE waits until the client shows PANE (a pane id, or any tmux target
-// such as session:window).
+// clientOf returns the client name an attach stored in the variable name.
+func clientOf(ts *testscript.TestScript, name string) string {
+	c := ts.Getenv(name)
+	if c == "" {
+		ts.Fatalf("no attached client in $%s", name)
+	}
+	return c
+}
+
+// waitpane CLIENTVAR PANE waits until the client attached as CLIENTVAR shows PANE (a pane
+// id, or any tmux target such as session:window).
 func cmdWaitPane(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 2 {
-		ts.Fatalf("usage: waitpane CLIENT PANE")
+		ts.Fatalf("usage: waitpane CLIENTVAR PANE")
 	}
+	client := clientOf(ts, args[0])
 	if !strings.HasPrefix(args[1], "%") {
 		out, err := runTmux(ts, "display-message", "-p", "-t", args[1], "#{pane_id}")
 		ts.Check(err)
 		args[1] = strings.TrimSpace(out)
 	}
+	var got string
 	poll(ts, fmt.Sprintf("client %s on pane %s", args[0], args[1]), 5*time.Second, func() bool {
-		return clientPane(ts, args[0]) == args[1]
-	})
+		got = clientPane(ts, client)
+		return got == args[1]
+	}, func() string { return "it is on " + got })
 }
 
-// stayspane CLIENT PANE DURATION checks that the client does not leave PANE for DURATION:
-// the daemon must never switch a client on its own.
+// stayspane CLIENTVAR PANE DURATION checks that the client does not leave PANE for
+// DURATION: the daemon must never switch a client on its own.
 func cmdStaysPane(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 3 {
-		ts.Fatalf("usage: stayspane CLIENT PANE DURATION")
+		ts.Fatalf("usage: stayspane CLIENTVAR PANE DURATION")
 	}
+	client := clientOf(ts, args[0])
 	d, err := time.ParseDuration(args[2])
 	ts.Check(err)
 	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
-		if got := clientPane(ts, args[0]); got != args[1] {
+		if got := clientPane(ts, client); got != args[1] {
 			ts.Fatalf("client %s moved to %s on its own", args[0], got)
 		}
 	}

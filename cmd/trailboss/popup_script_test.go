@@ -1,0 +1,112 @@
+package main
+
+// Script commands for the popup's end-to-end scripts (testscripts/popup_*.txtar).
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+func init() {
+	scriptCommands["session"] = cmdSession
+	scriptCommands["waitnopopup"] = cmdWaitNoPopup
+}
+
+// session NAME SESSION opens a window running a shell in $WORK, with the script's
+// environment, in tmux session SESSION (created when missing), and sets NAME to its pane.
+func cmdSession(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 || neg {
+		ts.Fatalf("usage: session NAME SESSION")
+	}
+	targs := []string{"new-window", "-d", "-t", "=" + args[1] + ":"}
+	if _, err := runTmux(ts, "has-session", "-t", "="+args[1]); err != nil {
+		targs = []string{"new-session", "-d", "-s", args[1]}
+	}
+	targs = append(targs, "-P", "-F", "#{pane_id}", "-c", ts.Getenv("WORK"))
+	for _, kv := range scriptEnv(ts) {
+		targs = append(targs, "-e", kv)
+	}
+	out, err := runTmux(ts, targs...)
+	ts.Check(err)
+	ts.Setenv(args[0], strings.TrimSpace(out))
+}
+
+// waitnopopup waits until no popup is open on the script's tmux server: no process under
+// the server is a trailboss (a popup's program, zombies included) or a tmux client still
+// waiting on its display-popup. A key pressed before then goes to the closing popup and is
+// lost, as it would be for a person.
+func cmdWaitNoPopup(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 0 || neg {
+		ts.Fatalf("usage: waitnopopup")
+	}
+	out, err := runTmux(ts, "display-message", "-p", "#{pid}")
+	ts.Check(err)
+	server, err := strconv.Atoi(strings.TrimSpace(out))
+	ts.Check(err)
+	var open string
+	poll(ts, "no open popup", 5*time.Second, func() bool {
+		open = popupProcess(server)
+		return open == ""
+	}, func() string { return "still running: " + open })
+}
+
+// popupProcess returns a process under server that keeps a popup open, or "".
+func popupProcess(server int) string {
+	type proc struct {
+		ppid  int
+		comm  string
+		state string
+	}
+	procs := map[int]proc{}
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(filepath.Base(d))
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(d, "stat"))
+		if err != nil {
+			continue // gone meanwhile
+		}
+		// pid (comm) state ppid …; comm may hold spaces and parentheses.
+		i, j := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
+		if i < 0 || j < i {
+			continue
+		}
+		f := strings.Fields(string(b[j+1:]))
+		if len(f) < 2 {
+			continue
+		}
+		ppid, _ := strconv.Atoi(f[1])
+		procs[pid] = proc{ppid: ppid, comm: string(b[i+1 : j]), state: f[0]}
+	}
+	under := func(pid int) bool {
+		for n := 0; n < 64 && pid > 1; n++ {
+			pid = procs[pid].ppid
+			if pid == server {
+				return true
+			}
+		}
+		return false
+	}
+	for pid, p := range procs {
+		if !under(pid) {
+			continue
+		}
+		if p.comm == "trailboss" {
+			return fmt.Sprintf("pid %d %s (%s)", pid, p.comm, p.state)
+		}
+		cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if bytes.Contains(cmdline, []byte("display-popup")) {
+			return fmt.Sprintf("pid %d %q", pid, bytes.ReplaceAll(cmdline, []byte{0}, []byte{' '}))
+		}
+	}
+	return ""
+}

@@ -1,0 +1,108 @@
+package popup
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/trailboss/trailboss/daemon/client"
+	"github.com/trailboss/trailboss/tmuxctl"
+)
+
+// Daemon is what the popup asks of the daemon (a *client.Client in the CLI).
+type Daemon interface {
+	Queue(ctx context.Context) ([]client.Item, error)
+	SkipSession(ctx context.Context, id string) error
+	Dismiss(ctx context.Context, id string) error
+}
+
+// Tmux is what the popup asks of the tmux server it runs on (a *tmuxctl.Server in the CLI).
+type Tmux interface {
+	ListPanes(ctx context.Context) ([]tmuxctl.Pane, error)
+	CapturePane(ctx context.Context, pane string) (string, error)
+}
+
+// Snapshot is one fetch of the queue with where each item is: the message that a load or
+// a refresh delivers to the model.
+type Snapshot struct {
+	Items    []client.Item
+	Err      error                   // the queue could not be read: nothing else is set
+	Panes    map[string]tmuxctl.Pane // this server's panes by id; nil when list-panes failed
+	PanesErr error
+	Branches map[string]string // git branch by folder, for the folders of Items
+}
+
+// Load fetches the queue and, at the same time, the server's panes (one list-panes), and
+// reads the git branch of each distinct folder. It returns a Snapshot with Err set when the
+// queue could not be read; a failing list-panes only leaves the locations out.
+func Load(ctx context.Context, d Daemon, t Tmux) Snapshot {
+	type panesResult struct {
+		panes []tmuxctl.Pane
+		err   error
+	}
+	ch := make(chan panesResult, 1)
+	go func() {
+		p, err := t.ListPanes(ctx)
+		ch <- panesResult{p, err}
+	}()
+	items, err := d.Queue(ctx)
+	pr := <-ch
+	if err != nil {
+		return Snapshot{Err: err}
+	}
+	s := Snapshot{Items: items, PanesErr: pr.err, Branches: map[string]string{}}
+	if pr.err == nil {
+		s.Panes = make(map[string]tmuxctl.Pane, len(pr.panes))
+		for _, p := range pr.panes {
+			s.Panes[p.ID] = p
+		}
+	}
+	for _, it := range items {
+		dir := it.Cwd
+		if dir == "" {
+			dir = s.Panes[it.Pane].CurrentPath
+		}
+		if _, seen := s.Branches[dir]; !seen && dir != "" {
+			s.Branches[dir] = gitBranch(dir)
+		}
+	}
+	return s
+}
+
+// gitBranch returns the branch checked out in dir, the short commit of a detached HEAD, or
+// "" when dir is not the top of a plain repository (a .git folder: worktrees and submodules,
+// whose .git is a file, are left out). It reads .git/HEAD and runs no git.
+func gitBranch(dir string) string {
+	gd := filepath.Join(dir, ".git")
+	if fi, err := os.Lstat(gd); err != nil || !fi.IsDir() {
+		return ""
+	}
+	f, err := os.Open(filepath.Join(gd, "HEAD"))
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	buf := make([]byte, 512) // HEAD is one short line; never read more of something odd
+	n, _ := f.Read(buf)
+	return parseHead(buf[:n])
+}
+
+// parseHead returns the branch named by the content of a .git/HEAD, a detached HEAD's
+// short commit, or "" for anything else.
+func parseHead(b []byte) string {
+	line, _, _ := bytes.Cut(b, []byte("\n"))
+	s := strings.TrimSpace(string(line))
+	if ref, ok := strings.CutPrefix(s, "ref:"); ok {
+		ref = strings.TrimSpace(ref)
+		if name, ok := strings.CutPrefix(ref, "refs/heads/"); ok && name != "" {
+			return sanitize(name)
+		}
+		return ""
+	}
+	if len(s) >= 40 && strings.Trim(s, "0123456789abcdef") == "" {
+		return s[:7]
+	}
+	return ""
+}

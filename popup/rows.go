@@ -1,0 +1,142 @@
+package popup
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/trailboss/trailboss/daemon/client"
+)
+
+// row is one queue item as the popup shows it: the text of each column, worked out once
+// per refresh rather than once per frame.
+type row struct {
+	item    client.Item
+	reason  string // "permission/Bash"
+	where   string // "main:2", or why there is no such place
+	project string // base of the folder
+	branch  string
+	summary string // one line
+	jumpErr string // why Enter cannot land here, or ""
+	text    string // everything shown, lower-cased, for the filter
+}
+
+// buildRows turns a snapshot into rows, ready items first then cooling ones, each group in
+// the daemon's order (which already is that order: the partition only guards the view).
+// socket is the tmux server the popup runs on; a client can only land on its panes.
+func buildRows(s Snapshot, socket string) []row {
+	rows := make([]row, 0, len(s.Items))
+	for _, cooling := range []bool{false, true} {
+		for _, it := range s.Items {
+			if it.Ready == cooling {
+				continue
+			}
+			rows = append(rows, newRow(it, s, socket))
+		}
+	}
+	return rows
+}
+
+func newRow(it client.Item, s Snapshot, socket string) row {
+	r := row{item: it, reason: sanitize(it.Reason), summary: sanitize(it.Summary)}
+	if it.Detail != "" {
+		r.reason += "/" + sanitize(it.Detail)
+	}
+	dir := it.Cwd
+	switch {
+	case it.Pane == "":
+		r.where, r.jumpErr = "no pane", "it has no tmux pane"
+	case socket != "" && it.TmuxSocket != "" && it.TmuxSocket != socket:
+		r.where, r.jumpErr = "other tmux", "its pane "+it.Pane+" is on another tmux server"
+	case s.Panes == nil:
+		r.where = it.Pane // list-panes failed: the pane id is all we know
+	default:
+		p, ok := s.Panes[it.Pane]
+		if !ok {
+			r.where, r.jumpErr = "gone", "its pane "+it.Pane+" is gone"
+			break
+		}
+		r.where = fmt.Sprintf("%s:%d", sanitize(p.SessionName), p.WindowIndex)
+		if dir == "" {
+			dir = p.CurrentPath
+		}
+	}
+	if dir != "" {
+		r.project = sanitize(filepath.Base(dir))
+		r.branch = s.Branches[dir]
+	}
+	r.text = strings.ToLower(strings.Join([]string{r.reason, r.where, it.Pane, r.project, r.branch, r.summary}, " "))
+	return r
+}
+
+// matches reports whether r holds every word of filter (case-insensitive).
+func (r row) matches(filter string) bool {
+	for _, w := range strings.Fields(strings.ToLower(filter)) {
+		if !strings.Contains(r.text, w) {
+			return false
+		}
+	}
+	return true
+}
+
+// sanitize makes s one line that is safe to draw: whitespace runs become one space and
+// control characters (an escape sequence's ESC included) are dropped.
+func sanitize(s string) string {
+	var b strings.Builder
+	space := false
+	for _, c := range s {
+		switch {
+		case unicode.IsSpace(c):
+			space = b.Len() > 0
+		case unicode.IsControl(c) || c == unicode.ReplacementChar:
+		default:
+			if space {
+				b.WriteByte(' ')
+				space = false
+			}
+			b.WriteRune(c)
+		}
+	}
+	return b.String()
+}
+
+// sanitizeScreen makes a captured pane safe to draw, line by line: tabs become spaces and
+// other control characters are dropped. Trailing blank lines are cut.
+func sanitizeScreen(s string) []string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		var b strings.Builder
+		for _, c := range l {
+			switch {
+			case c == '\t':
+				b.WriteString("    ")
+			case unicode.IsControl(c):
+			default:
+				b.WriteRune(c)
+			}
+		}
+		lines[i] = strings.TrimRight(b.String(), " ")
+	}
+	for len(lines) > 0 && lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return lines
+}
+
+// age renders a duration the way a glance wants it: 12s, 4m, 3h, 2d.
+func age(d time.Duration) string {
+	switch {
+	case d < 0:
+		return "0s"
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	default:
+		return fmt.Sprintf("%dd", int(d.Hours()/24))
+	}
+}

@@ -1,0 +1,240 @@
+package popup
+
+import (
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// Update handles one message.
+func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	m, cmd := m.update(msg)
+	m.offset = scrollOffset(m.offset, m.cursorLine(), m.layout().list)
+	return m, cmd
+}
+
+func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.help.Width = msg.Width
+		return m, nil
+	case Snapshot:
+		m = m.apply(msg)
+		return m, m.capture(true) // the selected pane's screen moves on too
+	case tickMsg:
+		if m.fetching {
+			return m, m.tick()
+		}
+		m.fetching = true
+		return m, tea.Batch(m.tick(), m.fetch())
+	case previewMsg:
+		delete(m.capturing, msg.pane)
+		m.previews[msg.pane] = preview{lines: msg.lines, err: msg.err}
+		return m, nil
+	case actionMsg:
+		if msg.err != nil {
+			m.status = msg.verb + " failed: " + msg.err.Error()
+		} else {
+			m.status = ""
+		}
+		m.fetching = true
+		return m, m.fetch()
+	case tea.KeyMsg:
+		return m.key(msg)
+	}
+	return m, nil
+}
+
+// apply shows a fresh snapshot, keeping the selection on the same session when it is still
+// there, else on the same row.
+func (m Model) apply(s Snapshot) Model {
+	m.loaded, m.fetching = true, false
+	m.err = s.Err
+	if s.Err != nil {
+		return m
+	}
+	m.rows = buildRows(s, m.socket)
+	m.refilter()
+	queued := make(map[string]bool, len(m.rows))
+	for _, r := range m.rows {
+		queued[r.item.Pane] = true
+	}
+	for pane := range m.previews {
+		if !queued[pane] {
+			delete(m.previews, pane)
+		}
+	}
+	return m
+}
+
+// refilter recomputes the visible rows and puts the cursor back on the selected session.
+func (m *Model) refilter() {
+	f := m.filter.Value()
+	m.visible, m.ready = make([]int, 0, len(m.rows)), 0
+	for i, r := range m.rows {
+		if f == "" || r.matches(f) {
+			m.visible = append(m.visible, i)
+			if r.item.Ready {
+				m.ready++
+			}
+		}
+	}
+	for vi, ri := range m.visible {
+		if m.rows[ri].item.SessionID == m.selID {
+			m.cursor = vi
+			return
+		}
+	}
+	m.cursor = max(0, min(m.cursor, len(m.visible)-1))
+	if r, ok := m.selected(); ok {
+		m.selID = r.item.SessionID
+	}
+}
+
+// moveTo selects visible row i (clamped) and captures its pane if it is not cached.
+func (m Model) moveTo(i int) (Model, tea.Cmd) {
+	if len(m.visible) == 0 {
+		return m, nil
+	}
+	m.cursor = max(0, min(i, len(m.visible)-1))
+	r, _ := m.selected()
+	m.selID = r.item.SessionID
+	return m, m.capture(false)
+}
+
+func (m Model) key(msg tea.KeyMsg) (Model, tea.Cmd) {
+	k := m.keys
+	if key.Matches(msg, k.Quit) && (!m.filtering || msg.Type == tea.KeyCtrlC) {
+		return m.quit()
+	}
+	if m.showHelp {
+		if key.Matches(msg, k.Help, k.Back) {
+			m.showHelp = false
+		}
+		return m, nil
+	}
+	if m.filtering {
+		return m.filterKey(msg)
+	}
+	m.status = ""
+	if m.err != nil || !m.loaded { // no list is shown: only closing and the help apply
+		switch {
+		case key.Matches(msg, k.Back):
+			return m.quit()
+		case key.Matches(msg, k.Help):
+			m.showHelp = true
+		}
+		return m, nil
+	}
+	switch {
+	case key.Matches(msg, k.Back):
+		if m.filter.Value() != "" {
+			m.filter.Reset()
+			m.refilter()
+			return m, m.capture(false)
+		}
+		return m.quit()
+	case key.Matches(msg, k.Help):
+		m.showHelp = true
+	case key.Matches(msg, k.Up):
+		return m.moveTo(m.cursor - 1)
+	case key.Matches(msg, k.Down):
+		return m.moveTo(m.cursor + 1)
+	case key.Matches(msg, k.JumpTo):
+		i := int(msg.Runes[0] - '1')
+		if i >= len(m.visible) {
+			return m, nil
+		}
+		m, _ = m.moveTo(i)
+		return m.jump()
+	case key.Matches(msg, k.Jump):
+		return m.jump()
+	case key.Matches(msg, k.Skip):
+		return m.actOnSelected("skip")
+	case key.Matches(msg, k.Dismiss):
+		return m.actOnSelected("dismiss")
+	case key.Matches(msg, k.Filter):
+		m.filtering = true
+		return m, m.filter.Focus()
+	}
+	return m, nil
+}
+
+// filterKey handles a key while the filter line has the focus: letters, digits and symbols
+// are typed into it.
+func (m Model) filterKey(msg tea.KeyMsg) (Model, tea.Cmd) {
+	k := m.keys
+	switch {
+	case key.Matches(msg, k.filterCancel):
+		m.filtering = false
+		m.filter.Blur()
+		m.filter.Reset()
+		m.refilter()
+		return m, m.capture(false)
+	case key.Matches(msg, k.filterAccept):
+		m.filtering = false
+		m.filter.Blur()
+		return m, nil
+	case key.Matches(msg, k.filterUp):
+		return m.moveTo(m.cursor - 1)
+	case key.Matches(msg, k.filterDown):
+		return m.moveTo(m.cursor + 1)
+	}
+	before := m.filter.Value()
+	var cmd tea.Cmd
+	m.filter, cmd = m.filter.Update(msg)
+	if m.filter.Value() != before {
+		m.refilter()
+		return m, tea.Batch(cmd, m.capture(false))
+	}
+	return m, cmd
+}
+
+func (m Model) quit() (Model, tea.Cmd) {
+	m.quitting = true
+	return m, tea.Quit
+}
+
+// jump ends the popup with the selected row as the choice, or says why it cannot.
+func (m Model) jump() (Model, tea.Cmd) {
+	r, ok := m.selected()
+	if !ok {
+		return m, nil
+	}
+	if r.jumpErr != "" {
+		m.status = "cannot jump there: " + r.jumpErr
+		return m, nil
+	}
+	it := r.item
+	m.choice = &it
+	return m.quit()
+}
+
+// actOnSelected skips or dismisses the selected session. The selection moves to the row
+// below (or above, at the bottom), as if the session had left the list: a skipped one
+// reappears at the tail, and following it there would be a surprise.
+func (m Model) actOnSelected(verb string) (Model, tea.Cmd) {
+	r, ok := m.selected()
+	if !ok {
+		return m, nil
+	}
+	next := m.cursor + 1
+	if next >= len(m.visible) {
+		next = m.cursor - 1
+	}
+	var capture tea.Cmd
+	if next >= 0 {
+		m, capture = m.moveTo(next)
+	} else {
+		m.selID = ""
+	}
+	m.status = verb + ": " + r.summaryOr(r.item.SessionID) + "…"
+	return m, tea.Batch(m.act(verb, r.item.SessionID), capture)
+}
+
+func (r row) summaryOr(s string) string {
+	if r.summary != "" {
+		return clip(r.summary, 40)
+	}
+	return s
+}
