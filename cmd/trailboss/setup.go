@@ -81,6 +81,10 @@ func runSetup(ctx context.Context, e *env, args []string) error {
 	}
 	bin, why := trailbossBin()
 	command := bin + " emit"
+	keyDefaults, err := configKeys(e.getenv)
+	if err != nil {
+		return err
+	}
 
 	var changes []*fileChange
 	if !f.noClaude {
@@ -136,7 +140,7 @@ func runSetup(ctx context.Context, e *env, args []string) error {
 				fmt.Fprintln(w, "Would unbind Trail Boss's keys on the running tmux server and take its status segment off.")
 			} else {
 				fmt.Fprintln(w, "Would apply to the running tmux server:")
-				fmt.Fprint(w, indentLines(tmuxLines(tmuxSettings{bin: bin}), "  "))
+				fmt.Fprint(w, indentLines(tmuxLines(tmuxSettings{bin: bin, defaults: keyDefaults}), "  "))
 			}
 		}
 		fmt.Fprintln(w, "Dry run: nothing was changed.")
@@ -152,7 +156,7 @@ func runSetup(ctx context.Context, e *env, args []string) error {
 	if tmuxSocket != "" {
 		t := tmuxctl.New(tmuxSocket)
 		if f.undo {
-			done, err := unapplyTmux(ctx, t)
+			done, err := unapplyTmux(ctx, t, keyDefaults)
 			if err != nil {
 				return fmt.Errorf("undo on the running tmux server: %w", err)
 			}
@@ -160,10 +164,10 @@ func runSetup(ctx context.Context, e *env, args []string) error {
 				fmt.Fprintf(w, "✓ running tmux server: %s\n", strings.Join(done, "; "))
 			}
 		} else {
-			if err := applyTmux(ctx, t, bin); err != nil {
+			if err := applyTmux(ctx, t, bin, keyDefaults); err != nil {
 				return fmt.Errorf("apply to the running tmux server: %w", err)
 			}
-			fmt.Fprintf(w, "✓ applied to the running tmux server: %s\n", keysSummary(ctx, t))
+			fmt.Fprintf(w, "✓ applied to the running tmux server: %s\n", keysSummary(ctx, t, keyDefaults))
 			if v, _ := t.GlobalOption(ctx, startOption); strings.TrimSpace(v) != "off" {
 				said, err := ensureDaemonFromTmux(ctx, tmuxSocket)
 				if err != nil {
@@ -202,8 +206,8 @@ func scopeFlags(f setupFlags) string {
 }
 
 // keysSummary says which keys are bound, e.g. "prefix Tab → jump-next, prefix g → popup".
-func keysSummary(ctx context.Context, t *tmuxctl.Server) string {
-	s, err := readTmuxSettings(ctx, t, "", false)
+func keysSummary(ctx context.Context, t *tmuxctl.Server, defaults map[string]string) string {
+	s, err := readTmuxSettings(ctx, t, "", false, defaults)
 	if err != nil {
 		return "keys bound"
 	}

@@ -41,8 +41,9 @@ const (
 
 // tmuxSettings is everything the tmux lines depend on.
 type tmuxSettings struct {
-	bin  string            // the trailboss binary as a shell word
-	keys map[string]string // option → key; a missing option means its default
+	bin      string            // the trailboss binary as a shell word
+	keys     map[string]string // option → key set on the tmux server
+	defaults map[string]string // option → key from the config file's [keys]
 	// statusOff is @trailboss-status "off".
 	statusOff bool
 	// statusKnown says statusLeft and statusRight are the server's current values; when
@@ -51,10 +52,14 @@ type tmuxSettings struct {
 	statusLeft, statusRight string
 }
 
-// key returns the key bound for k, or "" when its binding is off.
+// key returns the key bound for k, or "" when its binding is off: the tmux option, else
+// the config file's key, else the default.
 func (s tmuxSettings) key(k tmuxKey) string {
-	v, ok := s.keys[k.option]
-	if !ok || v == "" {
+	v := s.keys[k.option]
+	if v == "" {
+		v = s.defaults[k.option]
+	}
+	if v == "" {
 		v = k.def
 	}
 	if v == "none" {
@@ -171,10 +176,10 @@ const tmuxOpTimeout = 5 * time.Second
 
 // readTmuxSettings reads the key options, the status opt-out and, when status is set, the
 // current status lines of the server.
-func readTmuxSettings(ctx context.Context, t *tmuxctl.Server, bin string, status bool) (tmuxSettings, error) {
+func readTmuxSettings(ctx context.Context, t *tmuxctl.Server, bin string, status bool, defaults map[string]string) (tmuxSettings, error) {
 	ctx, cancel := context.WithTimeout(ctx, tmuxOpTimeout)
 	defer cancel()
-	s := tmuxSettings{bin: bin, keys: map[string]string{}}
+	s := tmuxSettings{bin: bin, keys: map[string]string{}, defaults: defaults}
 	for _, k := range tmuxKeys {
 		v, err := t.GlobalOption(ctx, k.option)
 		if err != nil {
@@ -201,8 +206,8 @@ func readTmuxSettings(ctx context.Context, t *tmuxctl.Server, bin string, status
 
 // applyTmux binds the keys and adds the status segment on the server, deciding the status
 // rule on the server's current status lines.
-func applyTmux(ctx context.Context, t *tmuxctl.Server, bin string) error {
-	s, err := readTmuxSettings(ctx, t, bin, true)
+func applyTmux(ctx context.Context, t *tmuxctl.Server, bin string, defaults map[string]string) error {
+	s, err := readTmuxSettings(ctx, t, bin, true, defaults)
 	if err != nil {
 		return err
 	}
@@ -214,8 +219,8 @@ func applyTmux(ctx context.Context, t *tmuxctl.Server, bin string) error {
 // unapplyTmux undoes applyTmux on the server: it unbinds the keys that run trailboss and
 // takes the status segment off the end of status-right. It returns what it did, one line
 // each.
-func unapplyTmux(ctx context.Context, t *tmuxctl.Server) ([]string, error) {
-	s, err := readTmuxSettings(ctx, t, "", true)
+func unapplyTmux(ctx context.Context, t *tmuxctl.Server, defaults map[string]string) ([]string, error) {
+	s, err := readTmuxSettings(ctx, t, "", true, defaults)
 	if err != nil {
 		return nil, err
 	}
@@ -258,6 +263,19 @@ func runsTrailboss(binding string) bool {
 	return false
 }
 
+// configKeys returns the keys the config file sets, as option → key.
+func configKeys(getenv func(string) string) (map[string]string, error) {
+	cfg, err := loadConfig(getenv)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]string{
+		"@trailboss-next-key":  cfg.Keys.Next,
+		"@trailboss-popup-key": cfg.Keys.Popup,
+		"@trailboss-skip-key":  cfg.Keys.Skip,
+	}, nil
+}
+
 // serverSocket returns the socket of the tmux server to talk to: flag, else $TMUX.
 func serverSocket(flagValue string, getenv func(string) string) (string, error) {
 	if flagValue != "" {
@@ -277,14 +295,18 @@ func runTmuxConf(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	bin, _ := trailbossBin()
+	defaults, err := configKeys(e.getenv)
+	if err != nil {
+		return err
+	}
 	sock, err := serverSocket(*socket, e.getenv)
 	if err != nil {
 		return err
 	}
 	if !*apply {
-		s := tmuxSettings{bin: bin}
+		s := tmuxSettings{bin: bin, defaults: defaults}
 		if sock != "" { // the key options of the running server, if it answers
-			if got, err := readTmuxSettings(ctx, tmuxctl.New(sock), bin, false); err == nil {
+			if got, err := readTmuxSettings(ctx, tmuxctl.New(sock), bin, false, defaults); err == nil {
 				s = got
 			}
 		}
@@ -295,7 +317,7 @@ func runTmuxConf(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("%w: not inside tmux: run it from tmux (the tmux.conf line does), or pass --socket", errUsage)
 	}
 	t := tmuxctl.New(sock)
-	if err := applyTmux(ctx, t, bin); err != nil {
+	if err := applyTmux(ctx, t, bin, defaults); err != nil {
 		return err
 	}
 	if *noStart {
