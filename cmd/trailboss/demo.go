@@ -169,6 +169,7 @@ const welcome = `
   Press  Ctrl-b Tab   to land on the oldest stuck pane.
          type a line + Enter in that pane to answer it (it leaves the queue),
          then Ctrl-b Tab again for the next one.
+  Press  Ctrl-b g     to see the whole queue in a popup, with a preview; Enter jumps.
   Press  Ctrl-b S     to skip the one you are on (it cools down for 30 s).
 
   Window 9 runs the daemon. Leave with Ctrl-b d; the demo cleans up after itself.
