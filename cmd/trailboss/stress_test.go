@@ -216,7 +216,8 @@ func TestStressBrowserCannotDrive(t *testing.T) {
 	// The page knows the address and even the token: the Origin check alone must stop it.
 	hits := make(chan string, 10)
 	page := fmt.Sprintf(`<!doctype html><html><body>
-<form id=f method=POST action="http://%[1]s/v1/skip" enctype="text/plain"><input name=x value=y></form>
+<iframe name=sink></iframe>
+<form id=f method=POST target=sink action="http://%[1]s/v1/skip" enctype="text/plain"><input name=x value=y></form>
 <script>
 const opts = {method: "POST", mode: "no-cors", headers: {"Authorization": "Bearer %[2]s"},
   body: JSON.stringify({session_id: "forged", hook_event_name: "Stop", cwd: "/", transcript_path: ""})};
@@ -224,7 +225,7 @@ Promise.allSettled([
   fetch("http://%[1]s/v1/hooks/claude", opts),
   fetch("http://%[1]s/v1/dismiss?session=victim", {method: "POST", mode: "no-cors"}),
   fetch("http://%[1]s/v1/skip", {method: "POST", mode: "no-cors"}),
-]).then(() => fetch("/done")).then(() => document.getElementById("f").submit());
+]).then(() => fetch("/done")).then(() => { document.getElementById("f").submit(); document.body.append("finished"); });
 </script></body></html>`, d.addr, d.token)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/done" {
@@ -240,7 +241,7 @@ Promise.allSettled([
 	defer cancel()
 	cmd := exec.CommandContext(ctx, chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
 		"--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--user-data-dir="+t.TempDir(), "--virtual-time-budget=5000", "--dump-dom", srv.URL)
+		"--user-data-dir="+t.TempDir(), "--virtual-time-budget=3000", "--dump-dom", srv.URL)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("chromium: %v\n%s", err, out)
