@@ -13,22 +13,43 @@ import (
 )
 
 // Engine owns the daemon's state: the sessions in memory, written through to the store.
-// Every change is committed before it is visible, and one mutex serializes changes, so the
-// in-memory view never shows what the disk does not hold.
+//
+// Writes are group-committed: a change is applied to memory and staged under mu, then the
+// caller waits until a transaction holding it has committed, and only then is it
+// acknowledged. While one commit is on the disk, the changes that arrive meanwhile gather
+// in the next batch and go down together in one transaction, so throughput is not bounded
+// by one fsync per event. A staged change is visible in memory for the time of one commit
+// (about a millisecond) before it is on disk; if that commit fails, its callers get the
+// error and its rows are staged again with the next batch.
 type Engine struct {
 	mu       sync.Mutex
 	store    *store.Store
-	sessions map[string]*queue.Session
+	sessions map[string]*queue.Session // the latest state, staged rows included
 	cooldown time.Duration
 	now      func() time.Time
 	log      *slog.Logger
 
+	staged  map[string]queue.Session // rows in memory but not yet committed, ended ones too
+	batch   *batch                   // rows waiting for the next commit
+	flushMu sync.Mutex               // one commit at a time
+
 	subscribers []chan struct{} // each signalled (never blocking) after committed changes
 
-	// OnStuck, when set, is called (with the engine locked: it must not block) for each
-	// session that has just become stuck.
+	// OnStuck, when set, is called for each session that has just become stuck, after the
+	// change committed. It must not block.
 	OnStuck func(queue.Session)
 	dirty   map[string]bool // sessions whose transcript position moved since the last flush
+}
+
+// batch is the rows of one group commit and what became of it.
+type batch struct {
+	rows map[string]queue.Session // the latest row of each session staged in it
+	done chan struct{}            // closed once committed (or failed)
+	err  error
+}
+
+func newBatch() *batch {
+	return &batch{rows: make(map[string]queue.Session), done: make(chan struct{})}
 }
 
 // NewEngine loads the live sessions from st.
@@ -43,6 +64,8 @@ func NewEngine(ctx context.Context, st *store.Store, cooldown time.Duration, log
 		cooldown: cooldown,
 		now:      time.Now,
 		log:      log,
+		staged:   make(map[string]queue.Session),
+		batch:    newBatch(),
 		dirty:    make(map[string]bool),
 	}
 	for i := range loaded {
@@ -71,25 +94,100 @@ func (e *Engine) notify() {
 	}
 }
 
+// stage applies rows to memory and adds them to the next commit; e.mu must be held. It
+// returns the batch to wait for.
+func (e *Engine) stage(rows ...queue.Session) *batch {
+	for _, r := range rows {
+		e.put(r)
+		e.staged[r.ID] = r
+		e.batch.rows[r.ID] = r
+		delete(e.dirty, r.ID) // the full row, position included, goes to disk
+	}
+	return e.batch
+}
+
+// pendingBatch returns the batch that holds session id's uncommitted row, or nil when its
+// row is on disk; e.mu must be held.
+func (e *Engine) pendingBatch(id string) *batch {
+	if _, ok := e.staged[id]; ok {
+		return e.batch
+	}
+	return nil
+}
+
+// flush returns once b has committed, committing it (with everything staged since) when no
+// other caller already did.
+func (e *Engine) flush(ctx context.Context, b *batch) error {
+	e.flushMu.Lock()
+	defer e.flushMu.Unlock()
+	select {
+	case <-b.done: // the caller before us committed our batch with theirs
+		return b.err
+	default:
+	}
+	// b is the current batch: only the holder of flushMu swaps batches.
+	e.mu.Lock()
+	cur := e.batch
+	e.batch = newBatch()
+	e.mu.Unlock()
+
+	rows := make([]queue.Session, 0, len(cur.rows))
+	for _, r := range cur.rows {
+		rows = append(rows, r)
+	}
+	err := e.store.SaveSessions(context.WithoutCancel(ctx), rows)
+
+	e.mu.Lock()
+	for id, r := range cur.rows {
+		if err != nil {
+			if _, newer := e.batch.rows[id]; !newer {
+				e.batch.rows[id] = r // try again with the next commit
+			}
+			continue
+		}
+		if s, ok := e.staged[id]; ok && s == r {
+			delete(e.staged, id) // on disk, and nothing newer is staged
+		}
+	}
+	if err == nil {
+		e.notify()
+	}
+	e.mu.Unlock()
+	cur.err = err
+	close(cur.done)
+	return err
+}
+
 // Ingest applies ev and returns once the result is committed. It reports whether anything
 // changed. A session that binds a pane releases every other session on that pane.
 func (e *Engine) Ingest(ctx context.Context, ev adapter.Event) (bool, error) {
 	e.mu.Lock()
-	defer e.mu.Unlock()
-
 	prev, known := e.sessions[ev.SessionID]
 	if !known {
-		// An ended session is not kept in memory; its row still orders late events.
-		s, found, err := e.store.LoadSession(ctx, ev.SessionID)
-		if err != nil {
-			return false, err
-		}
-		if found {
-			prev = &s
+		if s, ok := e.staged[ev.SessionID]; ok {
+			prev = &s // ended a moment ago, not yet on disk
+		} else {
+			// An ended session is not kept in memory; its row still orders late events.
+			s, found, err := e.store.LoadSession(ctx, ev.SessionID)
+			if err != nil {
+				e.mu.Unlock()
+				return false, err
+			}
+			if found {
+				prev = &s
+			}
 		}
 	}
+	wasStuck := prev != nil && prev.Stuck
 	next, changed := queue.Apply(prev, ev)
 	if !changed {
+		// Nothing new, but an earlier change of this session may still be on its way to
+		// disk: acknowledge only once it is there.
+		b := e.pendingBatch(ev.SessionID)
+		e.mu.Unlock()
+		if b != nil {
+			return false, e.flush(ctx, b)
+		}
 		return false, nil
 	}
 	if ev.Pane != "" && !next.Ended && next.PaneAt.Equal(ev.At) {
@@ -111,22 +209,19 @@ func (e *Engine) Ingest(ctx context.Context, ev adapter.Event) (bool, error) {
 			}
 		}
 	}
-	if err := e.store.SaveSessions(ctx, writes); err != nil {
+	b := e.stage(writes...)
+	e.mu.Unlock()
+	if err := e.flush(ctx, b); err != nil {
 		return false, err
 	}
-	for i := range writes {
-		e.put(writes[i])
-		delete(e.dirty, writes[i].ID) // the full row, position included, is on disk
-	}
-	if e.OnStuck != nil && next.Stuck && (prev == nil || !prev.Stuck) {
+	if e.OnStuck != nil && next.Stuck && !wasStuck {
 		e.OnStuck(next)
 	}
 	e.log.Debug("event applied", "session", ev.SessionID, "kind", ev.Kind, "pane", ev.Pane, "released", len(writes)-1)
-	e.notify()
 	return true, nil
 }
 
-// put stores s in memory; ended sessions leave memory.
+// put stores s in memory; ended sessions leave memory. e.mu must be held.
 func (e *Engine) put(s queue.Session) {
 	if s.Ended {
 		delete(e.sessions, s.ID)
@@ -160,7 +255,6 @@ func (e *Engine) Head(f queue.Filter) (queue.Item, bool) {
 // nothing was ready.
 func (e *Engine) Skip(ctx context.Context, f queue.Filter) (head queue.Item, found bool, skipped bool, err error) {
 	e.mu.Lock()
-	defer e.mu.Unlock()
 	now := e.now()
 	items := queue.Ordered(e.all(), now)
 	target, ok := queue.Item{}, false
@@ -174,13 +268,15 @@ func (e *Engine) Skip(ctx context.Context, f queue.Filter) (head queue.Item, fou
 		target, ok = queue.Head(items, queue.Filter{Socket: f.Socket})
 	}
 	if !ok {
+		e.mu.Unlock()
 		return queue.Item{}, false, false, nil
 	}
-	s := queue.Skip(*e.sessions[target.ID], queue.MaxRank(e.all()), now, e.cooldown)
-	if err := e.commit(ctx, s); err != nil {
+	b := e.stage(queue.Skip(*e.sessions[target.ID], queue.MaxRank(e.all()), now, e.cooldown))
+	head, found = queue.Head(queue.Ordered(e.all(), now), queue.Filter{Socket: f.Socket})
+	e.mu.Unlock()
+	if err := e.flush(ctx, b); err != nil {
 		return queue.Item{}, false, false, err
 	}
-	head, found = queue.Head(queue.Ordered(e.all(), now), queue.Filter{Socket: f.Socket})
 	return head, found, true, nil
 }
 
@@ -190,40 +286,32 @@ var ErrNotQueued = errors.New("session is not in the queue")
 // SkipSession moves one stuck session to the tail with a cooldown, whatever its place.
 func (e *Engine) SkipSession(ctx context.Context, id string) error {
 	e.mu.Lock()
-	defer e.mu.Unlock()
 	s, ok := e.sessions[id]
 	if !ok || !s.Stuck {
+		e.mu.Unlock()
 		return ErrNotQueued
 	}
-	next := queue.Skip(*s, queue.MaxRank(e.all()), e.now(), e.cooldown)
-	return e.commit(ctx, next)
+	b := e.stage(queue.Skip(*s, queue.MaxRank(e.all()), e.now(), e.cooldown))
+	e.mu.Unlock()
+	return e.flush(ctx, b)
 }
 
 // Dismiss drops a stuck session from the queue until its next stuck event. Events stamped
 // before now are older than the dismissal and cannot bring it back.
 func (e *Engine) Dismiss(ctx context.Context, id string) error {
 	e.mu.Lock()
-	defer e.mu.Unlock()
 	s, ok := e.sessions[id]
 	if !ok || !s.Stuck {
+		e.mu.Unlock()
 		return ErrNotQueued
 	}
 	next := queue.Dismiss(*s)
 	if now := e.now(); now.After(next.LastEventAt) {
 		next.LastEventAt = now
 	}
-	return e.commit(ctx, next)
-}
-
-// commit writes one session and makes it visible; e.mu must be held.
-func (e *Engine) commit(ctx context.Context, s queue.Session) error {
-	if err := e.store.SaveSessions(ctx, []queue.Session{s}); err != nil {
-		return err
-	}
-	e.put(s)
-	delete(e.dirty, s.ID)
-	e.notify()
-	return nil
+	b := e.stage(next)
+	e.mu.Unlock()
+	return e.flush(ctx, b)
 }
 
 // Status returns how many sessions are stuck and how many of them "next" can land on
@@ -263,23 +351,19 @@ func (e *Engine) Session(id string) (queue.Session, bool) {
 // Retire ends the given sessions at time at (their panes are gone).
 func (e *Engine) Retire(ctx context.Context, ids []string, at time.Time) error {
 	e.mu.Lock()
-	defer e.mu.Unlock()
 	var writes []queue.Session
 	for _, id := range ids {
 		if s, ok := e.sessions[id]; ok {
 			writes = append(writes, queue.Retire(*s, at))
 		}
 	}
-	if err := e.store.SaveSessions(ctx, writes); err != nil {
-		return err
+	if len(writes) == 0 {
+		e.mu.Unlock()
+		return nil
 	}
-	for _, s := range writes {
-		e.put(s)
-	}
-	if len(writes) > 0 {
-		e.notify()
-	}
-	return nil
+	b := e.stage(writes...)
+	e.mu.Unlock()
+	return e.flush(ctx, b)
 }
 
 // SetTranscriptPosition records how far the reconcile loop has read a session's transcript.
@@ -302,16 +386,18 @@ func (e *Engine) SetTranscriptPosition(id, path string, offset int64, tailAt tim
 // from there. It is called by the sweep, not on the hot path.
 func (e *Engine) FlushPositions(ctx context.Context) error {
 	e.mu.Lock()
-	defer e.mu.Unlock()
 	writes := make([]queue.Session, 0, len(e.dirty))
 	for id := range e.dirty {
 		if s, ok := e.sessions[id]; ok {
 			writes = append(writes, *s)
 		}
 	}
-	if err := e.store.SaveSessions(ctx, writes); err != nil {
-		return err
-	}
 	clear(e.dirty)
-	return nil
+	if len(writes) == 0 {
+		e.mu.Unlock()
+		return nil
+	}
+	b := e.stage(writes...)
+	e.mu.Unlock()
+	return e.flush(ctx, b)
 }
