@@ -315,11 +315,17 @@ func (e *Engine) Dismiss(ctx context.Context, id string) error {
 }
 
 // Status returns how many sessions are stuck and how many of them "next" can land on
-// (not cooling, and with a pane).
+// (not cooling, and with a pane). It counts without sorting: it runs on every key press.
 func (e *Engine) Status() (stuck, ready int) {
-	for _, it := range e.Items() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	now := e.now()
+	for _, s := range e.sessions {
+		if !s.Stuck || s.Ended {
+			continue
+		}
 		stuck++
-		if it.Ready && it.Pane != "" {
+		if queue.IsReady(s, now) && s.Pane != "" {
 			ready++
 		}
 	}
