@@ -13,6 +13,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
@@ -21,6 +22,7 @@ import (
 
 	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/adapter/claude"
+	"github.com/trailboss/trailboss/adapter/generic"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/wire"
 )
@@ -47,6 +49,9 @@ type API struct {
 	SocketExists func(path string) bool
 
 	events atomic.Int64 // hook events applied since start, from the API and the spool
+
+	idsMu    sync.Mutex
+	inflight map[string]chan struct{} // generic event ids being applied right now
 }
 
 // IsSocket reports whether path is a unix socket.
@@ -64,6 +69,7 @@ func (a *API) Handler() http.Handler {
 	r.Group(func(r chi.Router) {
 		r.Use(a.requireToken)
 		r.Post("/v1/hooks/claude", a.claudeHook)
+		r.Post("/v1/events", a.genericEvent)
 		r.Get("/v1/queue", a.queue)
 		r.Get("/v1/next", a.next)
 		r.Post("/v1/skip", a.skip)
@@ -174,9 +180,11 @@ func (a *API) claudeHook(w http.ResponseWriter, r *http.Request) {
 
 // ingestResult is what became of one hook payload, as an HTTP status.
 type ingestResult struct {
-	code    int
-	changed bool
-	msg     string // the error, or why an acknowledged payload was ignored
+	code      int
+	changed   bool
+	duplicate bool           // a generic event whose id was applied before
+	msg       string         // the error, or why an acknowledged payload was ignored
+	refusal   *generic.Error // why a generic envelope was refused
 }
 
 // ingestClaudeHook turns one Claude Code hook payload into an event and applies it; the API
@@ -208,6 +216,87 @@ func (a *API) ingestClaudeHook(ctx context.Context, body []byte, meta claude.Met
 	}
 	a.events.Add(1)
 	return ingestResult{code: http.StatusOK, changed: changed}
+}
+
+// genericEvent takes one versioned envelope (adapter/generic) from anything that has no
+// adapter of its own.
+func (a *API) genericEvent(w http.ResponseWriter, r *http.Request) {
+	body, ok := readBody(w, r)
+	if !ok {
+		return
+	}
+	res := a.ingestGeneric(context.WithoutCancel(r.Context()), body)
+	if res.code != http.StatusOK {
+		out := map[string]any{"error": res.msg}
+		if res.refusal != nil {
+			out["reason"], out["problems"] = res.refusal.Reason, res.refusal.Problems
+		}
+		writeJSON(w, res.code, out)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "changed": res.changed, "duplicate": res.duplicate})
+}
+
+// ingestGeneric applies one envelope unless its id was applied before. The event is
+// applied before its id is recorded: a crash between the two makes a retry apply it again,
+// which the queue rules make harmless, where the other order would lose it.
+func (a *API) ingestGeneric(ctx context.Context, body []byte) ingestResult {
+	if !utf8.Valid(body) {
+		return ingestResult{code: http.StatusBadRequest, msg: "body is not valid UTF-8"}
+	}
+	p, err := generic.Parse(body, a.Now())
+	var refusal *generic.Error
+	if errors.As(err, &refusal) {
+		return ingestResult{code: http.StatusBadRequest, msg: refusal.Error(), refusal: refusal}
+	}
+	if !a.socketOK(p.Event.TmuxSocket) {
+		return ingestResult{code: http.StatusBadRequest,
+			msg: "tmux socket " + adapter.CleanText(p.Event.TmuxSocket, 200) + " does not exist or is not a socket"}
+	}
+	release := a.claimID(p.ID) // a concurrent repeat waits for this one, then sees it done
+	defer release()
+	seen, err := a.Engine.store.EventSeen(ctx, p.ID)
+	if err != nil {
+		return ingestResult{code: http.StatusServiceUnavailable, msg: err.Error()}
+	}
+	if seen {
+		return ingestResult{code: http.StatusOK, duplicate: true}
+	}
+	changed, err := a.Engine.Ingest(ctx, p.Event)
+	if err == nil {
+		err = a.Engine.store.RecordEvent(ctx, p.ID, a.Now())
+	}
+	if err != nil {
+		a.Log.Error("ingest generic event", "id", p.ID, "err", err)
+		return ingestResult{code: http.StatusServiceUnavailable, msg: "event not stored: " + err.Error()}
+	}
+	a.events.Add(1)
+	return ingestResult{code: http.StatusOK, changed: changed}
+}
+
+// claimID waits until no other request is applying id, marks it as ours, and returns the
+// function that lets the next one in.
+func (a *API) claimID(id string) func() {
+	for {
+		a.idsMu.Lock()
+		if a.inflight == nil {
+			a.inflight = make(map[string]chan struct{})
+		}
+		wait, busy := a.inflight[id]
+		if !busy {
+			done := make(chan struct{})
+			a.inflight[id] = done
+			a.idsMu.Unlock()
+			return func() {
+				a.idsMu.Lock()
+				delete(a.inflight, id)
+				a.idsMu.Unlock()
+				close(done)
+			}
+		}
+		a.idsMu.Unlock()
+		<-wait
+	}
 }
 
 func (a *API) socketOK(path string) bool {

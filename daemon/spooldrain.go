@@ -54,11 +54,16 @@ func (d *SpoolDrainer) Drain(ctx context.Context) {
 			d.Log.Warn("dropped an unreadable spooled event", "file", en.Path, "err", en.Err)
 		case time.Since(en.Event.EmittedAt) > spool.MaxAge:
 			d.Log.Info("dropped a spooled event too old to be true", "file", en.Path, "emitted", en.Event.EmittedAt)
-		case en.Event.Harness != claude.Harness:
+		case en.Event.Harness != claude.Harness && en.Event.Harness != spool.Generic:
 			d.Log.Warn("dropped a spooled event of an unknown harness", "file", en.Path, "harness", en.Event.Harness)
 		default:
-			res := d.API.ingestClaudeHook(ctx, en.Event.Body,
-				claude.Meta{Pane: en.Event.Pane, Tmux: en.Event.Tmux, EmittedAt: en.Event.EmittedAt})
+			var res ingestResult
+			if en.Event.Harness == spool.Generic {
+				res = d.API.ingestGeneric(ctx, en.Event.Body)
+			} else {
+				res = d.API.ingestClaudeHook(ctx, en.Event.Body,
+					claude.Meta{Pane: en.Event.Pane, Tmux: en.Event.Tmux, EmittedAt: en.Event.EmittedAt})
+			}
 			if res.code == http.StatusServiceUnavailable {
 				return // the store is failing: keep this and the rest for later
 			}

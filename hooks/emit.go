@@ -60,12 +60,35 @@ func (e *Emitter) Emit(ctx context.Context) error {
 		// ancestor is the same answer.
 		pane = paneOfAncestor(ctx, tmux)
 	}
-	err = e.post(ctx, body, pane, tmux, emittedAt)
+	headers := map[string]string{"X-Tmux-Pane": pane, "X-Tmux": tmux,
+		"X-Trailboss-Emitted-At": emittedAt.UTC().Format(time.RFC3339Nano)}
+	err = e.post(ctx, "/v1/hooks/claude", body, headers)
+	return e.spoolUnlessAcknowledged(err, spool.Event{Harness: "claude", Pane: pane, Tmux: tmux, EmittedAt: emittedAt, Body: body})
+}
+
+// EmitGeneric posts one generic envelope (POST /v1/events) and spools it when the daemon
+// does not acknowledge it in time. A refusal comes back as an error that IsRefused.
+func (e *Emitter) EmitGeneric(ctx context.Context, envelope []byte) error {
+	emittedAt := e.Now()
+	ctx, cancel := context.WithTimeout(ctx, e.Timeout)
+	defer cancel()
+	err := e.post(ctx, "/v1/events", envelope, nil)
+	return e.spoolUnlessAcknowledged(err, spool.Event{Harness: spool.Generic, EmittedAt: emittedAt, Body: envelope})
+}
+
+// IsRefused reports whether err is the daemon's "no" to a payload (bad input), as opposed
+// to a daemon that could not be reached in time.
+func IsRefused(err error) bool {
 	var refused *refusedError
-	if err == nil || errors.As(err, &refused) {
+	return errors.As(err, &refused)
+}
+
+// spoolUnlessAcknowledged leaves ev in the spool when err says the daemon did not take it;
+// a refusal is not spooled, since it would only be refused again.
+func (e *Emitter) spoolUnlessAcknowledged(err error, ev spool.Event) error {
+	if err == nil || IsRefused(err) {
 		return err
 	}
-	ev := spool.Event{Harness: "claude", Pane: pane, Tmux: tmux, EmittedAt: emittedAt, Body: body}
 	if serr := spool.Write(e.StateDir, ev); serr != nil {
 		return fmt.Errorf("%w; and it could not be spooled: %v (event lost)", err, serr)
 	}
@@ -82,21 +105,21 @@ func (r *refusedError) Error() string {
 	return "daemon refused the event: " + r.status + ": " + r.msg
 }
 
-// post sends the payload and returns nil once the daemon acknowledged it.
-func (e *Emitter) post(ctx context.Context, body []byte, pane, tmux string, emittedAt time.Time) error {
+// post sends the payload to path and returns nil once the daemon acknowledged it.
+func (e *Emitter) post(ctx context.Context, path string, body []byte, headers map[string]string) error {
 	token, err := statedir.ReadToken(e.StateDir)
 	if err != nil {
 		return err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+e.Addr+"/v1/hooks/claude", bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+e.Addr+path, bytes.NewReader(body))
 	if err != nil {
 		return err
 	}
 	req.Header.Set("Authorization", "Bearer "+token)
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-Tmux-Pane", pane)
-	req.Header.Set("X-Tmux", tmux)
-	req.Header.Set("X-Trailboss-Emitted-At", emittedAt.UTC().Format(time.RFC3339Nano))
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return fmt.Errorf("post to daemon at %s: %w", e.Addr, err)

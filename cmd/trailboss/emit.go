@@ -2,6 +2,11 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
 	"time"
 
 	"github.com/trailboss/trailboss/daemon/statedir"
@@ -12,6 +17,9 @@ import (
 // prints nothing, always exits 0, and gives up within hooks.EmitTimeout. Failures go to
 // emit.log in the state directory. It takes no flags, so nothing is parsed on the hot path.
 func runEmit(ctx context.Context, e *env, args []string) error {
+	if len(args) > 0 && args[0] == "--generic" {
+		return runEmitGeneric(ctx, e, args[1:])
+	}
 	dir, err := statedir.Default()
 	if err != nil {
 		return nil // nowhere to even log to
@@ -20,6 +28,57 @@ func runEmit(ctx context.Context, e *env, args []string) error {
 	em := &hooks.Emitter{Addr: addr, StateDir: dir, Getenv: e.getenv, Stdin: e.stdin,
 		Timeout: hooks.EmitTimeout, Now: time.Now}
 	if err := em.Emit(ctx); err != nil {
+		hooks.LogFailure(dir, time.Now(), err)
+	}
+	return nil
+}
+
+// runEmitGeneric is `trailboss emit --generic`: a shell's way into the generic event API.
+// Unlike a hook it is loud: a refused event is an error (exit 1). An event the daemon does
+// not take in time waits in the spool, quietly, as a hook's would.
+func runEmitGeneric(ctx context.Context, e *env, args []string) error {
+	fs := flag.NewFlagSet("emit --generic", flag.ContinueOnError)
+	state := fs.String("state", "", "stuck, unstuck, start or end (required)")
+	summary := fs.String("summary", "", "what the session waits for, for the operator")
+	reason := fs.String("reason", "", "for stuck: stopped (default) or permission")
+	detail := fs.String("detail", "", "a finer display detail")
+	session := fs.String("session", "", "the session's id (default $TRAILBOSS_SESSION, else one per tmux pane)")
+	id := fs.String("id", "", "the event's id, for retries (default: a new random id)")
+	harness := fs.String("harness", "script", "what is sending it")
+	if err := parse(fs, args, e.stderr); err != nil {
+		return err
+	}
+	pane, tmux := e.getenv("TMUX_PANE"), e.getenv("TMUX")
+	if *session == "" {
+		*session = e.getenv("TRAILBOSS_SESSION")
+	}
+	if *session == "" && pane != "" {
+		*session = "pane" + pane + "@" + strings.SplitN(tmux, ",", 2)[0]
+	}
+	if *session == "" {
+		return fmt.Errorf("%w: no session: pass --session, set TRAILBOSS_SESSION, or run inside tmux", errUsage)
+	}
+	if *id == "" {
+		*id = randomID()
+	}
+	cwd, _ := os.Getwd()
+	env := map[string]any{"v": 1, "id": *id, "type": "session." + *state, "session": *session,
+		"harness": *harness, "summary": *summary, "detail": *detail, "reason": *reason, "cwd": cwd,
+		"at": time.Now().UTC().Format(time.RFC3339Nano)}
+	if pane != "" {
+		env["pane"], env["tmux"] = pane, tmux
+	}
+	body, _ := json.Marshal(env)
+	dir, err := statedir.Default()
+	if err != nil {
+		return err
+	}
+	addr := firstNonEmpty(e.getenv("TRAILBOSS_ADDR"), statedir.LastAddr(dir), defaultAddr)
+	em := &hooks.Emitter{Addr: addr, StateDir: dir, Getenv: e.getenv, Timeout: 2 * time.Second, Now: time.Now}
+	if err := em.EmitGeneric(ctx, body); err != nil {
+		if hooks.IsRefused(err) {
+			return err
+		}
 		hooks.LogFailure(dir, time.Now(), err)
 	}
 	return nil

@@ -31,9 +31,12 @@ const (
 // ErrFull is returned when the spool already holds MaxFiles events.
 var ErrFull = errors.New("spool is full")
 
+// Generic is the Harness of a spooled generic envelope (POST /v1/events).
+const Generic = "generic"
+
 // Event is a hook's payload with what the emitter knew beside it.
 type Event struct {
-	Harness   string    `json:"harness"` // which adapter reads Body: "claude"
+	Harness   string    `json:"harness"` // which adapter reads Body: "claude", or Generic
 	Pane      string    `json:"pane"`
 	Tmux      string    `json:"tmux"`
 	EmittedAt time.Time `json:"emitted_at"`

@@ -245,3 +245,26 @@ func fromNanos(n int64) time.Time {
 	}
 	return time.Unix(0, n).UTC()
 }
+
+// EventSeen reports whether a generic event with this id was already applied.
+func (s *Store) EventSeen(ctx context.Context, id string) (bool, error) {
+	var n int
+	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM event_ids WHERE id = ?`, id).Scan(&n); err != nil {
+		return false, fmt.Errorf("look up event id: %w", err)
+	}
+	return n > 0, nil
+}
+
+// eventIDsKept is how long an event id is remembered: a sender retries within seconds.
+const eventIDsKept = 7 * 24 * time.Hour
+
+// RecordEvent remembers that the generic event id was applied at, and forgets ids older
+// than a week.
+func (s *Store) RecordEvent(ctx context.Context, id string, at time.Time) error {
+	_, err := s.db.ExecContext(ctx, `INSERT OR IGNORE INTO event_ids (id, seen_at) VALUES (?, ?);
+		DELETE FROM event_ids WHERE seen_at < ?`, id, at.UnixNano(), at.Add(-eventIDsKept).UnixNano())
+	if err != nil {
+		return fmt.Errorf("record event id: %w", writeError(err))
+	}
+	return nil
+}
