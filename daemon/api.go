@@ -50,6 +50,8 @@ type API struct {
 
 	events atomic.Int64 // hook events applied since start, from the API and the spool
 
+	Screens *ScreenWatcher // nil when the screen adapter is off
+
 	idsMu    sync.Mutex
 	inflight map[string]chan struct{} // generic event ids being applied right now
 }
@@ -76,6 +78,8 @@ func (a *API) Handler() http.Handler {
 		r.Post("/v1/dismiss", a.dismiss)
 		r.Get("/v1/status", a.status)
 		r.Get("/v1/sessions", a.sessions)
+		r.Post("/v1/watch", a.watch)
+		r.Delete("/v1/watch", a.watch)
 	})
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no such endpoint: "+r.Method+" "+r.URL.Path)
@@ -408,6 +412,34 @@ func (a *API) dismiss(w http.ResponseWriter, r *http.Request) {
 func (a *API) status(w http.ResponseWriter, r *http.Request) {
 	stuck, ready := a.Engine.Status()
 	writeJSON(w, http.StatusOK, wire.Status{Stuck: stuck, Ready: ready, Events: a.events.Load()})
+}
+
+// watch adds (POST) or removes (DELETE) a pane for the screen adapter to watch:
+// ?pane=%N&socket=PATH&harness=NAME.
+func (a *API) watch(w http.ResponseWriter, r *http.Request) {
+	if a.Screens == nil {
+		writeError(w, http.StatusNotFound, "the screen adapter is off (trailboss daemon --screen-tick 0)")
+		return
+	}
+	q := r.URL.Query()
+	pane, socket, harness := q.Get("pane"), q.Get("socket"), q.Get("harness")
+	switch {
+	case !adapter.ValidPane(pane):
+		writeError(w, http.StatusBadRequest, "pane "+adapter.CleanText(pane, 40)+" is not a tmux pane id (% and digits)")
+		return
+	case !a.socketOK(socket) || socket == "":
+		writeError(w, http.StatusBadRequest, "socket "+adapter.CleanText(socket, 200)+" is not a tmux server's socket")
+		return
+	}
+	if r.Method == http.MethodDelete {
+		writeJSON(w, http.StatusOK, map[string]bool{"ok": true, "was_watched": a.Screens.Unwatch(socket, pane)})
+		return
+	}
+	if harness == "" {
+		harness = "screen"
+	}
+	a.Screens.Watch(socket, pane, adapter.CleanText(harness, 40))
+	writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
 }
 
 // sessions lists every live session, most recently heard from first (for doctor).

@@ -29,10 +29,13 @@ type Config struct {
 	Sweep    time.Duration // stat-only transcript sweep and liveness check
 	Settle   time.Duration // how long a waiting transcript tail must stay quiet to be queued
 	NoWatch  bool          // do not use fsnotify (the sweep alone reconciles)
-	Reset    bool          // move a corrupt or unwanted state.db aside and start empty
-	OnStuck  string        // a shell command run for each newly stuck session, or ""
-	Version  string
-	Log      *slog.Logger
+	// ScreenTick is how often the screen adapter looks at the panes it watches; 0 turns it
+	// off.
+	ScreenTick time.Duration
+	Reset      bool   // move a corrupt or unwanted state.db aside and start empty
+	OnStuck    string // a shell command run for each newly stuck session, or ""
+	Version    string
+	Log        *slog.Logger
 }
 
 // ErrNotLoopback is returned for an address that is not on the loopback interface.
@@ -122,6 +125,12 @@ func Run(ctx context.Context, cfg Config) error {
 		return fmt.Errorf("listen: %w", err)
 	}
 	api := &API{Engine: engine, Token: token, Version: cfg.Version, Log: log.With("component", "api"), Now: time.Now}
+	var screens *ScreenWatcher
+	if cfg.ScreenTick > 0 {
+		screens = &ScreenWatcher{Engine: engine, Tmux: tmuxctl.New, Tick: cfg.ScreenTick, Quiet: 2,
+			Discover: cfg.Sweep, Servers: knownServers(engine, os.Getenv), Log: log.With("component", "screen")}
+		api.Screens = screens
+	}
 	srv := &http.Server{Handler: api.Handler(), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second}
 	rec := &Reconciler{
 		Engine: engine, Sweep: cfg.Sweep, Settle: cfg.Settle, Watch: !cfg.NoWatch,
@@ -139,6 +148,9 @@ func Run(ctx context.Context, cfg Config) error {
 	g.Go(func() error { return rec.Run(gctx) })
 	drainer := &SpoolDrainer{API: api, StateDir: cfg.StateDir, Interval: time.Second, Log: log.With("component", "spool")}
 	g.Go(func() error { return drainer.Run(gctx) })
+	if screens != nil {
+		g.Go(func() error { return screens.Run(gctx) })
+	}
 	status := &StatusPublisher{Engine: engine, Tmux: tmuxctl.New, Log: log.With("component", "status")}
 	g.Go(func() error { return status.Run(gctx) })
 	if hook != nil {

@@ -19,6 +19,7 @@ func runDaemon(ctx context.Context, e *env, args []string) error {
 	sweep := fs.Duration("sweep", 10*time.Second, "interval of the stat-only transcript sweep and the pane liveness check")
 	settle := fs.Duration("settle", 1500*time.Millisecond, "how long a transcript that says \"waiting\" must stay quiet before it is queued")
 	noWatch := fs.Bool("no-watch", false, "do not watch transcript folders (the sweep alone reconciles)")
+	screenTick := fs.Duration("screen-tick", 500*time.Millisecond, "how often the screen adapter looks at panes without hooks (0: off)")
 	verbose := fs.Bool("v", false, "log debug detail")
 	reset := fs.Bool("reset", false, "move state.db aside (kept as state.db.reset-TIME) and start with an empty queue")
 	if err := parse(fs, args, e.stderr); err != nil {
@@ -57,7 +58,7 @@ func runDaemon(ctx context.Context, e *env, args []string) error {
 	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: level}))
 	return daemon.Run(ctx, daemon.Config{
 		Addr: *addr, StateDir: *stateDir, Cooldown: *cooldown, Sweep: *sweep, Settle: *settle,
-		NoWatch: *noWatch, Reset: *reset, OnStuck: cfg.OnStuck, Version: version, Log: log,
+		NoWatch: *noWatch, ScreenTick: *screenTick, Reset: *reset, OnStuck: cfg.OnStuck, Version: version, Log: log,
 	})
 }
 

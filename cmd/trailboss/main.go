@@ -61,6 +61,8 @@ var commands = []command{
 	{"skip", "skip the current stuck item (tail + cooldown) and jump to the next", runSkip},
 	{"status", "print \"⚠ N stuck\" for a status line (nothing when none)", runStatus},
 	{"ls", "list the queue", runLs},
+	{"watch", "watch a pane's screen for an agent that reports no hooks: watch %N [--harness NAME]", runWatch},
+	{"unwatch", "stop watching a pane's screen", runUnwatch},
 	{"popup", "the queue picker, for tmux display-popup", runPopup},
 	{"setup", "install (or --undo) the Claude Code hooks and the tmux keys and status", runSetup},
 	{"tmux-conf", "print the tmux lines: key bindings and status segment", runTmuxConf},

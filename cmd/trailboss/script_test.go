@@ -102,6 +102,7 @@ var scriptCommands = map[string]func(ts *testscript.TestScript, neg bool, args [
 	"transcript":   cmdTranscript,
 	"waitqueue":    cmdWaitQueue,
 	"queuefield":   cmdQueueField,
+	"queuestays":   cmdQueueStays,
 	"http":         cmdHTTP,
 	"timed":        cmdTimed,
 	"copy-fixture": cmdCopyFixture,
@@ -519,6 +520,29 @@ func cmdWaitQueue(ts *testscript.TestScript, neg bool, args []string) {
 		got = strings.Join(ids, " ")
 		return got == want
 	}, func() string { return "queue is [" + got + "]" })
+}
+
+// queuestays DURATION [ID…] checks that the queue stays exactly these sessions for
+// DURATION: for things that must not happen (a spinner queued, an item queued twice).
+func cmdQueueStays(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 1 {
+		ts.Fatalf("usage: queuestays DURATION [ID...]")
+	}
+	d, err := time.ParseDuration(args[0])
+	ts.Check(err)
+	want := strings.Join(args[1:], " ")
+	c := daemonClient(ts)
+	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(25 * time.Millisecond) {
+		items, err := c.Queue(context.Background())
+		ts.Check(err)
+		var ids []string
+		for _, it := range items {
+			ids = append(ids, it.SessionID)
+		}
+		if got := strings.Join(ids, " "); got != want {
+			ts.Fatalf("the queue became [%s], want it to stay [%s]", got, want)
+		}
+	}
 }
 
 // queuefield SESSION FIELD REGEXP checks one field of a queued item (its JSON name).

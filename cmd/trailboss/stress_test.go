@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/trailboss/trailboss/daemon/client"
+	"github.com/trailboss/trailboss/tmuxctl/tmuxtest"
 )
 
 func requireStress(t *testing.T) {
@@ -253,5 +254,51 @@ Promise.allSettled([
 	}
 	if after := d.queue(t); after != before {
 		t.Fatalf("a browser page changed the queue:\nbefore %s\nafter  %s", before, after)
+	}
+}
+
+// cpuTicks returns a process's user+system CPU time in clock ticks (/proc/<pid>/stat).
+func cpuTicks(t *testing.T, pid int) int64 {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+2:]))
+	var utime, stime int64
+	fmt.Sscan(f[11], &utime)
+	fmt.Sscan(f[12], &stime)
+	return utime + stime
+}
+
+// TestStressScreenWatchCost: the screen adapter watching 100 idle panes costs the daemon
+// under 2 % of one core (one list-panes per tick covers them all; quiet panes are read
+// once, not again).
+func TestStressScreenWatchCost(t *testing.T) {
+	requireStress(t)
+	env := tmuxtest.New(t)
+	var panes []string
+	for i := 0; i < 100; i++ {
+		panes = append(panes, env.NewPane(t, fmt.Sprintf("w%d", i/10), "sh", "-c", "echo idle agent; exec sleep 3600"))
+	}
+	d := startDaemon(t, "--screen-tick", "500ms")
+	c, err := client.New(d.addr, d.stateDir, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range panes {
+		if err := c.Watch(context.Background(), env.Socket, p, "idle", false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(2 * time.Second) // the first reads of the 100 quiet screens happen here
+	const window = 20 * time.Second
+	before := cpuTicks(t, d.cmd.Process.Pid)
+	time.Sleep(window)
+	used := float64(cpuTicks(t, d.cmd.Process.Pid)-before) / 100 // clock ticks are 1/100 s
+	pct := 100 * used / window.Seconds()
+	t.Logf("daemon CPU watching 100 idle panes: %.2f %% of one core (%.2f s over %v)", pct, used, window)
+	if pct >= 2 {
+		t.Fatalf("%.2f %% of one core, want < 2 %%", pct)
 	}
 }

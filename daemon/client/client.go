@@ -141,6 +141,17 @@ func (c *Client) Health(ctx context.Context) (string, error) {
 	return out.Version, err
 }
 
+// Watch asks the screen adapter to watch a pane (harness names what runs there); with
+// stop, to stop.
+func (c *Client) Watch(ctx context.Context, socket, pane, harness string, stop bool) error {
+	method := http.MethodPost
+	if stop {
+		method = http.MethodDelete
+	}
+	_, err := c.do(ctx, method, "/v1/watch", url.Values{"socket": {socket}, "pane": {pane}, "harness": {harness}}, nil)
+	return err
+}
+
 // Status returns the stuck and ready counts.
 func (c *Client) Status(ctx context.Context) (Status, error) {
 	var s Status

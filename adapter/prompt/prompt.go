@@ -1,0 +1,281 @@
+// Package prompt classifies what a terminal is asking of its human: given a pane's screen
+// or the tail of its output, it says whether the last thing on it is a yes/no question, a
+// press-enter gate, a numbered menu, a free-text prompt, or a busy indicator, and reads
+// the question, the choices and a safe default off it. It knows Claude Code's own screens
+// (permission, edit and plan dialogs, AskUserQuestion menus, the folder-trust dialog, the
+// idle input box, the spinner) and generic prompts of other programs.
+//
+// Classification is a pure function of the text: no I/O, no clock. Only the last
+// screenful counts, so a prompt that has scrolled away, or that a spinner has replaced,
+// is not a prompt.
+//
+// This package imports nothing of ours but adapter, for CleanText.
+package prompt
+
+import (
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/trailboss/trailboss/adapter"
+)
+
+// Kind says what kind of prompt is on a screen.
+type Kind int
+
+const (
+	// Unknown: no prompt recognised. Its Confidence is 0.
+	Unknown Kind = iota
+	// YesNo: a yes/no question; Choices are yes and no, Default is always no.
+	YesNo
+	// PressEnter: a gate that waits for Enter (or any key); Default is Enter.
+	PressEnter
+	// MultipleChoice: a numbered or lettered menu; Default is its first choice.
+	MultipleChoice
+	// FreeText: a prompt for typed text (Secret when it asks for a password); no Default.
+	FreeText
+	// Busy: a busy indicator is the last thing on screen: the program is working and is
+	// not waiting for its human, whatever older prompt is still visible above.
+	Busy
+)
+
+var kindNames = [...]string{"unknown", "yes-no", "press-enter", "multiple-choice", "free-text", "busy"}
+
+// String returns the kind's name ("yes-no", "press-enter", …), or "Kind(n)" when k is not
+// one of the kinds.
+func (k Kind) String() string {
+	if k.Valid() {
+		return kindNames[k]
+	}
+	return "Kind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// Valid reports whether k is one of the kinds.
+func (k Kind) Valid() bool { return k >= Unknown && k <= Busy }
+
+// Choice is one answer a prompt accepts.
+type Choice struct {
+	Key   string // what to type: "1", "a", "y", "yes", or KeyEnter
+	Label string // what the screen calls it: "Yes, and don't ask again …", "Deploy to staging"
+}
+
+// KeyEnter is the Key of the Enter key: a carriage return, as a terminal sends it.
+const KeyEnter = "\r"
+
+// Harness and screen names in a Result.
+const (
+	HarnessClaude = "claude"
+
+	ScreenPermission = "permission" // "Do you want to proceed?" over a Yes / Yes, and don't ask again / No menu
+	ScreenEdit       = "edit"       // "Do you want to make this edit to X?", "Do you want to create X?"
+	ScreenPlan       = "plan"       // plan approval: "Would you like to proceed?"
+	ScreenQuestion   = "question"   // an AskUserQuestion menu
+	ScreenTrust      = "trust"      // "Do you trust the files in this folder?"
+	ScreenIdle       = "idle"       // the input box, waiting for the next prompt
+	ScreenBusy       = "busy"       // the spinner: "✻ Thinking… (esc to interrupt)"
+)
+
+// MaxQuestionLen caps Result.Question, in bytes.
+const MaxQuestionLen = 300
+
+// maxLabelLen caps a Choice's Label, in bytes.
+const maxLabelLen = 200
+
+// Result is what Classify read off a screen.
+type Result struct {
+	Kind Kind
+	// Confidence is 0 for Unknown; ≥ 0.9 for Claude Code's own screens and explicit
+	// [y/n]-style markers; lower for heuristics (a line that merely ends in "?" is 0.5).
+	Confidence float64
+	// Question is the prompt's question line(s), cleaned to one line of at most
+	// MaxQuestionLen bytes; "" when the screen shows none (the idle box, a spinner).
+	Question string
+	// Choices are the answers, in screen order: the menu's entries for MultipleChoice,
+	// yes and no for YesNo, Enter for PressEnter.
+	Choices []Choice
+	// Default is the answer to give when the human gives none: "no" for YesNo (whatever
+	// the prompt's own capital letter says), Enter for PressEnter, the first choice for
+	// MultipleChoice, none (the zero Choice) for FreeText, Busy and Unknown.
+	//
+	// The first choice of Claude Code's permission, edit, plan and trust menus is the one
+	// that approves ("1. Yes"): there Default is the menu's own default, not a safe one.
+	// Never send it unattended; the refusing choice is the one whose Label starts "No".
+	Default Choice
+	// Secret marks a FreeText prompt for a password, passphrase or token: the answer must
+	// not be echoed, logged or stored.
+	Secret bool
+	// Harness is HarnessClaude when the screen is one of Claude Code's own, else "".
+	Harness string
+	// Screen names the Claude Code screen (ScreenPermission, …, ScreenBusy), or "".
+	Screen string
+}
+
+// Limits on what Classify reads.
+const (
+	// maxInput is how much of the end of its input Classify replays: far more than a
+	// screenful even when every character carries colour escapes.
+	maxInput = 256 << 10
+	// tailLines is how many non-blank lines, counted from the bottom, make "the screen".
+	tailLines = 40
+)
+
+// Classify returns the kind of prompt that the last screenful of screen shows, with its
+// question, choices and safe default. screen is a captured pane or a tail of raw output,
+// with or without ANSI escapes, LF or CRLF line ends. Only the last 40 non-blank lines
+// count, and the last thing on them wins: a spinner below a menu means Busy, a menu below
+// a spinner means the menu. It returns a Result of Kind Unknown and Confidence 0 when no
+// prompt is recognised.
+func Classify(screen string) Result {
+	if len(screen) > maxInput {
+		screen = screen[len(screen)-maxInput:]
+	}
+	return classify(tail(StripANSI(screen)))
+}
+
+// classify decides what the last thing on ls is. Claude Code's menu and its input box
+// are found first, and the later of the two stands for Claude Code; a generic prompt wins
+// when it ends the screen below both and below any spinner. A spinner wins over anything
+// above it: over a menu that starts above it, and over the input box that it sits on top
+// of (unless more than busyReach lines of text separate them, which makes it history).
+func classify(ls []line) Result {
+	busyAt, busy := lastBusy(ls)
+	var el *element
+	menuEl, m, menuOK := claudeMenu(ls)
+	var mp *menu
+	if menuOK {
+		el, mp = &menuEl, &m
+	}
+	if idle, ok := claudeIdle(ls, mp); ok && (el == nil || idle.start > el.start) {
+		el = &idle
+	}
+	from := 0
+	if el != nil {
+		from = el.end + 1
+	}
+	if busyAt >= from {
+		from = busyAt + 1
+	}
+	if res, ok := generic(ls[from:]); ok {
+		return res
+	}
+	if busyAt < 0 {
+		if el != nil {
+			return el.res
+		}
+		return Result{}
+	}
+	if el != nil && el.start > busyAt {
+		if el.res.Screen != ScreenIdle {
+			return el.res
+		}
+		between := 0
+		for _, l := range ls[busyAt+1 : el.start] {
+			if l.content() {
+				between++
+			}
+		}
+		if between > busyReach {
+			return el.res
+		}
+	}
+	return busy
+}
+
+// line is one line of the screen, prepared for matching.
+type line struct {
+	text  string // box borders stripped, white space folded to single spaces, trimmed
+	lower string // text in lower case, curly apostrophes made straight
+	sq    string // lower without any white space, for matching words glued together
+	rule  rule   // a horizontal box-drawing line
+}
+
+type rule int
+
+const (
+	notRule    rule = iota
+	ruleTop         // ╭───╮, ┌───┐, possibly with a title
+	ruleBottom      // ╰───╯, └───┘
+	rulePlain       // ──────
+)
+
+func (l line) blank() bool { return l.text == "" }
+
+// content reports whether l holds text rather than nothing or a border.
+func (l line) content() bool { return l.text != "" && l.rule == notRule }
+
+// above reports whether l can close a box from above (a top border or a rule).
+func (l line) above() bool { return l.rule == ruleTop || l.rule == rulePlain }
+
+// below reports whether l can close a box from below (a bottom border or a rule).
+func (l line) below() bool { return l.rule == ruleBottom || l.rule == rulePlain }
+
+// tail returns the lines of text from the tailLines-th non-blank line from the bottom on.
+func tail(text string) []line {
+	raw := strings.Split(text, "\n")
+	start, n := 0, 0
+	for i := len(raw) - 1; i >= 0; i-- {
+		if strings.TrimSpace(raw[i]) != "" {
+			if n++; n == tailLines {
+				start = i
+				break
+			}
+		}
+	}
+	ls := make([]line, 0, len(raw)-start)
+	for _, s := range raw[start:] {
+		ls = append(ls, newLine(s))
+	}
+	return ls
+}
+
+func newLine(s string) line {
+	s = strings.TrimFunc(s, isBorder)
+	var l line
+	l.rule = ruleOf(s)
+	l.text = strings.Join(strings.Fields(strings.ReplaceAll(s, "\u00a0", " ")), " ")
+	l.lower = strings.ReplaceAll(strings.ToLower(l.text), "’", "'")
+	l.sq = strings.ReplaceAll(l.lower, " ", "")
+	return l
+}
+
+// isBorder reports whether r is white space or a vertical box-drawing border, which
+// frame the text of a boxed line.
+func isBorder(r rune) bool {
+	switch r {
+	case '│', '┃', '║', '╎', '╏', '┆', '┇', '┊', '┋':
+		return true
+	}
+	return unicode.IsSpace(r)
+}
+
+func ruleOf(s string) rule {
+	if s == "" {
+		return notRule
+	}
+	first, last := []rune(s)[0], []rune(s)[len([]rune(s))-1]
+	switch {
+	case first == '╭' || first == '┌' || first == '╔':
+		return ruleTop
+	case first == '╰' || first == '└' || first == '╚':
+		return ruleBottom
+	}
+	for _, r := range s {
+		if !(r >= 0x2500 && r <= 0x257f) && !(r >= 0x2580 && r <= 0x259f) && r != ' ' {
+			return notRule
+		}
+	}
+	if last == '╮' || last == '┐' {
+		return ruleTop
+	}
+	if last == '╯' || last == '┘' {
+		return ruleBottom
+	}
+	return rulePlain
+}
+
+// question returns text cleaned to be a Result's Question.
+func question(parts ...string) string {
+	return adapter.CleanText(strings.Join(parts, " "), MaxQuestionLen)
+}
+
+func label(s string) string { return adapter.CleanText(s, maxLabelLen) }

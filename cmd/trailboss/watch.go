@@ -1,0 +1,61 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"time"
+
+	"github.com/trailboss/trailboss/adapter"
+	"github.com/trailboss/trailboss/daemon/client"
+)
+
+// runWatch asks the daemon to watch a pane's screen: for an agent that reports no hooks.
+// Panes running claude, codex, gemini or aider are found without asking.
+func runWatch(ctx context.Context, e *env, args []string) error {
+	return watchCommand(ctx, e, "watch", args, false)
+}
+
+func runUnwatch(ctx context.Context, e *env, args []string) error {
+	return watchCommand(ctx, e, "unwatch", args, true)
+}
+
+func watchCommand(ctx context.Context, e *env, name string, args []string, stop bool) error {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	var p place
+	placeFlags(fs, &p)
+	harness := fs.String("harness", "", "what runs in the pane (shown in the queue)")
+	socket := fs.String("socket", "", "tmux server socket (default: from $TMUX)")
+	var pane string
+	if len(args) > 0 && len(args[0]) > 0 && args[0][0] == '%' {
+		pane, args = args[0], args[1:]
+	}
+	if err := parse(fs, args, e.stderr); err != nil {
+		return err
+	}
+	if pane == "" {
+		pane = e.getenv("TMUX_PANE")
+	}
+	if !adapter.ValidPane(pane) {
+		return fmt.Errorf("%w: usage: trailboss %s %%N [--harness NAME] (a pane id such as %%3)", errUsage, name)
+	}
+	if err := p.resolve(e.getenv); err != nil {
+		return err
+	}
+	sock := *socket
+	if sock == "" {
+		s, err := adapter.SocketFromTmuxEnv(e.getenv("TMUX"))
+		if err != nil {
+			return err
+		}
+		sock = s
+	}
+	if sock == "" {
+		return fmt.Errorf("%w: not inside tmux: pass --socket", errUsage)
+	}
+	c, err := client.New(p.addr, p.stateDir, 2*time.Second)
+	if err != nil {
+		return err
+	}
+	return c.Watch(ctx, sock, pane, *harness, stop)
+}
