@@ -283,10 +283,13 @@ func (t *term) dispatch(private byte, params string, final byte) {
 			t.lines[t.r] = ln[:min(len(ln), maxCols)]
 		}
 	case 'L': // lines pushed past the screen's bottom are lost
-		keep := t.bottom() + 1
-		n = min(n, keep-t.r)
-		t.lines = append(t.lines[:t.r], append(make([][]rune, n), t.lines[t.r:]...)...)
-		t.lines = t.lines[:min(len(t.lines), keep)]
+		n = min(n, t.bottom()+1-t.r)
+		grow := min(n, t.bottom()+1-len(t.lines))
+		for ; grow > 0; grow-- {
+			t.lines = append(t.lines, nil)
+		}
+		copy(t.lines[t.r+n:], t.lines[t.r:])
+		clear(t.lines[t.r : t.r+n])
 		t.c = 0
 	case 'M':
 		t.lines = append(t.lines[:t.r], t.lines[min(t.r+n, len(t.lines)):]...)
@@ -321,9 +324,13 @@ func (t *term) eraseDisplay(mode int) {
 	case 2:
 		// Only the screen is cleared on a terminal, but what scrolled off above it is no
 		// longer on screen either: drop it all, keeping the cursor where it was.
-		r := t.r - t.top()
-		t.lines = make([][]rune, r+1)
-		t.r = r
+		top := t.top()
+		t.lines = t.lines[top : t.r+1]
+		for i := range t.lines {
+			t.lines[i] = t.lines[i][:0]
+		}
+		t.r -= top
+		t.saveR = max(t.saveR-top, 0)
 	case 3:
 		top := t.top()
 		t.lines = t.lines[top:]

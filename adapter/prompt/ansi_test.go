@@ -24,6 +24,8 @@ var stripTests = []struct {
 	{"erase below", "line1\nline2\nline3\x1b[2A\x1b[3G\x1b[J", "li"},
 	{"erase screen drops what was shown", "old screen\nmore\x1b[2J\x1b[Hnew", "new"},
 	{"erase scrollback keeps the screen", "a\x1b[3Jb", "ab"},
+	{"erase scrollback drops what scrolled off", strings.Repeat("old\n", screenRows+100) + "\x1b[3Jx",
+		strings.Repeat("old\n", screenRows-1) + "x"},
 	{"erase characters", "abcdef\x1b[4D\x1b[2X", "ab  ef"},
 	{"delete characters", "abcdef\x1b[4D\x1b[2P", "abef"},
 	{"insert blanks", "abcdef\x1b[4D\x1b[2@", "ab  cdef"},

@@ -21,10 +21,11 @@ import (
 //	──────────────────────────────────────
 //	  ? for shortcuts
 
-// element is a Claude Code screen found on lines start…end of the tail.
+// element is a Claude Code screen found on lines start…end of the tail; its footer (the
+// lines it owns below its last entry or border) starts at foot.
 type element struct {
-	start, end int
-	res        Result
+	start, foot, end int
+	res              Result
 }
 
 // Lines that may follow a screen's last line before the screen counts as stale: a
@@ -255,7 +256,7 @@ func claudeMenu(ls []line) (element, menu, bool) {
 		res.Choices = append(res.Choices, Choice{Key: strconv.Itoa(o.n), Label: label(o.label)})
 	}
 	res.Default = res.Choices[0]
-	return element{start: start, end: len(ls) - 1, res: res}, m, true
+	return element{start: start, foot: m.last + 1, end: len(ls) - 1, res: res}, m, true
 }
 
 // claudeIdle returns the last input box in ls: a line that starts with the prompt
@@ -300,7 +301,7 @@ func claudeIdle(ls []line, m *menu) (element, bool) {
 		if hints {
 			res.Confidence = 0.95
 		}
-		return element{start: top, end: len(ls) - 1, res: res}, true
+		return element{start: top, foot: bottom + 1, end: len(ls) - 1, res: res}, true
 	}
 	return element{}, false
 }

@@ -69,7 +69,7 @@ const (
 	ScreenPermission = "permission" // "Do you want to proceed?" over a Yes / Yes, and don't ask again / No menu
 	ScreenEdit       = "edit"       // "Do you want to make this edit to X?", "Do you want to create X?"
 	ScreenPlan       = "plan"       // plan approval: "Would you like to proceed?"
-	ScreenQuestion   = "question"   // an AskUserQuestion menu
+	ScreenQuestion   = "question"   // an AskUserQuestion menu, or another ❯ menu under a "?"
 	ScreenTrust      = "trust"      // "Do you trust the files in this folder?"
 	ScreenIdle       = "idle"       // the input box, waiting for the next prompt
 	ScreenBusy       = "busy"       // the spinner: "✻ Thinking… (esc to interrupt)"
@@ -84,8 +84,13 @@ const maxLabelLen = 200
 // Result is what Classify read off a screen.
 type Result struct {
 	Kind Kind
-	// Confidence is 0 for Unknown; ≥ 0.9 for Claude Code's own screens and explicit
-	// [y/n]-style markers; lower for heuristics (a line that merely ends in "?" is 0.5).
+	// Confidence is 0 for Unknown and in (0, 1] otherwise: 0.9–0.95 for Claude Code's
+	// known dialogs, its input box and spinner, bracketed yes/no markers ("[y/N]",
+	// "(yes/no)"), press-enter phrases and password prompts; 0.8–0.85 for a bare "y/N",
+	// a lone "[y]", "press y", a Claude menu of no known dialog and a spinner without
+	// "esc to interrupt"; 0.75–0.85 for a generic menu; 0.7 for "Enter your name:"; 0.5
+	// for a line that merely ends in "?" and 0.45 for one that ends in ":" (0.1 more when
+	// a bare input marker such as ">" follows it).
 	Confidence float64
 	// Question is the prompt's question line(s), cleaned to one line of at most
 	// MaxQuestionLen bytes; "" when the screen shows none (the idle box, a spinner).
@@ -132,11 +137,15 @@ func Classify(screen string) Result {
 	return classify(tail(StripANSI(screen)))
 }
 
-// classify decides what the last thing on ls is. Claude Code's menu and its input box
-// are found first, and the later of the two stands for Claude Code; a generic prompt wins
-// when it ends the screen below both and below any spinner. A spinner wins over anything
-// above it: over a menu that starts above it, and over the input box that it sits on top
-// of (unless more than busyReach lines of text separate them, which makes it history).
+// classify decides what the last thing on ls is. Claude Code's last menu and its input
+// box are found first, and the later of the two stands for Claude Code; it owns the few
+// lines under it (footer, status line), and when more follow it is history and ignored.
+// A generic prompt must end the screen, below any spinner; below a Claude Code screen it
+// wins only when it is explicit (yes/no, press-enter, password), for the footer of Claude
+// Code's input box also ends in ":" or "?" and lists numbered things, and the box stays
+// on screen after Claude Code exits to the shell. A spinner wins over what is above it:
+// a menu that starts above it, and the input box it sits on top of (unless more than
+// busyReach lines of text separate them: then it is history).
 func classify(ls []line) Result {
 	busyAt, busy := lastBusy(ls)
 	var el *element
@@ -148,14 +157,11 @@ func classify(ls []line) Result {
 	if idle, ok := claudeIdle(ls, mp); ok && (el == nil || idle.start > el.start) {
 		el = &idle
 	}
-	from := 0
+	from := busyAt + 1
 	if el != nil {
-		from = el.end + 1
+		from = max(from, el.foot)
 	}
-	if busyAt >= from {
-		from = busyAt + 1
-	}
-	if res, ok := generic(ls[from:]); ok {
+	if res, ok := generic(ls[from:]); ok && (el == nil || res.Kind == YesNo || res.Kind == PressEnter || res.Secret) {
 		return res
 	}
 	if busyAt < 0 {

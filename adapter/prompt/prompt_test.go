@@ -1,6 +1,7 @@
 package prompt
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -105,6 +106,8 @@ var genericTests = []classifyTest{
 	{"yes-no/marker-mid-sentence-is-not-a-question", "Run with (y/n) answered automatically by the --yes flag and logged to the audit file",
 		Unknown, 0, "", nil, "", false},
 
+	{"yes-no/marker-beats-press-enter", "Continue? [Y/n] (press enter for yes)", YesNo, 0.9,
+		"Continue? [Y/n] (press enter for yes)", yn, "n", false},
 	{"press-enter/any-key", "Press any key to continue . . .", PressEnter, 0.9, "Press any key to continue . . .", enter, KeyEnter, false},
 	{"press-enter/vim", "Press ENTER or type command to continue", PressEnter, 0.9, "Press ENTER or type command to continue", enter, KeyEnter, false},
 	{"press-enter/more-percent", "line 1\nline 2\n--More--(45%)", PressEnter, 0.9, "--More--(45%)", enter, KeyEnter, false},
@@ -128,6 +131,9 @@ var genericTests = []classifyTest{
 	{"free-text/git-password", "Password for 'https://dev@github.com': ", FreeText, 0.9, "Password for 'https://dev@github.com':", nil, "", true},
 	{"free-text/api-token", "Paste your API token:", FreeText, 0.9, "Paste your API token:", nil, "", true},
 
+	{"free-text/after-user-echo-and-rule", "⏺ Ready.\n> deploy it\n────────────────\nDeploying to production\nType the environment name to confirm:",
+		FreeText, 0.7, "Type the environment name to confirm:", nil, "", false},
+	{"none/markdown-bullet", "Remaining work:\n* Updating the docs\n* Adding tests", Unknown, 0, "", nil, "", false},
 	{"none/empty", "", Unknown, 0, "", nil, "", false},
 	{"none/blank-lines", "\n\n   \r\n\t\n", Unknown, 0, "", nil, "", false},
 	{"none/plain-output", "ok  \tgithub.com/trailboss/trailboss/daemon\t0.412s\nPASS", Unknown, 0, "", nil, "", false},
@@ -237,12 +243,19 @@ func TestQuestionIsCut(t *testing.T) {
 	}
 }
 
-// Only the end of a huge input is read, so that a flood costs a bounded amount of work;
-// what the input ends with is still found.
-func TestClassifyReadsTheEnd(t *testing.T) {
-	in := "Continue? (y/n)\n" + strings.Repeat("x", 2*maxInput) + "\nPress Enter to continue"
-	if got := Classify(in); got.Kind != PressEnter {
-		t.Errorf("kind %v, want %v", got.Kind, PressEnter)
+// Classify reads only the end of a huge input: it still finds what the input ends with,
+// and its work stays bounded however much came before.
+func TestClassifyHugeInput(t *testing.T) {
+	in := "Continue? (y/n)\n" + strings.Repeat(strings.Repeat("x", 99)+"\n", 80000) + "Press Enter to continue"
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	got := Classify(in)
+	runtime.ReadMemStats(&after)
+	if got.Kind != PressEnter || got.Question != "Press Enter to continue" {
+		t.Errorf("kind %v question %q, want %v", got.Kind, got.Question, PressEnter)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 32<<20 {
+		t.Errorf("Classify of %d bytes allocated %d bytes", len(in), alloc)
 	}
 }
 
