@@ -37,9 +37,33 @@ stress:
 	@command -v chromium >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 	TRAILBOSS_STRESS=1 TRAILBOSS_REQUIRE_TMUX=1 $(GO) test -count=1 -timeout 20m -run 'Stress' -v ./cmd/trailboss/ | grep -E '^(=== RUN|--- |\s+stress_test|PASS|FAIL|ok)'
 
-# Benchmarks.
+# Benchmarks: the figures of issue 5, each guarded by a Go benchmark (the daemon's in
+# process; the commands, the daemon and tmux as real processes on a private socket), run
+# with fixed iteration counts, then one table of p50/p99 against the targets and the
+# polling baseline beside ours (BENCHMARKS.md keeps the last one). About four minutes.
+# A missed target is a FAIL in the table; only a harness error makes it exit non-zero.
+BENCH_OUT := bin/bench
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./...
+	@set -e; started=$$(date +%s); \
+	$(MAKE) --no-print-directory build; \
+	rm -rf $(BENCH_OUT); mkdir -p $(BENCH_OUT); \
+	export TRAILBOSS_BENCH_BIN="$(CURDIR)/$(BIN)" TRAILBOSS_BENCH_SLOW=1; \
+	run() { name=$$1; shift; echo "bench: $$name"; \
+		if ! $(GO) test -run '^$$' -timeout 15m "$$@" > $(BENCH_OUT)/$$name.txt 2>&1; then \
+			cat $(BENCH_OUT)/$$name.txt; echo "bench: $$name: harness error" >&2; exit 1; fi; }; \
+	run ingest -bench '^Benchmark(IngestDurable|HookOverLoopback)$$' -benchtime 10000x -count 5 ./daemon/; \
+	run sweep -bench '^Benchmark(SweepUnchanged|RecoverTail)$$' -benchtime 100x ./daemon/; \
+	run latency -bench '^Benchmark(HookToQueue|StatusProcess|EmitDaemonDown|TranscriptToDequeue|JumpNext)$$' \
+		-benchtime 200x ./cmd/trailboss/; \
+	run popup -bench '^BenchmarkPopupFirstFrame$$' -benchtime 100x ./cmd/trailboss/; \
+	run hung -bench '^BenchmarkEmitDaemonHung$$' -benchtime 20x ./cmd/trailboss/; \
+	run idle -bench '^BenchmarkIdleCPU$$' -benchtime 1x ./cmd/trailboss/; \
+	run rss -bench '^BenchmarkRSS1000$$' -benchtime 1x ./cmd/trailboss/; \
+	run baseline -bench '^BenchmarkPollingBaseline$$' -benchtime 1x ./cmd/trailboss/; \
+	if ! TRAILBOSS_BENCH_RESULTS="$(CURDIR)/$(BENCH_OUT)" TRAILBOSS_BENCH_STARTED=$$started \
+		$(GO) test -count=1 -run '^TestBenchReport$$' ./cmd/trailboss/ > $(BENCH_OUT)/report.log 2>&1; then \
+		cat $(BENCH_OUT)/report.log; echo "bench: the summary: harness error" >&2; exit 1; fi; \
+	echo; cat $(BENCH_OUT)/table.md
 
 # Fuzz each target for 60 s.
 fuzz:
@@ -48,6 +72,12 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParsePanes -fuzztime 60s ./tmuxctl/
 	$(GO) test -run '^$$' -fuzz FuzzParseClients -fuzztime 60s ./tmuxctl/
 	$(GO) test -run '^$$' -fuzz FuzzInstallUninstall -fuzztime 60s ./hooks/
+	$(GO) test -run '^$$' -fuzz FuzzInstallUninstallCodex -fuzztime 60s ./hooks/
+	$(GO) test -run '^$$' -fuzz 'FuzzParse$$' -fuzztime 60s ./adapter/codex/
+	$(GO) test -run '^$$' -fuzz 'FuzzParse$$' -fuzztime 60s ./adapter/generic/
+	$(GO) test -run '^$$' -fuzz FuzzStripANSI -fuzztime 60s ./adapter/prompt/
+	$(GO) test -run '^$$' -fuzz FuzzClassify -fuzztime 60s ./adapter/prompt/
+	$(GO) test -run '^$$' -fuzz FuzzParsePaneStates -fuzztime 60s ./tmuxctl/
 
 clean:
 	rm -rf bin

@@ -71,6 +71,7 @@ func (a *API) Handler() http.Handler {
 	r.Group(func(r chi.Router) {
 		r.Use(a.requireToken)
 		r.Post("/v1/hooks/claude", a.claudeHook)
+		r.Post("/v1/hooks/codex", a.codexHook)
 		r.Post("/v1/events", a.genericEvent)
 		r.Get("/v1/queue", a.queue)
 		r.Get("/v1/next", a.next)

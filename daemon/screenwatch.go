@@ -48,10 +48,11 @@ type paneKey struct{ socket, pane string }
 type watchState struct {
 	harness  string
 	explicit bool
-	last     string // the pane's output state at the last tick
-	stable   int    // ticks since it last changed
-	read     bool   // captured since the last change
-	stuck    bool   // we queued it and nothing changed since
+	last     string  // the pane's output state at the last tick
+	stable   int     // ticks since it last changed
+	read     bool    // captured since the last change
+	stuck    bool    // we queued it and nothing changed since
+	bound    binding // the session another adapter bound to the pane; zero for our own
 }
 
 // sessionID is the made-up session of a watched pane.
@@ -127,21 +128,37 @@ func (w *ScreenWatcher) Run(ctx context.Context) error {
 	}
 }
 
-// hooked returns the panes that a session reported by hooks (or any adapter but this one)
-// is bound to: hooks and transcripts are the better signal there.
-func (w *ScreenWatcher) hooked() map[paneKey]bool {
-	out := make(map[paneKey]bool)
+// bindings returns, for each pane a session reported by another adapter is bound to, that
+// session. Claude Code's hooks cover every wait (and its transcript covers Esc), so its
+// panes are left alone: covered reports them. Other adapters may see only part of the
+// story (Codex's notify reports a turn's end, not an approval prompt), so their panes are
+// still read, and what the screen shows is reported as their session, never as a second
+// session fighting for the pane.
+func (w *ScreenWatcher) bindings() (bound map[paneKey]binding, covered map[paneKey]bool) {
+	bound, covered = make(map[paneKey]binding), make(map[paneKey]bool)
 	for _, s := range w.Engine.Snapshot() {
-		if s.Pane != "" && !strings.HasPrefix(s.ID, screenSessionPrefix) {
-			out[paneKey{s.TmuxSocket, s.Pane}] = true
+		if s.Pane == "" || strings.HasPrefix(s.ID, screenSessionPrefix) {
+			continue
+		}
+		k := paneKey{s.TmuxSocket, s.Pane}
+		if s.Harness == fullyHookedHarness {
+			covered[k] = true
+		} else {
+			bound[k] = binding{s.ID, s.Harness}
 		}
 	}
-	return out
+	return bound, covered
 }
+
+// binding is the session another adapter bound to a pane.
+type binding struct{ session, harness string }
+
+// fullyHookedHarness is the harness whose hooks report every kind of wait.
+const fullyHookedHarness = "claude"
 
 // discover adds the agent panes of every known tmux server that no hook reports.
 func (w *ScreenWatcher) discover(ctx context.Context) {
-	hooked := w.hooked()
+	_, covered := w.bindings()
 	for _, socket := range w.Servers() {
 		cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		states, err := w.Tmux(socket).PaneStates(cctx)
@@ -152,7 +169,7 @@ func (w *ScreenWatcher) discover(ctx context.Context) {
 		w.mu.Lock()
 		for _, p := range states {
 			k := paneKey{socket, p.ID}
-			if _, ok := w.watched[k]; ok || p.Dead || !agentCommands[p.Command] || hooked[k] {
+			if _, ok := w.watched[k]; ok || p.Dead || !agentCommands[p.Command] || covered[k] {
 				continue
 			}
 			w.watched[k] = &watchState{harness: p.Command, last: p.Changed}
@@ -174,7 +191,7 @@ func (w *ScreenWatcher) tick(ctx context.Context) {
 	if len(bySocket) == 0 {
 		return
 	}
-	hooked := w.hooked()
+	bound, covered := w.bindings()
 	for socket := range bySocket {
 		cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		states, err := w.Tmux(socket).PaneStates(cctx)
@@ -195,10 +212,11 @@ func (w *ScreenWatcher) tick(ctx context.Context) {
 				continue
 			}
 			p, ok := present[k.pane]
-			if !ok || p.Dead || hooked[k] {
-				delete(w.watched, k) // gone, or a hook reports it now; liveness retires its session
+			if !ok || p.Dead || covered[k] {
+				delete(w.watched, k) // gone, or Claude's hooks report it now
 				continue
 			}
+			st.bound = bound[k]
 			if p.Changed != st.last {
 				st.last, st.stable, st.read = p.Changed, 0, false
 				if st.stuck {
@@ -249,6 +267,9 @@ func (w *ScreenWatcher) read(ctx context.Context, k paneKey) {
 func (w *ScreenWatcher) event(k paneKey, st *watchState, kind adapter.Kind, r termprompt.Result) adapter.Event {
 	ev := adapter.Event{Harness: st.harness, SessionID: k.sessionID(), Kind: kind, Pane: k.pane,
 		TmuxSocket: k.socket, At: time.Now()}
+	if st.bound.session != "" {
+		ev.SessionID, ev.Harness = st.bound.session, st.bound.harness
+	}
 	if kind != adapter.KindStuck {
 		return ev
 	}

@@ -1,6 +1,6 @@
-// Package hooks is Trail Boss's side of Claude Code's hooks: the emitter that each hook runs
-// (emit.go), and the installer of Trail Boss's entries in Claude Code's settings
-// (settings.go).
+// Package hooks is Trail Boss's side of the harnesses' hooks: the emitter that each hook runs
+// (emit.go, codex_emit.go), the installer of Trail Boss's entries in Claude Code's settings
+// (settings.go), and of its notify program and hooks in Codex CLI's config (codexconfig.go).
 package hooks
 
 import (
@@ -53,6 +53,12 @@ func (e *Emitter) Emit(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("read hook payload: %w", err)
 	}
+	return e.emitHook(ctx, "/v1/hooks/claude", "claude", emittedAt, body)
+}
+
+// emitHook posts body, a payload of harness that ran at emittedAt, to path with the tmux
+// location of the hook, and spools it unless the daemon acknowledged it within ctx.
+func (e *Emitter) emitHook(ctx context.Context, path, harness string, emittedAt time.Time, body []byte) error {
 	pane := e.Getenv("TMUX_PANE")
 	tmux := e.Getenv("TMUX")
 	if pane == "" && tmux != "" {
@@ -62,8 +68,8 @@ func (e *Emitter) Emit(ctx context.Context) error {
 	}
 	headers := map[string]string{"X-Tmux-Pane": pane, "X-Tmux": tmux,
 		"X-Trailboss-Emitted-At": emittedAt.UTC().Format(time.RFC3339Nano)}
-	err = e.post(ctx, "/v1/hooks/claude", body, headers)
-	return e.spoolUnlessAcknowledged(err, spool.Event{Harness: "claude", Pane: pane, Tmux: tmux, EmittedAt: emittedAt, Body: body})
+	err := e.post(ctx, path, body, headers)
+	return e.spoolUnlessAcknowledged(err, spool.Event{Harness: harness, Pane: pane, Tmux: tmux, EmittedAt: emittedAt, Body: body})
 }
 
 // EmitGeneric posts one generic envelope (POST /v1/events) and spools it when the daemon

@@ -20,6 +20,9 @@ func runEmit(ctx context.Context, e *env, args []string) error {
 	if len(args) > 0 && args[0] == "--generic" {
 		return runEmitGeneric(ctx, e, args[1:])
 	}
+	if len(args) > 0 && args[0] == "--codex" {
+		return runEmitCodex(ctx, e, args[1:])
+	}
 	dir, err := statedir.Default()
 	if err != nil {
 		return nil // nowhere to even log to
@@ -28,6 +31,27 @@ func runEmit(ctx context.Context, e *env, args []string) error {
 	em := &hooks.Emitter{Addr: addr, StateDir: dir, Getenv: e.getenv, Stdin: e.stdin,
 		Timeout: hooks.EmitTimeout, Now: time.Now}
 	if err := em.Emit(ctx); err != nil {
+		hooks.LogFailure(dir, time.Now(), err)
+	}
+	return nil
+}
+
+// runEmitCodex is `trailboss emit --codex [PAYLOAD]`, what Codex CLI runs: as its notify
+// program with the payload as the last argument, or as a hook with the payload on stdin.
+// Quiet as a Claude Code hook: it prints nothing and exits 0.
+func runEmitCodex(ctx context.Context, e *env, args []string) error {
+	dir, err := statedir.Default()
+	if err != nil {
+		return nil
+	}
+	var arg []byte
+	if len(args) > 0 {
+		arg = []byte(args[len(args)-1])
+	}
+	addr := firstNonEmpty(e.getenv("TRAILBOSS_ADDR"), statedir.LastAddr(dir), defaultAddr)
+	em := &hooks.Emitter{Addr: addr, StateDir: dir, Getenv: e.getenv, Stdin: e.stdin,
+		Timeout: hooks.EmitTimeout, Now: time.Now}
+	if err := em.EmitCodex(ctx, arg); err != nil {
 		hooks.LogFailure(dir, time.Now(), err)
 	}
 	return nil

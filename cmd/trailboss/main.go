@@ -56,7 +56,7 @@ type command struct {
 
 var commands = []command{
 	{"daemon", "run the daemon (loopback HTTP API, queue, reconcile)", runDaemon},
-	{"emit", "the Claude Code hook command: post stdin to the daemon, print nothing, exit 0", runEmit},
+	{"emit", "the hook command (Claude Code; --codex for Codex; --generic for scripts): print nothing, exit 0", runEmit},
 	{"jump-next", "switch a tmux client to the oldest stuck pane", runJumpNext},
 	{"skip", "skip the current stuck item (tail + cooldown) and jump to the next", runSkip},
 	{"status", "print \"⚠ N stuck\" for a status line (nothing when none)", runStatus},
@@ -64,7 +64,7 @@ var commands = []command{
 	{"watch", "watch a pane's screen for an agent that reports no hooks: watch %N [--harness NAME]", runWatch},
 	{"unwatch", "stop watching a pane's screen", runUnwatch},
 	{"popup", "the queue picker, for tmux display-popup", runPopup},
-	{"setup", "install (or --undo) the Claude Code hooks and the tmux keys and status", runSetup},
+	{"setup", "install (or --undo) the Claude Code hooks (--codex: Codex's too) and the tmux keys and status", runSetup},
 	{"tmux-conf", "print the tmux lines: key bindings and status segment", runTmuxConf},
 	{"doctor", "check every part of the setup and say how to fix what is broken", runDoctor},
 	{"start", "start the daemon in a detached tmux session if none runs", runStart},

@@ -27,8 +27,8 @@ import (
 const backupSuffix = ".trailboss-backup"
 
 type setupFlags struct {
-	undo, dryRun, noTmux, noClaude bool
-	project                        string
+	undo, dryRun, noTmux, noClaude, codex bool
+	project                               string
 }
 
 // fileChange is one file setup writes (or removes), and what to say about it.
@@ -64,11 +64,12 @@ func runSetup(ctx context.Context, e *env, args []string) error {
 	fset.BoolVar(&f.dryRun, "dry-run", false, "print every change and change nothing")
 	fset.BoolVar(&f.noTmux, "no-tmux", false, "leave the tmux config alone")
 	fset.BoolVar(&f.noClaude, "no-claude", false, "leave Claude Code's settings alone")
+	fset.BoolVar(&f.codex, "codex", false, "also add Trail Boss to Codex CLI's config ($CODEX_HOME/config.toml)")
 	fset.StringVar(&f.project, "project", "", "install the hooks in `DIR`/.claude/settings.json instead of the user settings")
 	if err := parse(fset, args, e.stderr); err != nil {
 		return err
 	}
-	if f.noTmux && f.noClaude {
+	if f.noTmux && f.noClaude && !f.codex {
 		return fmt.Errorf("%w: --no-tmux and --no-claude leave nothing to do", errUsage)
 	}
 	home := e.getenv("HOME")
@@ -107,6 +108,14 @@ func runSetup(ctx context.Context, e *env, args []string) error {
 		changes = append(changes, c)
 		tmuxSocket, _ = serverSocket("", e.getenv)
 	}
+	codexPlan, err := planCodex(e.getenv, home, f, bin)
+	if err != nil {
+		return err
+	}
+	if codexPlan.change != nil {
+		changes = append(changes, codexPlan.change)
+		f.codex = true // for the hints that repeat the scope
+	}
 
 	w := e.stdout
 	if !f.noClaude && !f.undo {
@@ -143,6 +152,7 @@ func runSetup(ctx context.Context, e *env, args []string) error {
 				fmt.Fprint(w, indentLines(tmuxLines(tmuxSettings{bin: bin, defaults: keyDefaults}), "  "))
 			}
 		}
+		printNotes(w, codexPlan.notes)
 		fmt.Fprintln(w, "Dry run: nothing was changed.")
 		return nil
 	}
@@ -153,6 +163,7 @@ func runSetup(ctx context.Context, e *env, args []string) error {
 		}
 		fmt.Fprintln(w, c.said)
 	}
+	printNotes(w, codexPlan.notes)
 	if tmuxSocket != "" {
 		t := tmuxctl.New(tmuxSocket)
 		if f.undo {
@@ -201,6 +212,9 @@ func scopeFlags(f setupFlags) string {
 	}
 	if f.noClaude {
 		s += " --no-claude"
+	}
+	if f.codex {
+		s += " --codex"
 	}
 	return s
 }

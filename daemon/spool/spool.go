@@ -36,7 +36,7 @@ const Generic = "generic"
 
 // Event is a hook's payload with what the emitter knew beside it.
 type Event struct {
-	Harness   string    `json:"harness"` // which adapter reads Body: "claude", or Generic
+	Harness   string    `json:"harness"` // which adapter reads Body: "claude", "codex", or Generic
 	Pane      string    `json:"pane"`
 	Tmux      string    `json:"tmux"`
 	EmittedAt time.Time `json:"emitted_at"`

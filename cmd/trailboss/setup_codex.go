@@ -1,0 +1,160 @@
+package main
+
+// trailboss setup --codex: Trail Boss's notify program and hooks in Codex CLI's config.toml,
+// added (and taken out by --undo) like the Claude Code hooks: a backup of the original, and
+// surgical edits that keep every other byte (hooks/codexconfig.go).
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/trailboss/trailboss/hooks"
+)
+
+// codexConfigPath is $CODEX_HOME/config.toml, else ~/.codex/config.toml.
+func codexConfigPath(getenv func(string) string, home string) string {
+	if d := getenv("CODEX_HOME"); d != "" {
+		return filepath.Join(d, "config.toml")
+	}
+	return filepath.Join(home, ".codex", "config.toml")
+}
+
+// codexProgram is the trailboss program as Codex should run it, for a shell word from
+// trailbossBin: "trailboss" from PATH, or this binary's absolute path (Codex runs notify
+// with argv, no shell, so it must not be quoted).
+func codexProgram(word string) string {
+	if word == "trailboss" {
+		return word
+	}
+	return selfPath()
+}
+
+// codexSetup is what setup does to Codex's config: the change, and what to tell the user
+// beside it.
+type codexSetup struct {
+	change *fileChange // nil: nothing to do with Codex at all
+	notes  []string
+}
+
+// planCodex plans the Codex part of setup. Without --codex an install leaves Codex alone
+// (and only says how to add it when Codex is there); an undo takes Trail Boss out of the
+// config whenever it is in it.
+func planCodex(getenv func(string) string, home string, f setupFlags, bin string) (codexSetup, error) {
+	path := codexConfigPath(getenv, home)
+	if !f.codex {
+		old, _, _, err := readIfExists(path)
+		if err != nil {
+			return codexSetup{}, err
+		}
+		notify, hooksIn := hooks.CodexInstalled(old)
+		switch {
+		case f.undo && (notify || hooksIn || fileExists(path+backupSuffix)):
+			// Taken out below, as with --codex.
+		case !f.undo && fileExists(filepath.Dir(path)) && !notify && !hooksIn:
+			return codexSetup{notes: []string{"Codex CLI is installed too (" + filepath.Dir(path) +
+				"): `" + bin + " setup --codex` adds Trail Boss to it."}}, nil
+		default:
+			return codexSetup{}, nil
+		}
+	}
+	c, notes, err := planCodexFile(path, codexProgram(bin), f.undo)
+	return codexSetup{change: c, notes: notes}, err
+}
+
+// planCodexFile plans the change of config.toml at path for the program bin.
+func planCodexFile(path, bin string, undo bool) (*fileChange, []string, error) {
+	old, mode, existed, err := readIfExists(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	c := &fileChange{path: path, old: old, existed: existed, mode: mode}
+	if !existed {
+		c.mode = 0o600 // Codex's config may hold provider settings
+	}
+	backup := path + backupSuffix
+	if !undo {
+		res, err := hooks.InstallCodex(old, bin)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w (nothing was changed)", path, err)
+		}
+		c.new = res.Config
+		var notes []string
+		switch {
+		case res.UserNotify != nil:
+			notes = append(notes, fmt.Sprintf("Codex already runs a notify program (%s) in %s; Trail Boss left it alone "+
+				"and gets turn ends from a Stop hook instead. To have both through notify, make that line:\n    %s",
+				strings.Join(res.UserNotify, " "), path, hooks.CodexNotifyChain(res.UserNotify, bin)))
+		case res.UserNotifyOdd:
+			notes = append(notes, "Codex's notify in "+path+" is not a list of strings; Trail Boss left it alone "+
+				"and gets turn ends from a Stop hook instead.")
+		}
+		if bytes.Equal(c.new, old) && existed {
+			c.unchanged = true
+			c.said = "✓ Codex CLI already set up in " + path
+			return c, notes, nil
+		}
+		what := "hooks"
+		if res.Notify {
+			what = "notify and hooks"
+		}
+		c.said = fmt.Sprintf("✓ Codex CLI: %s added to %s (%s)", what, path, strings.Join(res.Hooks, ", "))
+		if !fileExists(backup) {
+			c.saveBackup = backup
+			if existed {
+				c.said += "; the original is kept as " + backup
+			}
+		}
+		notes = append(notes, "Codex runs hooks only once you trust them: type /hooks in Codex and trust Trail Boss's. "+
+			"Until then it hears only when a turn ends (notify).")
+		return c, notes, nil
+	}
+
+	saved, _, hasBackup, err := readIfExists(backup)
+	if err != nil {
+		return nil, nil, err
+	}
+	if hasBackup {
+		c.dropBackup = backup
+	}
+	if !existed {
+		c.unchanged = !hasBackup
+		c.said = "✓ no Codex config at " + path + ": nothing to undo"
+		if hasBackup {
+			c.said += " (removed the leftover " + backup + ")"
+		}
+		return c, nil, nil
+	}
+	var found bool
+	c.new, found, err = hooks.UninstallCodex(old)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w (nothing was changed)", path, err)
+	}
+	how := "took out Trail Boss's lines, kept everything else"
+	switch {
+	case !found:
+		c.unchanged = !hasBackup
+		c.said = "✓ no Trail Boss entries in " + path
+		if hasBackup {
+			c.said += " (removed the leftover " + backup + ")"
+		}
+		return c, nil, nil
+	case hasBackup && len(saved) == 0 && len(bytes.TrimSpace(c.new)) == 0:
+		c.remove = true
+		c.said = "✓ removed " + path + " (setup had created it)"
+		return c, nil, nil
+	case hasBackup && bytes.Equal(c.new, saved):
+		how = "restored the original byte for byte"
+	}
+	c.said = "✓ Codex CLI: Trail Boss removed from " + path + " (" + how + ")"
+	return c, nil, nil
+}
+
+// printNotes prints what setup wants the user to know beside its changes, one "!" each.
+func printNotes(w io.Writer, notes []string) {
+	for _, n := range notes {
+		fmt.Fprintln(w, "! "+n)
+	}
+}

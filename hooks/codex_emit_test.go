@@ -1,0 +1,60 @@
+package hooks
+
+import (
+	"context"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+const codexNotifyPayload = `{"type":"agent-turn-complete","thread-id":"T","turn-id":"1","cwd":"/src","input-messages":[],"last-assistant-message":"done"}`
+
+func TestEmitCodexPostsTheArgumentWithThePaneToTheCodexRoute(t *testing.T) {
+	rc := &recorder{}
+	srv := httptest.NewServer(rc)
+	defer srv.Close()
+	e := emitter(t, strings.TrimPrefix(srv.URL, "http://"), strings.NewReader("stdin is not read when the payload is an argument"), 2*time.Second)
+	e.Getenv = envOf(map[string]string{"TMUX_PANE": "%9", "TMUX": "/tmp/tbx-emit/default,4242,0"})
+	at := time.Date(2026, 11, 21, 9, 0, 0, 7, time.UTC)
+	e.Now = func() time.Time { return at }
+	if err := e.EmitCodex(context.Background(), []byte(codexNotifyPayload)); err != nil {
+		t.Fatal(err)
+	}
+	if rc.count() != 1 {
+		t.Fatalf("%d requests, want 1", rc.count())
+	}
+	req, body := rc.requests[0], string(rc.bodies[0])
+	if req.URL.Path != "/v1/hooks/codex" || body != codexNotifyPayload || req.Header.Get("X-Tmux-Pane") != "%9" ||
+		req.Header.Get("X-Tmux") != "/tmp/tbx-emit/default,4242,0" ||
+		req.Header.Get("X-Trailboss-Emitted-At") != at.Format(time.RFC3339Nano) {
+		t.Fatalf("sent %s %s with %v", req.URL.Path, body, req.Header)
+	}
+}
+
+func TestEmitCodexReadsStdinWithoutAnArgument(t *testing.T) {
+	rc := &recorder{}
+	srv := httptest.NewServer(rc)
+	defer srv.Close()
+	hook := `{"session_id":"T","hook_event_name":"UserPromptSubmit","prompt":"go"}`
+	e := emitter(t, strings.TrimPrefix(srv.URL, "http://"), strings.NewReader(hook), 2*time.Second)
+	if err := e.EmitCodex(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if rc.count() != 1 || string(rc.bodies[0]) != hook || rc.requests[0].URL.Path != "/v1/hooks/codex" {
+		t.Fatalf("sent %q", rc.bodies)
+	}
+}
+
+func TestEmitCodexSpoolsForTheCodexAdapter(t *testing.T) {
+	e := emitter(t, freeAddr(t), nil, EmitTimeout)
+	e.Getenv = envOf(map[string]string{"TMUX_PANE": "%9", "TMUX": "/tmp/s,1,0"})
+	err := e.EmitCodex(context.Background(), []byte(codexNotifyPayload))
+	if err == nil || !strings.Contains(err.Error(), "kept in the spool") {
+		t.Fatalf("EmitCodex to a daemon that is down: %v, want it spooled", err)
+	}
+	got := spooled(t, e.StateDir)
+	if len(got) != 1 || got[0].Event.Harness != "codex" || string(got[0].Event.Body) != codexNotifyPayload || got[0].Event.Pane != "%9" {
+		t.Fatalf("spooled %+v", got)
+	}
+}
