@@ -67,6 +67,10 @@ const (
 // ErrInvalid marks an event or field that a source must not send; the API answers 400.
 var ErrInvalid = errors.New("invalid event")
 
+// ErrIgnored marks a valid payload of an event that Trail Boss does not use (a subagent's
+// stop, a compaction): it is acknowledged and changes nothing.
+var ErrIgnored = errors.New("event not used by trailboss")
+
 // ValidPane reports whether p is a tmux pane id: "%" followed by decimal digits that fit in
 // tmux's unsigned 32-bit pane number. Anything else must never reach a tmux command line.
 func ValidPane(p string) bool {

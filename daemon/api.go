@@ -22,6 +22,7 @@ import (
 
 	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/adapter/claude"
+	"github.com/trailboss/trailboss/adapter/codex"
 	"github.com/trailboss/trailboss/adapter/generic"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/wire"
@@ -70,8 +71,9 @@ func (a *API) Handler() http.Handler {
 	r.Get("/healthz", a.healthz)
 	r.Group(func(r chi.Router) {
 		r.Use(a.requireToken)
-		r.Post("/v1/hooks/claude", a.claudeHook)
-		r.Post("/v1/hooks/codex", a.codexHook)
+		for name, parse := range hookParsers {
+			r.Post("/v1/hooks/"+name, a.hookRoute(parse))
+		}
 		r.Post("/v1/events", a.genericEvent)
 		r.Get("/v1/queue", a.queue)
 		r.Get("/v1/next", a.next)
@@ -154,33 +156,51 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	return body, true
 }
 
-func (a *API) claudeHook(w http.ResponseWriter, r *http.Request) {
-	body, ok := readBody(w, r)
-	if !ok {
-		return
-	}
-	var at time.Time
-	if v := r.Header.Get(HeaderEmittedAt); v != "" {
-		t, err := time.Parse(time.RFC3339Nano, v)
-		if err != nil {
-			writeError(w, http.StatusBadRequest, HeaderEmittedAt+" is not an RFC 3339 time: "+adapter.CleanText(v, 60))
+// hookParser turns one harness's hook payload, with where and when the hook ran, into the
+// events it says. It is all a harness adds to the API.
+type hookParser func(body []byte, pane, tmux string, at time.Time) ([]adapter.Event, error)
+
+// hookParsers are the harnesses whose hooks post to /v1/hooks/NAME (and spool as NAME).
+var hookParsers = map[string]hookParser{
+	claude.Harness: func(body []byte, pane, tmux string, at time.Time) ([]adapter.Event, error) {
+		ev, err := claude.ParseHook(body, claude.Meta{Pane: pane, Tmux: tmux, EmittedAt: at})
+		return []adapter.Event{ev}, err
+	},
+	codex.Harness: func(body []byte, pane, tmux string, at time.Time) ([]adapter.Event, error) {
+		return codex.Parse(body, codex.Meta{Pane: pane, Tmux: tmux, EmittedAt: at})
+	},
+}
+
+// hookRoute serves one harness's hook payloads, with the emitter's headers: the pane, the
+// TMUX value and when the hook ran.
+func (a *API) hookRoute(parse hookParser) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		body, ok := readBody(w, r)
+		if !ok {
 			return
 		}
-		at = t
+		var at time.Time
+		if v := r.Header.Get(HeaderEmittedAt); v != "" {
+			t, err := time.Parse(time.RFC3339Nano, v)
+			if err != nil {
+				writeError(w, http.StatusBadRequest, HeaderEmittedAt+" is not an RFC 3339 time: "+adapter.CleanText(v, 60))
+				return
+			}
+			at = t
+		}
+		// Once the event is here it is committed even if the hook gives up waiting: the
+		// hook may have spooled it too, and applying an event twice changes nothing.
+		res := a.ingestHook(context.WithoutCancel(r.Context()), parse, body, r.Header.Get(HeaderPane), r.Header.Get(HeaderTmux), at)
+		if res.code != http.StatusOK {
+			writeError(w, res.code, res.msg)
+			return
+		}
+		out := map[string]any{"ok": true, "changed": res.changed}
+		if res.msg != "" {
+			out["ignored"] = res.msg
+		}
+		writeJSON(w, http.StatusOK, out)
 	}
-	// Once the event is here it is committed even if the hook gives up waiting: the hook
-	// may have spooled it too, and applying an event twice changes nothing.
-	res := a.ingestClaudeHook(context.WithoutCancel(r.Context()), body,
-		claude.Meta{Pane: r.Header.Get(HeaderPane), Tmux: r.Header.Get(HeaderTmux), EmittedAt: at})
-	if res.code != http.StatusOK {
-		writeError(w, res.code, res.msg)
-		return
-	}
-	out := map[string]any{"ok": true, "changed": res.changed}
-	if res.msg != "" {
-		out["ignored"] = res.msg
-	}
-	writeJSON(w, http.StatusOK, out)
 }
 
 // ingestResult is what became of one hook payload, as an HTTP status.
@@ -192,32 +212,37 @@ type ingestResult struct {
 	refusal   *generic.Error // why a generic envelope was refused
 }
 
-// ingestClaudeHook turns one Claude Code hook payload into an event and applies it; the API
-// and the spool drain both come through here. A zero meta.EmittedAt means "now"; a time in
-// the future is not believed, because it would make every later real event look old.
-func (a *API) ingestClaudeHook(ctx context.Context, body []byte, meta claude.Meta) ingestResult {
+// ingestHook turns one hook payload into its events and applies them in order; the API and
+// the spool drain both come through here. A zero at means "now"; a time in the future is
+// not believed, because it would make every later real event look old.
+func (a *API) ingestHook(ctx context.Context, parse hookParser, body []byte, pane, tmux string, at time.Time) ingestResult {
 	now := a.Now()
-	if meta.EmittedAt.IsZero() || !meta.EmittedAt.Before(now.Add(2*time.Second)) {
-		meta.EmittedAt = now
+	if at.IsZero() || !at.Before(now.Add(2*time.Second)) {
+		at = now
 	}
 	if !utf8.Valid(body) {
 		return ingestResult{code: http.StatusBadRequest, msg: "body is not valid UTF-8"}
 	}
-	ev, err := claude.ParseHook(body, meta)
+	evs, err := parse(body, pane, tmux, at)
 	switch {
-	case errors.Is(err, claude.ErrUnknownEvent):
+	case errors.Is(err, adapter.ErrIgnored):
 		return ingestResult{code: http.StatusOK, msg: err.Error()}
 	case err != nil:
 		return ingestResult{code: http.StatusBadRequest, msg: err.Error()}
 	}
-	if !a.socketOK(ev.TmuxSocket) {
+	// Every event of one payload comes from the same place.
+	if socket := evs[0].TmuxSocket; !a.socketOK(socket) {
 		return ingestResult{code: http.StatusBadRequest,
-			msg: "tmux socket " + adapter.CleanText(ev.TmuxSocket, 200) + " (from TMUX) does not exist or is not a socket"}
+			msg: "tmux socket " + adapter.CleanText(socket, 200) + " (from TMUX) does not exist or is not a socket"}
 	}
-	changed, err := a.Engine.Ingest(ctx, ev)
-	if err != nil {
-		a.Log.Error("ingest", "session", ev.SessionID, "err", err)
-		return ingestResult{code: http.StatusServiceUnavailable, msg: "event not stored: " + err.Error()}
+	var changed bool
+	for _, ev := range evs {
+		c, err := a.Engine.Ingest(ctx, ev)
+		if err != nil {
+			a.Log.Error("ingest", "session", ev.SessionID, "err", err)
+			return ingestResult{code: http.StatusServiceUnavailable, msg: "event not stored: " + err.Error()}
+		}
+		changed = changed || c
 	}
 	a.events.Add(1)
 	return ingestResult{code: http.StatusOK, changed: changed}

@@ -7,8 +7,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/trailboss/trailboss/adapter/claude"
-	"github.com/trailboss/trailboss/adapter/codex"
 	"github.com/trailboss/trailboss/daemon/spool"
 )
 
@@ -55,19 +53,15 @@ func (d *SpoolDrainer) Drain(ctx context.Context) {
 			d.Log.Warn("dropped an unreadable spooled event", "file", en.Path, "err", en.Err)
 		case time.Since(en.Event.EmittedAt) > spool.MaxAge:
 			d.Log.Info("dropped a spooled event too old to be true", "file", en.Path, "emitted", en.Event.EmittedAt)
-		case en.Event.Harness != claude.Harness && en.Event.Harness != codex.Harness && en.Event.Harness != spool.Generic:
+		case en.Event.Harness != spool.Generic && hookParsers[en.Event.Harness] == nil:
 			d.Log.Warn("dropped a spooled event of an unknown harness", "file", en.Path, "harness", en.Event.Harness)
 		default:
 			var res ingestResult
-			switch en.Event.Harness {
-			case spool.Generic:
+			if en.Event.Harness == spool.Generic {
 				res = d.API.ingestGeneric(ctx, en.Event.Body)
-			case codex.Harness:
-				res = d.API.ingestCodex(ctx, en.Event.Body,
-					codex.Meta{Pane: en.Event.Pane, Tmux: en.Event.Tmux, EmittedAt: en.Event.EmittedAt})
-			default:
-				res = d.API.ingestClaudeHook(ctx, en.Event.Body,
-					claude.Meta{Pane: en.Event.Pane, Tmux: en.Event.Tmux, EmittedAt: en.Event.EmittedAt})
+			} else {
+				res = d.API.ingestHook(ctx, hookParsers[en.Event.Harness], en.Event.Body,
+					en.Event.Pane, en.Event.Tmux, en.Event.EmittedAt)
 			}
 			if res.code == http.StatusServiceUnavailable {
 				return // the store is failing: keep this and the rest for later

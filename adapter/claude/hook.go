@@ -5,9 +5,7 @@ package claude
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
@@ -44,19 +42,15 @@ type hookPayload struct {
 
 // ErrUnknownEvent is returned for a hook event that says nothing about waiting (such as
 // SubagentStop or PreCompact): the daemon acknowledges it and changes nothing.
-var ErrUnknownEvent = errors.New("hook event not used by trailboss")
+var ErrUnknownEvent = fmt.Errorf("hook %w", adapter.ErrIgnored)
 
 // ParseHook turns one hook payload into an Event. It returns an error wrapping
 // adapter.ErrInvalid for a payload that is not one JSON object with a session_id and a known
 // shape, and ErrUnknownEvent for a valid payload of an event we do not use.
 func ParseHook(body []byte, meta Meta) (adapter.Event, error) {
 	var p hookPayload
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if err := dec.Decode(&p); err != nil {
-		return adapter.Event{}, fmt.Errorf("%w: hook payload: %s", adapter.ErrInvalid, jsonProblem(err))
-	}
-	if dec.More() {
-		return adapter.Event{}, fmt.Errorf("%w: hook payload: more than one JSON value", adapter.ErrInvalid)
+	if err := adapter.DecodeOne(body, &p, "hook payload"); err != nil {
+		return adapter.Event{}, err
 	}
 	if p.HookEventName == "" {
 		return adapter.Event{}, fmt.Errorf("%w: missing hook_event_name", adapter.ErrInvalid)
@@ -98,11 +92,11 @@ func classify(ev *adapter.Event, p *hookPayload) bool {
 	case "SessionStart":
 		ev.Kind, ev.Detail = adapter.KindStart, p.Source
 	case "Stop":
-		stuck(adapter.ReasonStopped, "", deref(p.LastMessage))
+		stuck(adapter.ReasonStopped, "", adapter.Deref(p.LastMessage))
 	case "StopFailure":
 		// The turn died on an API error; Stop does not fire, so this is the only signal.
-		msg := joinNonEmpty(": ", rawText(p.Error), rawText(p.ErrorDetails))
-		stuck(adapter.ReasonStopped, "error", joinNonEmpty(" — ", msg, deref(p.LastMessage)))
+		msg := adapter.JoinNonEmpty(": ", adapter.RawText(p.Error), adapter.RawText(p.ErrorDetails))
+		stuck(adapter.ReasonStopped, "error", adapter.JoinNonEmpty(" — ", msg, adapter.Deref(p.LastMessage)))
 	case "PermissionRequest":
 		stuck(adapter.ReasonPermission, p.ToolName, toolSummary(p.ToolName, p.ToolInput))
 	case "PreToolUse":
@@ -192,49 +186,4 @@ func planSummary(input json.RawMessage) string {
 		return "plan ready for approval"
 	}
 	return "plan: " + in.Plan
-}
-
-// rawText renders a field that may be a string or any other JSON value.
-func rawText(raw json.RawMessage) string {
-	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
-		return ""
-	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	return string(raw)
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}
-
-func joinNonEmpty(sep string, parts ...string) string {
-	var kept []string
-	for _, p := range parts {
-		if p != "" {
-			kept = append(kept, p)
-		}
-	}
-	return strings.Join(kept, sep)
-}
-
-// jsonProblem turns a decoding error into a short sentence that names the field.
-func jsonProblem(err error) string {
-	var typeErr *json.UnmarshalTypeError
-	if errors.As(err, &typeErr) {
-		return fmt.Sprintf("field %q must be a %s, not a %s", typeErr.Field, typeErr.Type, typeErr.Value)
-	}
-	var syntaxErr *json.SyntaxError
-	if errors.As(err, &syntaxErr) {
-		return fmt.Sprintf("malformed JSON at byte %d: %v", syntaxErr.Offset, err)
-	}
-	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return "empty or truncated JSON"
-	}
-	return err.Error()
 }

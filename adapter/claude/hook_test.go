@@ -79,7 +79,7 @@ func TestParseHookRejects(t *testing.T) {
 		{"malformed", `{"session_id":`, meta, "truncated"},
 		{"not json", `hello`, meta, "malformed JSON"},
 		{"empty", ``, meta, "empty or truncated"},
-		{"array", `[1,2]`, meta, "must be a"},
+		{"array", `[1,2]`, meta, "must be one JSON object"},
 		{"two values", `{"hook_event_name":"Stop","session_id":"a"} {}`, meta, "more than one"},
 		{"wrong type", `{"session_id":42,"hook_event_name":"Stop"}`, meta, `"session_id" must be a string`},
 		{"missing session", `{"hook_event_name":"Stop"}`, meta, "missing session_id"},

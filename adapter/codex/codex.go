@@ -4,11 +4,8 @@
 package codex
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/trailboss/trailboss/adapter"
@@ -28,7 +25,7 @@ type Meta struct {
 // ErrUnknownEvent is returned for a valid payload that says nothing about waiting (a notify
 // type other than agent-turn-complete, or a hook such as SubagentStop or PreCompact): the
 // daemon acknowledges it and changes nothing.
-var ErrUnknownEvent = errors.New("codex event not used by trailboss")
+var ErrUnknownEvent = fmt.Errorf("codex %w", adapter.ErrIgnored)
 
 // Parse reads one payload of either kind, told apart by its fields: a hook's has
 // hook_event_name, a notify's has type. It returns the events to apply in order: one, or
@@ -58,18 +55,6 @@ func Parse(body []byte, meta Meta) ([]adapter.Event, error) {
 	return []adapter.Event{answered, t.Event}, nil
 }
 
-// decodeOne decodes body, which must be exactly one JSON object, into v.
-func decodeOne(body []byte, v any, what string) error {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("%w: %s: %s", adapter.ErrInvalid, what, jsonProblem(err))
-	}
-	if dec.More() {
-		return fmt.Errorf("%w: %s: more than one JSON value", adapter.ErrInvalid, what)
-	}
-	return nil
-}
-
 // finish cleans the summary and validates ev; for an event we do not use (known false) it
 // still validates the identity fields, then returns ErrUnknownEvent naming it.
 func finish(ev adapter.Event, known bool, name string) (adapter.Event, error) {
@@ -86,30 +71,4 @@ func finish(ev adapter.Event, known bool, name string) (adapter.Event, error) {
 		return adapter.Event{}, err
 	}
 	return ev, nil
-}
-
-// jsonProblem turns a decoding error into a short sentence that names the field.
-func jsonProblem(err error) string {
-	var typeErr *json.UnmarshalTypeError
-	if errors.As(err, &typeErr) {
-		if typeErr.Field == "" {
-			return "the payload must be one JSON object, not a " + typeErr.Value
-		}
-		return fmt.Sprintf("field %q must be a %s, not a %s", typeErr.Field, typeErr.Type, typeErr.Value)
-	}
-	var syntaxErr *json.SyntaxError
-	if errors.As(err, &syntaxErr) {
-		return fmt.Sprintf("malformed JSON at byte %d: %v", syntaxErr.Offset, err)
-	}
-	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return "empty or truncated JSON"
-	}
-	return err.Error()
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/trailboss/trailboss/adapter"
 )
@@ -35,7 +34,7 @@ type hookPayload struct {
 // not use (SubagentStart, SubagentStop, PreCompact, PostCompact, …).
 func ParseHook(body []byte, meta Meta) (adapter.Event, error) {
 	var p hookPayload
-	if err := decodeOne(body, &p, "hook payload"); err != nil {
+	if err := adapter.DecodeOne(body, &p, "hook payload"); err != nil {
 		return adapter.Event{}, err
 	}
 	if p.HookEventName == "" {
@@ -50,7 +49,7 @@ func ParseHook(body []byte, meta Meta) (adapter.Event, error) {
 		SessionID:      p.SessionID,
 		Pane:           meta.Pane,
 		TmuxSocket:     socket,
-		TranscriptPath: deref(p.TranscriptPath),
+		TranscriptPath: adapter.Deref(p.TranscriptPath),
 		Cwd:            p.Cwd,
 		At:             meta.EmittedAt,
 	}
@@ -69,11 +68,11 @@ func classify(ev *adapter.Event, p *hookPayload) bool {
 	case "PermissionRequest":
 		stuck(adapter.ReasonPermission, p.ToolName, toolSummary(p.ToolName, p.ToolInput))
 	case "Stop":
-		stuck(adapter.ReasonStopped, "", deref(p.LastMessage))
+		stuck(adapter.ReasonStopped, "", adapter.Deref(p.LastMessage))
 	case "StopFailure":
 		// The turn died on an API error; Stop does not fire.
-		msg := joinNonEmpty(": ", rawText(p.Error), rawText(p.ErrorDetails))
-		stuck(adapter.ReasonStopped, "error", joinNonEmpty(" — ", msg, deref(p.LastMessage)))
+		msg := adapter.JoinNonEmpty(": ", adapter.RawText(p.Error), adapter.RawText(p.ErrorDetails))
+		stuck(adapter.ReasonStopped, "error", adapter.JoinNonEmpty(" — ", msg, adapter.Deref(p.LastMessage)))
 	case "UserPromptSubmit", "PreToolUse", "PostToolUse":
 		// The human answered, or a tool is about to run or ran: the session moved on.
 		ev.Kind = adapter.KindUnstuck
@@ -107,26 +106,4 @@ func toolSummary(tool string, input json.RawMessage) string {
 		return tool + " " + string(input)
 	}
 	return tool
-}
-
-// rawText renders a field that may be a string or any other JSON value.
-func rawText(raw json.RawMessage) string {
-	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
-		return ""
-	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	return string(raw)
-}
-
-func joinNonEmpty(sep string, parts ...string) string {
-	var kept []string
-	for _, p := range parts {
-		if p != "" {
-			kept = append(kept, p)
-		}
-	}
-	return strings.Join(kept, sep)
 }

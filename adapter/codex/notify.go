@@ -51,7 +51,7 @@ func ParseNotify(payload []byte, meta Meta) (adapter.Event, error) {
 // such a payload is refused.
 func ParseNotifyTurn(payload []byte, meta Meta) (Turn, error) {
 	var p notifyPayload
-	if err := decodeOne(payload, &p, "notify payload"); err != nil {
+	if err := adapter.DecodeOne(payload, &p, "notify payload"); err != nil {
 		return Turn{}, err
 	}
 	if p.Type == nil || *p.Type == "" {
@@ -78,7 +78,7 @@ func ParseNotifyTurn(payload []byte, meta Meta) (Turn, error) {
 	}
 	known := *p.Type == NotifyTurnComplete
 	if known {
-		ev.Kind, ev.Reason, ev.Summary = adapter.KindStuck, adapter.ReasonStopped, deref(p.LastMessage)
+		ev.Kind, ev.Reason, ev.Summary = adapter.KindStuck, adapter.ReasonStopped, adapter.Deref(p.LastMessage)
 	}
 	ev, err = finish(ev, known, *p.Type)
 	if err != nil {

@@ -6,7 +6,6 @@ package generic
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -75,7 +74,7 @@ func Parse(body []byte, now time.Time) (Parsed, error) {
 	var raw map[string]json.RawMessage
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(&raw); err != nil {
-		return Parsed{}, &Error{Reason: ReasonInvalidJSON, Problems: []string{jsonProblem(err)}}
+		return Parsed{}, &Error{Reason: ReasonInvalidJSON, Problems: []string{adapter.JSONProblem(err)}}
 	}
 	if dec.More() {
 		return Parsed{}, &Error{Reason: ReasonInvalidJSON, Problems: []string{"more than one JSON value"}}
@@ -212,16 +211,4 @@ func typeList() string {
 	}
 	sort.Strings(names)
 	return strings.Join(names, ", ")
-}
-
-func jsonProblem(err error) string {
-	var typeErr *json.UnmarshalTypeError
-	if errors.As(err, &typeErr) {
-		return "the body must be one JSON object, not a " + typeErr.Value
-	}
-	var syntaxErr *json.SyntaxError
-	if errors.As(err, &syntaxErr) {
-		return fmt.Sprintf("malformed JSON at byte %d: %v", syntaxErr.Offset, err)
-	}
-	return err.Error()
 }

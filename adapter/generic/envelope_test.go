@@ -50,7 +50,7 @@ func TestParseRefuses(t *testing.T) {
 		name, body, reason string
 		problems           []string
 	}{
-		{"not JSON", `{"v":1,`, ReasonInvalidJSON, []string{"unexpected EOF"}},
+		{"not JSON", `{"v":1,`, ReasonInvalidJSON, []string{"empty or truncated JSON"}},
 		{"not an object", `[1]`, ReasonInvalidJSON, []string{"must be one JSON object, not a array"}},
 		{"two values", `{"v":1} {}`, ReasonInvalidJSON, []string{"more than one JSON value"}},
 		{"unknown version", `{"v":2,"type":"whatever"}`, ReasonUnsupportedVersion, []string{"v 2 is not supported: this daemon reads v 1"}},

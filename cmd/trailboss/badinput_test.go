@@ -162,7 +162,7 @@ func TestBadInputAgainstRunningDaemon(t *testing.T) {
 		{"truncated JSON", []byte(`{"session_id":"x","hook_event_name":"Stop"`), nil, 400, "truncated"},
 		{"empty body", nil, nil, 400, "empty or truncated"},
 		{"wrong type", []byte(`{"session_id":7,"hook_event_name":"Stop"}`), nil, 400, `"session_id" must be a string`},
-		{"array", []byte(`[{"session_id":"x"}]`), nil, 400, "must be a"},
+		{"array", []byte(`[{"session_id":"x"}]`), nil, 400, "must be one JSON object"},
 		{"missing session_id", []byte(`{"hook_event_name":"Stop"}`), nil, 400, "missing session_id"},
 		{"missing hook_event_name", []byte(`{"session_id":"x"}`), nil, 400, "missing hook_event_name"},
 		{"2 MiB body", bytes.Repeat([]byte("x"), 2<<20), nil, 413, "limit"},

@@ -26,6 +26,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/trailboss/trailboss/daemon/client"
+	"github.com/trailboss/trailboss/daemon/statedir"
 )
 
 func TestMain(m *testing.M) {
@@ -378,7 +379,9 @@ func cmdStaysPane(ts *testscript.TestScript, neg bool, args []string) {
 // ---- daemon -----------------------------------------------------------------------------
 
 func daemonClient(ts *testscript.TestScript) *client.Client {
-	c, err := client.New(ts.Getenv("TRAILBOSS_ADDR"), ts.Getenv("TRAILBOSS_STATE_DIR"), 2*time.Second)
+	// As the CLI does: the environment's address, else the one the daemon recorded.
+	addr := firstNonEmpty(ts.Getenv("TRAILBOSS_ADDR"), statedir.LastAddr(ts.Getenv("TRAILBOSS_STATE_DIR")))
+	c, err := client.New(addr, ts.Getenv("TRAILBOSS_STATE_DIR"), 2*time.Second)
 	ts.Check(err)
 	return c
 }
