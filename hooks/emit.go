@@ -21,9 +21,13 @@ import (
 	"github.com/trailboss/trailboss/tmuxctl"
 )
 
-// EmitTimeout is how long a hook may wait for the daemon in all: a hook must never slow
-// Claude Code, so a down or slow daemon costs at most this.
+// EmitTimeout is how long a hook process may take in all, from its start to its exit: a
+// hook must never slow Claude Code, so a down or hung daemon costs at most this.
 const EmitTimeout = 300 * time.Millisecond
+
+// EmitReserve is the part of EmitTimeout that is not waiting for the daemon: starting the
+// process (about 4 ms), writing the spool, exiting. The request gets the rest.
+const EmitReserve = 25 * time.Millisecond
 
 // maxPayload is one byte over what the daemon accepts, so that an oversized payload is
 // still sent and refused by the daemon (and logged) rather than silently cut.

@@ -1,7 +1,6 @@
 package prompt
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -43,12 +42,12 @@ var (
 	// reSpinner matches Claude Code's spinner line: a spinner glyph, then a capitalised
 	// -ing word ("Thinking", "Clauding", or a todo's "Running tests") and an ellipsis.
 	// "✻ Worked for 1m 3s", written when a turn ends, has no ellipsis and does not match.
-	reSpinner = regexp.MustCompile(`^([·✢✳✶✻✽✺✹✸✷∗*•])\s*\p{Lu}[\p{L}'-]*ing\b[^…]{0,60}?(…|\.\.\.)`)
+	reSpinner = lazyRegexp(`^([·✢✳✶✻✽✺✹✸✷∗*•])\s*\p{Lu}[\p{L}'-]*ing\b[^…]{0,60}?(…|\.\.\.)`)
 	// reMenuOption matches an entry of Claude Code's menus. Its space after the dot may be
 	// gone when the input was stripped of cursor moves by something other than StripANSI.
-	reMenuOption = regexp.MustCompile(`^(?:([❯›>])\s*)?(\d{1,2})\.\s*(\S.*)$`)
+	reMenuOption = lazyRegexp(`^(?:([❯›>])\s*)?(\d{1,2})\.\s*(\S.*)$`)
 	// reInputLine matches the first line of the input box: its prompt character.
-	reInputLine = regexp.MustCompile(`^[>❯›](\s|$)`)
+	reInputLine = lazyRegexp(`^[>❯›](\s|$)`)
 )
 
 // claudeGlyphs are the spinner glyphs Claude Code cycles through.
@@ -56,7 +55,7 @@ const claudeGlyphs = "·✢✳✶✻✽✺✹✸✷∗*"
 
 // busyLine returns the Busy result for l, or false when l is no busy indicator.
 func busyLine(l line) (Result, bool) {
-	m := reSpinner.FindStringSubmatch(l.text)
+	m := reSpinner().FindStringSubmatch(l.text)
 	i := strings.Index(l.sq, "esctointerrupt")
 	interrupt := i == 0 || (i > 0 && strings.ContainsAny(lastRune(l.sq[:i]), "(·•|-,"))
 	if m == nil && !interrupt {
@@ -101,7 +100,7 @@ func menuOption(l line) (option, bool) {
 	if !l.content() {
 		return option{}, false
 	}
-	m := reMenuOption.FindStringSubmatch(l.text)
+	m := reMenuOption().FindStringSubmatch(l.text)
 	if m == nil {
 		return option{}, false
 	}
@@ -265,7 +264,7 @@ func claudeMenu(ls []line) (element, menu, bool) {
 // prompt line is an entry of menu m.
 func claudeIdle(ls []line, m *menu) (element, bool) {
 	for i := len(ls) - 1; i >= 0; i-- {
-		if !reInputLine.MatchString(ls[i].text) || (m != nil && i >= m.first && i <= m.last) {
+		if !reInputLine().MatchString(ls[i].text) || (m != nil && i >= m.first && i <= m.last) {
 			continue
 		}
 		top := i - 1

@@ -14,12 +14,12 @@ var (
 	// Yes/no markers, matched in lower case: "(y/n)", "[Y/n]", "(yes/no)",
 	// "(yes/no/[fingerprint])", "(y)es/(n)o", "[y] [n]", a bare "y/N" or "yes/no" at the
 	// end, a lone "[y]" or "[n]" at the end, "press y to continue".
-	reYNBracket = regexp.MustCompile(`[\[(]\s*(y|yes)\s*/\s*(n|no)\s*(?:/[^\])]*)?[\])]`)
-	reYNWords   = regexp.MustCompile(`\(y\)es\s*/\s*\(n\)o`)
-	reYNPair    = regexp.MustCompile(`\[\s*(y|yes)\s*\]\s*/?\s*\[\s*(n|no)\s*\]`)
-	reYNBare    = regexp.MustCompile(`(?:^|[\s?:,])(y|yes)\s*/\s*(n|no)\s*[?:]?$`)
-	reYNSingle  = regexp.MustCompile(`\[\s*(y|yes|n|no)\s*\]\s*[?:]?$`)
-	reYNPress   = regexp.MustCompile(`\b(?:press|type|enter|hit)\s+['"]?(y|yes)['"]?\s+(?:to|for)\b`)
+	reYNBracket = lazyRegexp(`[\[(]\s*(y|yes)\s*/\s*(n|no)\s*(?:/[^\])]*)?[\])]`)
+	reYNWords   = lazyRegexp(`\(y\)es\s*/\s*\(n\)o`)
+	reYNPair    = lazyRegexp(`\[\s*(y|yes)\s*\]\s*/?\s*\[\s*(n|no)\s*\]`)
+	reYNBare    = lazyRegexp(`(?:^|[\s?:,])(y|yes)\s*/\s*(n|no)\s*[?:]?$`)
+	reYNSingle  = lazyRegexp(`\[\s*(y|yes|n|no)\s*\]\s*[?:]?$`)
+	reYNPress   = lazyRegexp(`\b(?:press|type|enter|hit)\s+['"]?(y|yes)['"]?\s+(?:to|for)\b`)
 
 	// pressEnter phrases, matched with white space squeezed out.
 	pressEnter = []string{"pressenter", "pressreturn", "hitenter", "hitreturn", "pressanykey",
@@ -28,18 +28,18 @@ var (
 
 	// Menu entries: "1) foo", "1. foo", "(1) foo", "1: foo", "[1] foo", "a) foo", "(a) foo",
 	// "[a] foo", possibly behind a cursor.
-	reNumEntry    = regexp.MustCompile(`^(?:[>❯›*]\s*)?\(?(\d{1,2})(?:[.:]\s+|\)\s*)(\S.*)$`)
-	reBoxEntry    = regexp.MustCompile(`^(?:[>❯›*]\s*)?\[(\d{1,2}|[a-zA-Z])\]\s*(\S.*)$`)
-	reLetterEntry = regexp.MustCompile(`^(?:[>❯›*]\s*)?\(?([a-zA-Z])\)\s*(\S.*)$`)
+	reNumEntry    = lazyRegexp(`^(?:[>❯›*]\s*)?\(?(\d{1,2})(?:[.:]\s+|\)\s*)(\S.*)$`)
+	reBoxEntry    = lazyRegexp(`^(?:[>❯›*]\s*)?\[(\d{1,2}|[a-zA-Z])\]\s*(\S.*)$`)
+	reLetterEntry = lazyRegexp(`^(?:[>❯›*]\s*)?\(?([a-zA-Z])\)\s*(\S.*)$`)
 	// reInlineEntry finds the entries of a menu written on one line: "1) foo 2) bar".
-	reInlineEntry = regexp.MustCompile(`(?:^|\s)(?:(\d{1,2})\)|\[(\d{1,2})\])\s+`)
+	reInlineEntry = lazyRegexp(`(?:^|\s)(?:(\d{1,2})\)|\[(\d{1,2})\])\s+`)
 	// reAskLine matches a line that asks for a menu answer: "Enter choice [1-3]:", "#?", ">".
-	reAskLine = regexp.MustCompile(`[:?>]$|^#\?$|choice|select|choose|option|number|pick|enter|\[\d+-\d+\]`)
+	reAskLine = lazyRegexp(`[:?>]$|^#\?$|choice|select|choose|option|number|pick|enter|\[\d+-\d+\]`)
 
 	// reSecret matches a prompt for something that must not be echoed.
-	reSecret = regexp.MustCompile(`password|passphrase|pass phrase|passcode|\bpin\b|one-time code|\botp\b|api key|token|secret`)
+	reSecret = lazyRegexp(`password|passphrase|pass phrase|passcode|\bpin\b|one-time code|\botp\b|api key|token|secret`)
 	// reAskWords marks a line ending in ":" as a request for input rather than a heading.
-	reAskWords = regexp.MustCompile(`\b(enter|type|input|provide|specify|choose|select|name|value|path|file|email|username|user|message|description|url|address|key|answer|reply|title|version)\b`)
+	reAskWords = lazyRegexp(`\b(enter|type|input|provide|specify|choose|select|name|value|path|file|email|username|user|message|description|url|address|key|answer|reply|title|version)\b`)
 )
 
 // bareMarkers are lines that only show where to type, below the question they answer.
@@ -80,26 +80,26 @@ func yesNo(cs []line, pl int) (Result, bool) {
 	p := cs[pl]
 	conf, words, loc := 0.0, false, []int(nil)
 	switch {
-	case reYNBracket.MatchString(p.lower):
-		m := reYNBracket.FindStringSubmatchIndex(p.lower)
+	case reYNBracket().MatchString(p.lower):
+		m := reYNBracket().FindStringSubmatchIndex(p.lower)
 		if len(p.lower)-m[1] > 25 { // the marker must end the question
 			return Result{}, false
 		}
 		conf, words, loc = 0.95, p.lower[m[2]:m[3]] == "yes", m[:2]
-	case reYNWords.MatchString(p.lower):
-		conf, loc = 0.95, reYNWords.FindStringIndex(p.lower)
-	case reYNPair.MatchString(p.lower):
-		m := reYNPair.FindStringSubmatchIndex(p.lower)
+	case reYNWords().MatchString(p.lower):
+		conf, loc = 0.95, reYNWords().FindStringIndex(p.lower)
+	case reYNPair().MatchString(p.lower):
+		m := reYNPair().FindStringSubmatchIndex(p.lower)
 		conf, words, loc = 0.95, p.lower[m[2]:m[3]] == "yes", m[:2]
-	case reYNBare.MatchString(p.lower):
-		m := reYNBare.FindStringSubmatchIndex(p.lower)
+	case reYNBare().MatchString(p.lower):
+		m := reYNBare().FindStringSubmatchIndex(p.lower)
 		conf, words, loc = 0.85, p.lower[m[2]:m[3]] == "yes", m[:2]
-	case reYNSingle.MatchString(p.lower):
-		m := reYNSingle.FindStringSubmatchIndex(p.lower)
+	case reYNSingle().MatchString(p.lower):
+		m := reYNSingle().FindStringSubmatchIndex(p.lower)
 		w := p.lower[m[2]:m[3]]
 		conf, words, loc = 0.8, w == "yes" || w == "no", m[:2]
-	case reYNPress.MatchString(p.lower):
-		conf, loc = 0.8, reYNPress.FindStringIndex(p.lower)
+	case reYNPress().MatchString(p.lower):
+		conf, loc = 0.8, reYNPress().FindStringIndex(p.lower)
 	default:
 		return Result{}, false
 	}
@@ -128,8 +128,8 @@ func pressEnterGate(cs []line, pl int) (Result, bool) {
 
 // entry parses a menu entry, returning its key and label.
 func entry(l line) (key, lbl string, ok bool) {
-	for _, re := range []*regexp.Regexp{reNumEntry, reBoxEntry, reLetterEntry} {
-		if m := re.FindStringSubmatch(l.text); m != nil {
+	for _, re := range []func() *regexp.Regexp{reNumEntry, reBoxEntry, reLetterEntry} {
+		if m := re().FindStringSubmatch(l.text); m != nil {
 			return m[1], m[2], true
 		}
 	}
@@ -154,7 +154,7 @@ func multipleChoice(cs []line) (Result, bool) {
 	for trail := 0; trail <= 2 && trail < len(cs); trail++ {
 		asks := true
 		for _, l := range cs[len(cs)-trail:] {
-			asks = asks && reAskLine.MatchString(l.lower)
+			asks = asks && reAskLine().MatchString(l.lower)
 		}
 		if !asks {
 			break
@@ -223,7 +223,7 @@ func menuEndingAt(cs []line, last int) (keys, labels []string, first int) {
 // inlineChoice recognises a menu written on the last line: "Pick one: 1) foo 2) bar".
 func inlineChoice(cs []line) (Result, bool) {
 	p := cs[len(cs)-1]
-	locs := reInlineEntry.FindAllStringSubmatchIndex(p.text, -1)
+	locs := reInlineEntry().FindAllStringSubmatchIndex(p.text, -1)
 	if len(locs) < 2 {
 		return Result{}, false
 	}
@@ -263,9 +263,9 @@ func freeText(cs []line, pl int, marker bool) (Result, bool) {
 	}
 	res := Result{Kind: FreeText, Question: question(p.text)}
 	switch {
-	case reSecret.MatchString(p.lower):
+	case reSecret().MatchString(p.lower):
 		res.Confidence, res.Secret = 0.9, true
-	case colon && reAskWords.MatchString(p.lower):
+	case colon && reAskWords().MatchString(p.lower):
 		res.Confidence = 0.7
 	case colon:
 		res.Confidence = 0.45

@@ -13,8 +13,10 @@
 package prompt
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/trailboss/trailboss/adapter"
@@ -285,3 +287,10 @@ func question(parts ...string) string {
 }
 
 func label(s string) string { return adapter.CleanText(s, maxLabelLen) }
+
+// lazyRegexp compiles expr on first use. The patterns serve the daemon's screen adapter;
+// compiled at package start they cost every command of the one binary, every hook among
+// them, half a millisecond.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}

@@ -29,7 +29,7 @@ func runEmit(ctx context.Context, e *env, args []string) error {
 	}
 	addr := firstNonEmpty(e.getenv("TRAILBOSS_ADDR"), statedir.LastAddr(dir), defaultAddr)
 	em := &hooks.Emitter{Addr: addr, StateDir: dir, Getenv: e.getenv, Stdin: e.stdin,
-		Timeout: hooks.EmitTimeout, Now: time.Now}
+		Timeout: hooks.EmitTimeout - hooks.EmitReserve, Now: time.Now}
 	if err := em.Emit(ctx); err != nil {
 		hooks.LogFailure(dir, time.Now(), err)
 	}
@@ -50,7 +50,7 @@ func runEmitCodex(ctx context.Context, e *env, args []string) error {
 	}
 	addr := firstNonEmpty(e.getenv("TRAILBOSS_ADDR"), statedir.LastAddr(dir), defaultAddr)
 	em := &hooks.Emitter{Addr: addr, StateDir: dir, Getenv: e.getenv, Stdin: e.stdin,
-		Timeout: hooks.EmitTimeout, Now: time.Now}
+		Timeout: hooks.EmitTimeout - hooks.EmitReserve, Now: time.Now}
 	if err := em.EmitCodex(ctx, arg); err != nil {
 		hooks.LogFailure(dir, time.Now(), err)
 	}

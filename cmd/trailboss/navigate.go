@@ -27,12 +27,14 @@ type navFlags struct {
 	place
 	client string
 	socket string
+	pane   string
 }
 
 func (f *navFlags) register(fs *flag.FlagSet) {
 	placeFlags(fs, &f.place)
 	fs.StringVar(&f.client, "client", "", "tmux client to move (pass #{client_name} from a key binding)")
 	fs.StringVar(&f.socket, "socket", "", "tmux server socket (default: from $TMUX)")
+	fs.StringVar(&f.pane, "pane", "", "the pane the client is on (pass #{pane_id}); asked of tmux when missing")
 }
 
 func newNavigator(ctx context.Context, e *env, f navFlags) (*navigator, error) {
@@ -51,7 +53,12 @@ func newNavigator(ctx context.Context, e *env, f navFlags) (*navigator, error) {
 		return nil, fmt.Errorf("%w: not inside tmux: run from a tmux key binding, or pass --socket", errUsage)
 	}
 	n := &navigator{tmux: tmuxctl.New(socket), client: f.client}
-	if f.client != "" {
+	if f.pane != "" && !adapter.ValidPane(f.pane) {
+		return nil, fmt.Errorf("%w: --pane %q is not a tmux pane id", errUsage, f.pane)
+	}
+	if f.pane != "" {
+		n.pane = f.pane
+	} else if f.client != "" {
 		pane, err := n.tmux.ClientPane(ctx, f.client)
 		if err != nil {
 			return nil, err

@@ -91,7 +91,8 @@ func tmuxLines(s tmuxSettings) string {
 			sh = "tmux -S #{q:socket_path} display-popup -c #{q:client_name} -E -w 90% -h 80% " +
 				s.bin + " popup" + where
 		default:
-			sh = s.bin + " " + k.verb + where
+			// The pane the client is on comes with the key press too: it saves asking tmux.
+			sh = s.bin + " " + k.verb + where + " --pane #{q:pane_id}"
 		}
 		fmt.Fprintf(&b, "bind-key %s run-shell -b %s\n", tmuxKeyWord(key), tmuxQuote(sh))
 	}

@@ -11,9 +11,9 @@ import (
 func TestTmuxLinesDefaults(t *testing.T) {
 	got := tmuxLines(tmuxSettings{bin: "trailboss"})
 	want := `# Trail Boss: keys and status segment (printed by ` + "`trailboss tmux-conf`" + `).
-bind-key Tab run-shell -b "trailboss jump-next --client #{q:client_name} --socket #{q:socket_path}"
+bind-key Tab run-shell -b "trailboss jump-next --client #{q:client_name} --socket #{q:socket_path} --pane #{q:pane_id}"
 bind-key g run-shell -b "tmux -S #{q:socket_path} display-popup -c #{q:client_name} -E -w 90% -h 80% trailboss popup --client #{q:client_name} --socket #{q:socket_path}"
-bind-key S run-shell -b "trailboss skip --client #{q:client_name} --socket #{q:socket_path}"
+bind-key S run-shell -b "trailboss skip --client #{q:client_name} --socket #{q:socket_path} --pane #{q:pane_id}"
 if-shell -F "#{||:#{==:#{@trailboss-status},off},#{||:#{m:*@trailboss_status*,#{status-left}},#{m:*@trailboss_status*,#{status-right}}}}" "" "set -ag status-right ' #{@trailboss_status}'"
 `
 	if got != want {
