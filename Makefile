@@ -40,11 +40,11 @@ stress:
 # Benchmarks: the figures of issue 5, each guarded by a Go benchmark (the daemon's in
 # process; the commands, the daemon and tmux as real processes on a private socket), run
 # with fixed iteration counts, then one table of p50/p99 against the targets and the
-# polling baseline beside ours (BENCHMARKS.md keeps the last one). About four minutes.
+# polling baseline beside ours (BENCHMARKS.md keeps the last one). About three minutes.
 # A missed target is a FAIL in the table; only a harness error makes it exit non-zero.
 BENCH_OUT := bin/bench
 bench:
-	@set -e; started=$$(date +%s); \
+	@set -e; started=$$(date +%s); load=$$(cut -d' ' -f1-3 /proc/loadavg); \
 	$(MAKE) --no-print-directory build; \
 	rm -rf $(BENCH_OUT); mkdir -p $(BENCH_OUT); \
 	export TRAILBOSS_BENCH_BIN="$(CURDIR)/$(BIN)" TRAILBOSS_BENCH_SLOW=1; \
@@ -60,7 +60,7 @@ bench:
 	run idle -bench '^BenchmarkIdleCPU$$' -benchtime 1x ./cmd/trailboss/; \
 	run rss -bench '^BenchmarkRSS1000$$' -benchtime 1x ./cmd/trailboss/; \
 	run baseline -bench '^BenchmarkPollingBaseline$$' -benchtime 1x ./cmd/trailboss/; \
-	if ! TRAILBOSS_BENCH_RESULTS="$(CURDIR)/$(BENCH_OUT)" TRAILBOSS_BENCH_STARTED=$$started \
+	if ! TRAILBOSS_BENCH_RESULTS="$(CURDIR)/$(BENCH_OUT)" TRAILBOSS_BENCH_STARTED=$$started TRAILBOSS_BENCH_LOAD="$$load" \
 		$(GO) test -count=1 -run '^TestBenchReport$$' ./cmd/trailboss/ > $(BENCH_OUT)/report.log 2>&1; then \
 		cat $(BENCH_OUT)/report.log; echo "bench: the summary: harness error" >&2; exit 1; fi; \
 	echo; cat $(BENCH_OUT)/table.md

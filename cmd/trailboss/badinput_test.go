@@ -49,7 +49,10 @@ func startDaemonIn(t *testing.T, stateDir string, extra ...string) *liveDaemon {
 	d := &liveDaemon{addr: addr, stateDir: stateDir, log: &bytes.Buffer{}}
 	args := append([]string{"daemon", "--addr", addr, "--state-dir", d.stateDir}, extra...)
 	d.cmd = exec.Command("trailboss", args...)
-	d.cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "XDG_CONFIG_HOME="+t.TempDir(), "TRAILBOSS_ADDR=")
+	// Nothing of the user's: no home, no config, and no tmux server (the screen adapter
+	// would look for one at $TMUX and under $TMUX_TMPDIR).
+	d.cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "XDG_CONFIG_HOME="+t.TempDir(), "TRAILBOSS_ADDR=",
+		"TMUX=", "TMUX_PANE=", "TMUX_TMPDIR="+t.TempDir())
 	d.cmd.Stdout, d.cmd.Stderr = d.log, d.log
 	if err := d.cmd.Start(); err != nil {
 		t.Fatal(err)

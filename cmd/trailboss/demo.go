@@ -80,8 +80,10 @@ func (d *demo) environ() []string {
 			out = append(out, kv)
 		}
 	}
+	// TMUX_TMPDIR too: the demo's daemon must not find (let alone read) the user's own
+	// default tmux server.
 	return append(out, "TRAILBOSS_STATE_DIR="+filepath.Join(d.dir, "state"), "TRAILBOSS_ADDR="+d.addr,
-		"HOME="+filepath.Join(d.dir, "home"), "TRAILBOSS_DEMO=1")
+		"HOME="+filepath.Join(d.dir, "home"), "TMUX_TMPDIR="+d.dir, "TRAILBOSS_DEMO=1")
 }
 
 func (d *demo) tmux(args ...string) error {

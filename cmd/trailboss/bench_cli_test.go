@@ -1,0 +1,364 @@
+package main
+
+// Benchmarks of the commands the operator and the hooks run, each as a real process of the
+// trailboss binary against a real daemon: a hook's emit, the status line, jump-next on a
+// real tmux server with a real attached client, and the popup on a real pseudo-terminal.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/trailboss/trailboss/tmuxctl/tmuxtest"
+)
+
+// pollEvery is how often a benchmark looks for the effect it times: often enough for a
+// sub-millisecond resolution, seldom enough to leave the CPUs to the processes measured.
+const pollEvery = 300 * time.Microsecond
+
+// quiet is the pause between iterations, so that one iteration's after-effects (the
+// daemon's status publisher running tmux, a client's redraw) do not land in the next.
+const quiet = 30 * time.Millisecond
+
+// startTimed starts cmd and returns when it started and a channel that receives its wall
+// time once it has exited.
+func startTimed(b *testing.B, cmd *exec.Cmd) (time.Time, <-chan time.Duration) {
+	b.Helper()
+	done := make(chan time.Duration, 1)
+	t0 := time.Now()
+	if err := cmd.Start(); err != nil {
+		b.Fatalf("start %s: %v", cmd.Path, err)
+	}
+	go func() {
+		_ = cmd.Wait()
+		done <- time.Since(t0)
+	}()
+	return t0, done
+}
+
+// silentExit fails b unless cmd, which has exited, exited 0 and printed nothing into out.
+func silentExit(b *testing.B, cmd *exec.Cmd, out *bytes.Buffer) {
+	b.Helper()
+	if code := cmd.ProcessState.ExitCode(); code != 0 || out.Len() > 0 {
+		b.Fatalf("%s exited %d, printed %q", strings.Join(cmd.Args, " "), code, out.String())
+	}
+}
+
+// BenchmarkHookToQueue times a hook firing until its item is in GET /v1/queue: the real
+// `trailboss emit` process run as a Stop hook in one of ten agent panes of a real tmux
+// server (payload on stdin, TMUX and TMUX_PANE in its environment, the daemon found through
+// its lock file as a real hook finds it), with GET /v1/queue polled from the moment the
+// process starts. Between iterations the session's human answers it (a UserPromptSubmit),
+// so that each Stop queues it afresh. Also reported: the emit process's own wall time.
+func BenchmarkHookToQueue(b *testing.B) {
+	tm := tmuxtest.New(b)
+	d := startBenchDaemon(b, tm.Environ)
+	tmuxEnv := tmuxEnvValue(b, tm)
+	const agents = 10
+	panes := newPanes(b, tm, "agents", agents, func(int) string { return "cat" })
+	work := b.TempDir()
+	id := func(k int) string { return fmt.Sprintf("agent-%02d", k) }
+	for k, p := range panes {
+		d.hook(b, hookPayload("SessionStart", id(k), work, "", map[string]any{"source": "startup"}), p, tmuxEnv)
+	}
+	api := d.api(b)
+	env := d.clientEnv(tm.Environ)
+	ctx := context.Background()
+
+	var visible, exited []time.Duration
+	for i := 0; b.Loop(); i++ {
+		k := i % agents
+		d.hook(b, hookPayload("UserPromptSubmit", id(k), work, "", map[string]any{"prompt": "go on"}), panes[k], tmuxEnv)
+		time.Sleep(quiet)
+		body, _ := json.Marshal(hookPayload("Stop", id(k), work, "", map[string]any{"last_assistant_message": "Done. Push it?"}))
+		cmd := exec.Command(benchBin(), "emit")
+		cmd.Env = withEnv(env, "TMUX="+tmuxEnv, "TMUX_PANE="+panes[k])
+		cmd.Stdin = bytes.NewReader(body)
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		t0, done := startTimed(b, cmd)
+		for {
+			items, err := api.Queue(ctx)
+			if err == nil && queued(items, id(k)) {
+				visible = append(visible, time.Since(t0))
+				break
+			}
+			if time.Since(t0) > 5*time.Second {
+				b.Fatalf("%s not queued 5 s after its Stop hook (err %v); daemon log:\n%s", id(k), err, d.log)
+			}
+			time.Sleep(pollEvery)
+		}
+		exited = append(exited, <-done)
+		silentExit(b, cmd, &out)
+	}
+	reportLatency(b, "", visible)
+	reportLatency(b, "emit-exit-", exited)
+}
+
+// BenchmarkStatusProcess times `trailboss status` as a status line runs it: the whole
+// process, start to exit, with ten items queued, finding the daemon through its lock file.
+func BenchmarkStatusProcess(b *testing.B) {
+	env := isolatedEnv(b)
+	d := startBenchDaemon(b, env)
+	for i := 0; i < 10; i++ {
+		d.hook(b, hookPayload("Stop", fmt.Sprintf("s%02d", i), "/src", "", nil), "", "")
+	}
+	env = d.clientEnv(env)
+	var samples []time.Duration
+	for b.Loop() {
+		cmd := exec.Command(benchBin(), "status")
+		cmd.Env = env
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		t0 := time.Now()
+		err := cmd.Run()
+		samples = append(samples, time.Since(t0))
+		if err != nil || out.String() != "⚠ 10 stuck\n" {
+			b.Fatalf("trailboss status: %v, printed %q", err, out.String())
+		}
+	}
+	reportLatency(b, "", samples)
+}
+
+// emitWhileDown runs `trailboss emit` with a Stop payload against d, which is not
+// answering, and reports the processes' wall times (the budget is 300 ms, always) and the
+// share of events that reached the spool.
+func emitWhileDown(b *testing.B, d *liveDaemon, env []string) {
+	env = d.clientEnv(env)
+	var samples []time.Duration
+	n := 0
+	for b.Loop() {
+		body, _ := json.Marshal(hookPayload("Stop", fmt.Sprintf("down-%03d", n), "/src", "", nil))
+		n++
+		cmd := exec.Command(benchBin(), "emit")
+		cmd.Env = env
+		cmd.Stdin = bytes.NewReader(body)
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		t0 := time.Now()
+		err := cmd.Run()
+		samples = append(samples, time.Since(t0))
+		if err != nil || out.Len() > 0 {
+			b.Fatalf("emit with the daemon down: %v, printed %q", err, out.String())
+		}
+	}
+	entries, _ := os.ReadDir(filepath.Join(d.stateDir, "spool"))
+	reportLatency(b, "", samples)
+	b.ReportMetric(100*float64(len(entries))/float64(n), "spooled-%")
+}
+
+// BenchmarkEmitDaemonDown: the daemon ran and stopped; its lock file still names its
+// address, where nothing listens now (connection refused). Each emit spools its event.
+func BenchmarkEmitDaemonDown(b *testing.B) {
+	env := isolatedEnv(b)
+	d := startBenchDaemon(b, env)
+	if err := d.cmd.Process.Signal(syscall.SIGINT); err != nil {
+		b.Fatal(err)
+	}
+	_ = d.cmd.Wait()
+	emitWhileDown(b, d, env)
+}
+
+// BenchmarkEmitDaemonHung: the daemon process is there but stopped (SIGSTOP): the kernel
+// accepts the connection and nothing ever answers, so every emit waits out its budget.
+func BenchmarkEmitDaemonHung(b *testing.B) {
+	env := isolatedEnv(b)
+	d := startBenchDaemon(b, env)
+	if err := d.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = d.cmd.Process.Signal(syscall.SIGCONT) }) // before the SIGINT
+	emitWhileDown(b, d, env)
+}
+
+// typescript returns the file in which tmuxtest keeps what the one attached client of tm
+// has drawn.
+func typescript(b *testing.B, tm *tmuxtest.Env) string {
+	b.Helper()
+	files, _ := filepath.Glob(filepath.Join(tm.Dir, "*.typescript"))
+	if len(files) != 1 {
+		b.Fatalf("want one attached client's typescript, have %q", files)
+	}
+	return files[0]
+}
+
+// BenchmarkJumpNext times `trailboss jump-next`, with the arguments its key binding
+// passes, from process start until the operator's terminal shows the head pane: a real client attached on a pseudo-terminal (script(1))
+// sits on a tmux session while four agent panes of another session are queued; each
+// pane prints its own marker, and the time is taken when the head's marker appears in what
+// the client draws after the process started. The client then really is on that pane
+// (checked). Each iteration lands on the head for the pane the client is on, so the
+// client alternates between the two oldest items. Also reported: the process's wall time.
+func BenchmarkJumpNext(b *testing.B) {
+	tm := tmuxtest.New(b)
+	d := startBenchDaemon(b, tm.Environ)
+	tmuxEnv := tmuxEnvValue(b, tm)
+	const agents = 4
+	marker := func(i int) string { return fmt.Sprintf("TBJUMP-%02d-HERE", i) }
+	panes := newPanes(b, tm, "agents", agents, func(i int) string {
+		return fmt.Sprintf("printf '%%s\\n' %s; exec cat", marker(i))
+	})
+	markers := map[string][]byte{}
+	work := b.TempDir()
+	for i, p := range panes {
+		markers[p] = []byte(marker(i))
+		d.hook(b, hookPayload("Stop", fmt.Sprintf("agent-%02d", i), work, "", map[string]any{"last_assistant_message": "Done?"}), p, tmuxEnv)
+		time.Sleep(2 * time.Millisecond) // distinct ages: a fixed queue order
+	}
+	client := tm.Attach(b, "main")
+	screen, err := os.Open(typescript(b, tm))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer screen.Close()
+	api := d.api(b)
+	env := d.clientEnv(tm.Environ)
+	ctx := context.Background()
+
+	var landed, exited []time.Duration
+	buf := make([]byte, 64<<10)
+	for b.Loop() {
+		cur, err := tm.Server.ClientPane(ctx, client)
+		if err != nil {
+			b.Fatal(err)
+		}
+		want, found, err := api.Next(ctx, tm.Socket, cur)
+		if err != nil || !found {
+			b.Fatalf("no head for a client on %s: %v", cur, err)
+		}
+		st, err := screen.Stat()
+		if err != nil {
+			b.Fatal(err)
+		}
+		off := st.Size()
+		var drawn []byte
+		// As the key binding of tmux-conf runs it: tmux expands the client, its server's
+		// socket and the pane the client is on when the key is pressed.
+		cmd := exec.Command(benchBin(), "jump-next", "--client", client, "--socket", tm.Socket, "--pane", cur)
+		cmd.Env = env
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		t0, done := startTimed(b, cmd)
+		for {
+			n, _ := screen.ReadAt(buf, off)
+			off += int64(n)
+			drawn = append(drawn, buf[:n]...)
+			if bytes.Contains(drawn, markers[want.Pane]) {
+				landed = append(landed, time.Since(t0))
+				break
+			}
+			if time.Since(t0) > 5*time.Second {
+				b.Fatalf("the client did not show %s within 5 s; drawn %q; jump-next: %q", want.Pane, drawn, out.String())
+			}
+			time.Sleep(pollEvery)
+		}
+		exited = append(exited, <-done)
+		silentExit(b, cmd, &out)
+		if got, err := tm.Server.ClientPane(ctx, client); err != nil || got != want.Pane {
+			b.Fatalf("client is on %s (%v), want the head %s", got, err, want.Pane)
+		}
+		time.Sleep(quiet)
+	}
+	reportLatency(b, "", landed)
+	reportLatency(b, "exit-", exited)
+}
+
+// popupFrameDone reports whether what a popup drew so far, escapes taken out, holds a whole
+// first frame of the list: the title, the first row, and the key help on its last line.
+func popupFrameDone(drawn []byte) bool {
+	text := strings.Join(strings.Fields(ansi.ReplaceAllString(string(drawn), " ")), " ")
+	return strings.Contains(text, "Trail Boss") && strings.Contains(text, "› 1 ") && strings.Contains(text, "q close")
+}
+
+// BenchmarkPopupFirstFrame times the real `trailboss popup` over 500 queued sessions from
+// its exec to its first whole frame on its terminal: a pseudo-terminal of 100×30 (the size
+// of the README's display-popup) with TERM=tmux-256color as in a display-popup, opened for
+// a real attached client (--client) of a tmux server with the 500 agents' panes, in 25
+// project folders with a git HEAD each. The popup is closed with q after each frame.
+func BenchmarkPopupFirstFrame(b *testing.B) {
+	tm := tmuxtest.New(b)
+	d := startBenchDaemon(b, tm.Environ)
+	tmuxEnv := tmuxEnvValue(b, tm)
+	const items = 500
+	panes := newPanes(b, tm, "agents", items, func(int) string { return "cat" })
+	var projects []string
+	for i := 0; i < 25; i++ {
+		p := filepath.Join(b.TempDir(), fmt.Sprintf("project-%02d", i))
+		if err := os.MkdirAll(filepath.Join(p, ".git"), 0o700); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(p, ".git", "HEAD"), fmt.Appendf(nil, "ref: refs/heads/feature-%d\n", i), 0o600); err != nil {
+			b.Fatal(err)
+		}
+		projects = append(projects, p)
+	}
+	d.hookAll(b, items, func(i int) (map[string]any, string, string) {
+		p := hookPayload("PermissionRequest", fmt.Sprintf("agent-%03d", i), projects[i%len(projects)], "",
+			map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": fmt.Sprintf("go test ./... && git push origin feature-%d", i)}})
+		return p, panes[i], tmuxEnv
+	})
+	d.waitQueueLen(b, items)
+	client := tm.Attach(b, "main")
+	env := withEnv(d.clientEnv(tm.Environ), "TERM=tmux-256color")
+
+	var samples []time.Duration
+	buf := make([]byte, 64<<10)
+	for b.Loop() {
+		master, slave := openPTY(b, 100, 30)
+		cmd := exec.Command(benchBin(), "popup", "--client", client, "--socket", tm.Socket)
+		cmd.Env = env
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+		t0, done := startTimed(b, cmd)
+		slave.Close()
+		var drawn []byte
+		for !popupFrameDone(drawn) {
+			_ = master.SetReadDeadline(t0.Add(10 * time.Second))
+			n, err := master.Read(buf)
+			drawn = append(drawn, buf[:n]...)
+			if err != nil && !popupFrameDone(drawn) {
+				b.Fatalf("popup: no whole first frame (%v); drawn:\n%s", err, ansi.ReplaceAllString(string(drawn), " "))
+			}
+		}
+		samples = append(samples, time.Since(t0))
+		if time.Since(t0) > 500*time.Millisecond { // an outlier: say what it drew
+			b.Logf("slow first frame, %v; it drew:\n%s", time.Since(t0), ansi.ReplaceAllString(string(drawn), " "))
+		}
+		if _, err := master.Write([]byte("q")); err != nil {
+			b.Fatal(err)
+		}
+		// Read what it draws while closing (a full pty would block it), until it exits.
+		drained := make(chan struct{})
+		go func() {
+			defer close(drained)
+			for {
+				_ = master.SetReadDeadline(time.Now().Add(10 * time.Second))
+				if _, err := master.Read(buf); err != nil {
+					return
+				}
+			}
+		}()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+			b.Fatal("popup did not close on q within 10 s")
+		}
+		if code := cmd.ProcessState.ExitCode(); code != 0 {
+			b.Fatalf("popup exited %d", code)
+		}
+		master.Close()
+		<-drained
+		time.Sleep(quiet)
+	}
+	reportLatency(b, "", samples)
+}
