@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // Files in the state directory.
@@ -116,7 +117,7 @@ func Acquire(dir, addr string) (*Lock, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open lock: %w", err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := lockOrWaitForTheDead(f, path); err != nil {
 		holder, _ := os.ReadFile(path)
 		f.Close()
 		return nil, fmt.Errorf("%w (%s)", ErrLocked, strings.TrimSpace(string(holder)))
@@ -125,6 +126,30 @@ func Acquire(dir, addr string) (*Lock, error) {
 		fmt.Fprintf(f, "pid %d on %s\n", os.Getpid(), addr)
 	}
 	return &Lock{f: f}, nil
+}
+
+// deadHolderGrace is how long Acquire waits for the lock of a daemon that is no longer
+// alive. A killed process's lock is released a moment after the process is gone (the
+// kernel tears its files down after it can be reaped), so a restart right after a crash
+// (systemd's Restart=on-failure, an operator's quick hands) would otherwise be refused.
+const deadHolderGrace = 2 * time.Second
+
+// lockOrWaitForTheDead takes the lock on f, waiting up to deadHolderGrace when the daemon
+// that holds it, as its record says, has died.
+func lockOrWaitForTheDead(f *os.File, path string) error {
+	deadline := time.Now().Add(deadHolderGrace)
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil || time.Now().After(deadline) {
+			return err
+		}
+		rec, _ := os.ReadFile(path)
+		pid := HolderPID(strings.TrimSpace(string(rec)))
+		if pid <= 0 || !errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) {
+			return err // a live daemon holds it
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // Holder reports whether a daemon holds dir's lock, and what it recorded ("pid N on
