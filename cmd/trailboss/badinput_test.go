@@ -37,31 +37,39 @@ func startDaemon(t *testing.T, extra ...string) *liveDaemon {
 	return startDaemonIn(t, t.TempDir(), extra...)
 }
 
-// startDaemonIn runs the real daemon with the given state directory.
+// startDaemonIn runs the real daemon with the given state directory, in an environment with
+// nothing of the user's: no home, no config, and no tmux server (the screen adapter would
+// look for one at $TMUX and under $TMUX_TMPDIR).
 func startDaemonIn(t *testing.T, stateDir string, extra ...string) *liveDaemon {
 	t.Helper()
+	env := append(os.Environ(), "HOME="+t.TempDir(), "XDG_CONFIG_HOME="+t.TempDir(), "TRAILBOSS_ADDR=",
+		"TMUX=", "TMUX_PANE=", "TMUX_TMPDIR="+t.TempDir())
+	return launchDaemon(t, "trailboss", stateDir, env, extra...)
+}
+
+// launchDaemon runs `bin daemon` on a free loopback port with env, waits until it answers,
+// and stops it with SIGINT when the test or benchmark ends.
+func launchDaemon(tb testing.TB, bin, stateDir string, env []string, extra ...string) *liveDaemon {
+	tb.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	addr := ln.Addr().String()
 	ln.Close()
 	d := &liveDaemon{addr: addr, stateDir: stateDir, log: &bytes.Buffer{}}
 	args := append([]string{"daemon", "--addr", addr, "--state-dir", d.stateDir}, extra...)
-	d.cmd = exec.Command("trailboss", args...)
-	// Nothing of the user's: no home, no config, and no tmux server (the screen adapter
-	// would look for one at $TMUX and under $TMUX_TMPDIR).
-	d.cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "XDG_CONFIG_HOME="+t.TempDir(), "TRAILBOSS_ADDR=",
-		"TMUX=", "TMUX_PANE=", "TMUX_TMPDIR="+t.TempDir())
+	d.cmd = exec.Command(bin, args...)
+	d.cmd.Env = env
 	d.cmd.Stdout, d.cmd.Stderr = d.log, d.log
 	if err := d.cmd.Start(); err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	t.Cleanup(func() {
+	tb.Cleanup(func() {
 		_ = d.cmd.Process.Signal(syscall.SIGINT)
 		_ = d.cmd.Wait()
 	})
-	waitUntil(t, "the daemon to answer", 10*time.Second, func() bool {
+	waitUntil(tb, "the daemon to answer", 10*time.Second, func() bool {
 		b, err := os.ReadFile(filepath.Join(d.stateDir, "token"))
 		if err != nil {
 			return false
@@ -77,14 +85,15 @@ func startDaemonIn(t *testing.T, stateDir string, extra ...string) *liveDaemon {
 	return d
 }
 
-func waitUntil(t *testing.T, what string, timeout time.Duration, cond func() bool) {
-	t.Helper()
+// waitUntil polls cond every 10 ms until it holds, failing after timeout.
+func waitUntil(tb testing.TB, what string, timeout time.Duration, cond func() bool) {
+	tb.Helper()
 	for deadline := time.Now().Add(timeout); ; time.Sleep(10 * time.Millisecond) {
 		if cond() {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", timeout, what)
+			tb.Fatalf("timed out after %v waiting for %s", timeout, what)
 		}
 	}
 }

@@ -17,10 +17,8 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -102,44 +100,11 @@ func withEnv(env []string, kv ...string) []string {
 	return out
 }
 
-// startBenchDaemon runs `trailboss daemon` (benchBin) with env and a temp state directory
-// and waits until it answers. It is startDaemonIn for a benchmark: a testing.TB, the
-// product binary, and the caller's isolated environment. The daemon is stopped with
-// SIGINT when the benchmark ends.
+// startBenchDaemon runs the product binary's daemon (benchBin) with the caller's isolated
+// environment and a temp state directory.
 func startBenchDaemon(tb testing.TB, env []string, extra ...string) *liveDaemon {
 	tb.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	d := &liveDaemon{addr: addr, stateDir: tb.TempDir(), log: &bytes.Buffer{}}
-	args := append([]string{"daemon", "--addr", addr, "--state-dir", d.stateDir}, extra...)
-	d.cmd = exec.Command(benchBin(), args...)
-	d.cmd.Env = withEnv(env, "TRAILBOSS_ADDR=", "TRAILBOSS_STATE_DIR=")
-	d.cmd.Stdout, d.cmd.Stderr = d.log, d.log
-	if err := d.cmd.Start(); err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() {
-		_ = d.cmd.Process.Signal(syscall.SIGINT)
-		_ = d.cmd.Wait()
-	})
-	benchWait(tb, "the daemon to answer", 10*time.Second, func() bool {
-		b, err := os.ReadFile(filepath.Join(d.stateDir, "token"))
-		if err != nil {
-			return false
-		}
-		d.token = strings.TrimSpace(string(b))
-		resp, err := http.Get("http://" + addr + "/healthz")
-		if err != nil {
-			return false
-		}
-		resp.Body.Close()
-		return resp.StatusCode == 200
-	})
-	return d
+	return launchDaemon(tb, benchBin(), tb.TempDir(), withEnv(env, "TRAILBOSS_ADDR=", "TRAILBOSS_STATE_DIR="), extra...)
 }
 
 // clientEnv is env for a trailboss client process of d: only its state directory, so that
@@ -229,19 +194,6 @@ func (d *liveDaemon) hookAll(tb testing.TB, n int, payload func(i int) (p map[st
 	}
 }
 
-// benchWait polls cond every 10 ms until it holds, failing tb after timeout.
-func benchWait(tb testing.TB, what string, timeout time.Duration, cond func() bool) {
-	tb.Helper()
-	for deadline := time.Now().Add(timeout); ; time.Sleep(10 * time.Millisecond) {
-		if cond() {
-			return
-		}
-		if time.Now().After(deadline) {
-			tb.Fatalf("timed out after %v waiting for %s", timeout, what)
-		}
-	}
-}
-
 // queued reports whether session is in the queue (ready or cooling).
 func queued(items []client.Item, session string) bool {
 	for _, it := range items {
@@ -257,7 +209,7 @@ func (d *liveDaemon) waitQueueLen(tb testing.TB, n int) {
 	tb.Helper()
 	c := d.api(tb)
 	got := -1
-	benchWait(tb, fmt.Sprintf("%d queued items", n), 30*time.Second, func() bool {
+	waitUntil(tb, fmt.Sprintf("%d queued items", n), 30*time.Second, func() bool {
 		items, err := c.Queue(context.Background())
 		got = len(items)
 		return err == nil && got == n
