@@ -125,8 +125,9 @@ func sanitizeScreen(s string) []string {
 	return lines
 }
 
-// age renders a duration the way a glance wants it: 12s, 4m, 3h, 2d.
-func age(d time.Duration) string {
+// Age renders a duration the way a glance wants it: 12s, 4m, 3h, 2d. A negative one (a
+// clock a little ahead) is 0s.
+func Age(d time.Duration) string {
 	switch {
 	case d < 0:
 		return "0s"

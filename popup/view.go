@@ -156,7 +156,7 @@ func (m Model) columns() columns {
 	now := m.now()
 	for _, vi := range m.visible {
 		r := m.rows[vi]
-		c.age = max(c.age, len(age(now.Sub(r.item.Since))))
+		c.age = max(c.age, len(Age(now.Sub(r.item.Since))))
 		c.reason = max(c.reason, ansi.StringWidth(r.reason))
 		c.where = max(c.where, ansi.StringWidth(r.where))
 		c.project = max(c.project, ansi.StringWidth(r.projectText()))
@@ -214,7 +214,7 @@ func (m Model) list(c columns, height int) string {
 		}
 		cells := []string{
 			pad(num, c.num),
-			padLeft(age(now.Sub(r.item.Since)), c.age),
+			padLeft(Age(now.Sub(r.item.Since)), c.age),
 			pad(clip(r.reason, c.reason), c.reason),
 			pad(clip(r.where, c.where), c.where),
 			pad(clip(r.projectText(), c.project), c.project),

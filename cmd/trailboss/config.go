@@ -53,6 +53,14 @@ func (p *place) resolve(getenv func(string) string) error {
 	return nil
 }
 
+// parsePlace parses args with fs (which has the place flags) and resolves the place.
+func parsePlace(fs *flag.FlagSet, p *place, args []string, e *env) error {
+	if err := parse(fs, args, e.stderr); err != nil {
+		return err
+	}
+	return p.resolve(e.getenv)
+}
+
 // parse parses args with fs, turning flag errors into usage errors and refusing
 // positional arguments.
 func parse(fs *flag.FlagSet, args []string, stderr io.Writer) error {

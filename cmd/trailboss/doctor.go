@@ -17,6 +17,7 @@ import (
 	"github.com/trailboss/trailboss/daemon/client"
 	"github.com/trailboss/trailboss/daemon/statedir"
 	"github.com/trailboss/trailboss/hooks"
+	"github.com/trailboss/trailboss/popup"
 	"github.com/trailboss/trailboss/tmuxctl"
 )
 
@@ -46,10 +47,7 @@ func runDoctor(ctx context.Context, e *env, args []string) error {
 	placeFlags(fs, &p)
 	socketFlag := fs.String("socket", "", "tmux server to check (default: from $TMUX)")
 	project := fs.String("project", ".", "project whose .claude settings to check too")
-	if err := parse(fs, args, e.stderr); err != nil {
-		return err
-	}
-	if err := p.resolve(e.getenv); err != nil {
+	if err := parsePlace(fs, &p, args, e); err != nil {
 		return err
 	}
 	socket := *socketFlag
@@ -170,7 +168,7 @@ func (d *doctor) daemon(ctx context.Context) []finding {
 			nopane = append(nopane, clipRunes(s.SessionID, 8))
 		}
 		f.detail = append(f.detail, fmt.Sprintf("%-8s  %-8s  %-7s  %s ago  %s", clipRunes(s.SessionID, 8), pane, state,
-			age(now.Sub(s.LastEventAt)), filepath.Base(s.Cwd)))
+			popup.Age(now.Sub(s.LastEventAt)), filepath.Base(s.Cwd)))
 	}
 	out = append(out, f)
 	if len(nopane) > 0 {
@@ -329,6 +327,6 @@ func (d *doctor) emitLog() finding {
 	if last == "" || err != nil || time.Since(t) > 24*time.Hour {
 		return finding{level: good, what: "no hook failures logged in the last day"}
 	}
-	return finding{level: note, what: "a hook failed " + age(time.Since(t)) + " ago: " + msg,
+	return finding{level: note, what: "a hook failed " + popup.Age(time.Since(t)) + " ago: " + msg,
 		detail: []string{"see " + path}}
 }

@@ -125,10 +125,7 @@ func runStop(ctx context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("stop", flag.ContinueOnError)
 	var p place
 	placeFlags(fs, &p)
-	if err := parse(fs, args, e.stderr); err != nil {
-		return err
-	}
-	if err := p.resolve(e.getenv); err != nil {
+	if err := parsePlace(fs, &p, args, e); err != nil {
 		return err
 	}
 	rec, held := statedir.Holder(p.stateDir)
@@ -158,10 +155,7 @@ func runSystemdUnit(ctx context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("systemd-unit", flag.ContinueOnError)
 	var p place
 	placeFlags(fs, &p)
-	if err := parse(fs, args, e.stderr); err != nil {
-		return err
-	}
-	if err := p.resolve(e.getenv); err != nil {
+	if err := parsePlace(fs, &p, args, e); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stdout, `# Trail Boss daemon as a systemd user service. Install it with:

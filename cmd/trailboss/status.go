@@ -10,16 +10,14 @@ import (
 	"time"
 
 	"github.com/trailboss/trailboss/daemon/client"
+	"github.com/trailboss/trailboss/popup"
 )
 
 func runStatus(ctx context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("status", flag.ContinueOnError)
 	var p place
 	placeFlags(fs, &p)
-	if err := parse(fs, args, e.stderr); err != nil {
-		return err
-	}
-	if err := p.resolve(e.getenv); err != nil {
+	if err := parsePlace(fs, &p, args, e); err != nil {
 		return err
 	}
 	c, err := client.New(p.addr, p.stateDir, time.Second)
@@ -41,10 +39,7 @@ func runLs(ctx context.Context, e *env, args []string) error {
 	var p place
 	placeFlags(fs, &p)
 	asJSON := fs.Bool("json", false, "print the queue as JSON")
-	if err := parse(fs, args, e.stderr); err != nil {
-		return err
-	}
-	if err := p.resolve(e.getenv); err != nil {
+	if err := parsePlace(fs, &p, args, e); err != nil {
 		return err
 	}
 	c, err := client.New(p.addr, p.stateDir, 2*time.Second)
@@ -79,24 +74,10 @@ func runLs(ctx context.Context, e *env, args []string) error {
 		if it.Detail != "" {
 			reason += "/" + it.Detail
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", pos, age(now.Sub(it.Since)), reason, it.Pane,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", pos, popup.Age(now.Sub(it.Since)), reason, it.Pane,
 			clipRunes(it.SessionID, 8), filepath.Base(it.Cwd), clipRunes(it.Summary, 60))
 	}
 	return tw.Flush()
-}
-
-// age renders a duration the way a glance wants it: 12s, 4m, 3h, 2d.
-func age(d time.Duration) string {
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh", int(d.Hours()))
-	default:
-		return fmt.Sprintf("%dd", int(d.Hours()/24))
-	}
 }
 
 func clipRunes(s string, n int) string {
