@@ -95,20 +95,23 @@ func classify(ev *adapter.Event, p *hookPayload) bool {
 		stuck(adapter.ReasonStopped, "", adapter.Deref(p.LastMessage))
 	case "StopFailure":
 		// The turn died on an API error; Stop does not fire, so this is the only signal.
-		msg := adapter.JoinNonEmpty(": ", adapter.RawText(p.Error), adapter.RawText(p.ErrorDetails))
-		stuck(adapter.ReasonStopped, "error", adapter.JoinNonEmpty(" — ", msg, adapter.Deref(p.LastMessage)))
+		stuck(adapter.ReasonStopped, "error", failureSummary(p))
 	case "PermissionRequest":
+		if detail, summary, ok := humanTool(p.ToolName, p.ToolInput); ok {
+			// Claude Code 2.1.197 asks permission for the question or plan it has just
+			// shown: the same wait as the PreToolUse before it, so it says the same.
+			stuck(adapter.ReasonPermission, detail, summary)
+			break
+		}
 		stuck(adapter.ReasonPermission, p.ToolName, toolSummary(p.ToolName, p.ToolInput))
 	case "PreToolUse":
-		// These two tools block on the human without any PermissionRequest.
-		switch p.ToolName {
-		case "AskUserQuestion":
-			stuck(adapter.ReasonPermission, "question", questionSummary(p.ToolInput))
-		case "ExitPlanMode":
-			stuck(adapter.ReasonPermission, "plan", planSummary(p.ToolInput))
-		default:
-			ev.Kind = adapter.KindUnstuck
+		// A question or a plan blocks on the human as soon as the tool starts; any other
+		// tool starting is progress.
+		if detail, summary, ok := humanTool(p.ToolName, p.ToolInput); ok {
+			stuck(adapter.ReasonPermission, detail, summary)
+			break
 		}
+		ev.Kind = adapter.KindUnstuck
 	case "Notification":
 		// Late backups: permission_prompt comes 6 s after a dialog, idle_prompt after 60 s idle.
 		switch p.Notification {
@@ -130,6 +133,40 @@ func classify(ev *adapter.Event, p *hookPayload) bool {
 		return false
 	}
 	return true
+}
+
+// Details of the tools that exist to ask the human something.
+const (
+	DetailQuestion = "question"
+	DetailPlan     = "plan"
+)
+
+// humanTool reports whether tool is one that waits on the human by design (AskUserQuestion,
+// ExitPlanMode), with the detail and summary that say what it asks.
+func humanTool(tool string, input json.RawMessage) (detail, summary string, ok bool) {
+	switch tool {
+	case "AskUserQuestion":
+		return DetailQuestion, questionSummary(input), true
+	case "ExitPlanMode":
+		return DetailPlan, planSummary(input), true
+	}
+	return "", "", false
+}
+
+// failureSummary says why a turn died. Claude Code 2.1.197 sends error "unknown" with no
+// details and puts the API's words in last_assistant_message; "unknown" tells the operator
+// nothing, so it is left out.
+func failureSummary(p *hookPayload) string {
+	errText := adapter.RawText(p.Error)
+	if strings.EqualFold(errText, "unknown") {
+		errText = ""
+	}
+	msg := adapter.JoinNonEmpty(": ", errText, adapter.RawText(p.ErrorDetails))
+	summary := adapter.JoinNonEmpty(" — ", msg, adapter.Deref(p.LastMessage))
+	if summary == "" {
+		return "the request to the model failed"
+	}
+	return summary
 }
 
 // toolSummary says what a tool wants to do, in the words the operator needs to decide.

@@ -146,3 +146,52 @@ func FuzzParseHook(f *testing.F) {
 		}
 	})
 }
+
+// TestParseRealHooks reads the payloads the real Claude Code 2.1.197 sent
+// (testdata/real/SOURCE.md). A question or a plan keeps its words through the
+// PermissionRequest that follows its PreToolUse, and an API error says what the API said.
+func TestParseRealHooks(t *testing.T) {
+	meta := Meta{Pane: "%3", Tmux: "/tmp/tmux-1000/default,4242,0", EmittedAt: emitted}
+	tests := []struct {
+		file    string
+		kind    adapter.Kind
+		reason  string
+		detail  string
+		summary string // the whole summary
+	}{
+		{"SessionStart-startup.json", adapter.KindStart, "", "startup", ""},
+		{"SessionStart-clear.json", adapter.KindStart, "", "clear", ""},
+		{"UserPromptSubmit.json", adapter.KindUnstuck, "", "", ""},
+		{"PreToolUse-Bash.json", adapter.KindUnstuck, "", "", ""},
+		{"PermissionRequest-Bash.json", adapter.KindStuck, adapter.ReasonPermission, "Bash", "Bash: ls /tmp"},
+		{"PermissionRequest-Write.json", adapter.KindStuck, adapter.ReasonPermission, "Write", "Write: /home/dev/work/hello.txt"},
+		{"PreToolUse-AskUserQuestion.json", adapter.KindStuck, adapter.ReasonPermission, DetailQuestion, "Which color do you prefer? [Red / Blue]"},
+		{"PermissionRequest-AskUserQuestion.json", adapter.KindStuck, adapter.ReasonPermission, DetailQuestion, "Which color do you prefer? [Red / Blue]"},
+		{"PreToolUse-ExitPlanMode.json", adapter.KindStuck, adapter.ReasonPermission, DetailPlan, "plan: 1. Add a greeting file 2. Say hi"},
+		{"PermissionRequest-ExitPlanMode.json", adapter.KindStuck, adapter.ReasonPermission, DetailPlan, "plan: 1. Add a greeting file 2. Say hi"},
+		{"PostToolUse-Bash.json", adapter.KindUnstuck, "", "", ""},
+		{"PostToolUseFailure-Bash.json", adapter.KindUnstuck, "", "", ""},
+		{"Stop.json", adapter.KindStuck, adapter.ReasonStopped, "", ""},
+		{"StopFailure.json", adapter.KindStuck, adapter.ReasonStopped, "error", "API Error: 400 fake: scripted failure"},
+		{"SessionEnd-clear.json", adapter.KindEnd, "", "clear", ""},
+		{"SessionEnd-prompt_input_exit.json", adapter.KindEnd, "", "prompt_input_exit", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			body, err := os.ReadFile(filepath.Join("testdata", "real", "hooks", tt.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ev, err := ParseHook(body, meta)
+			if err != nil {
+				t.Fatalf("ParseHook: %v", err)
+			}
+			if ev.Kind != tt.kind || ev.Reason != tt.reason || ev.Detail != tt.detail {
+				t.Errorf("got kind=%s reason=%q detail=%q, want %s %q %q", ev.Kind, ev.Reason, ev.Detail, tt.kind, tt.reason, tt.detail)
+			}
+			if tt.summary != "" && ev.Summary != tt.summary {
+				t.Errorf("summary %q, want %q", ev.Summary, tt.summary)
+			}
+		})
+	}
+}
