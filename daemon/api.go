@@ -67,7 +67,7 @@ func IsSocket(path string) bool {
 // looks like a browser (an Origin header, a Host that is not loopback) is refused first.
 func (a *API) Handler() http.Handler {
 	r := chi.NewRouter()
-	r.Use(refuseBrowsers)
+	r.Use(a.containPanics, refuseBrowsers)
 	r.Get("/healthz", a.healthz)
 	r.Group(func(r chi.Router) {
 		r.Use(a.requireToken)
@@ -91,6 +91,20 @@ func (a *API) Handler() http.Handler {
 		writeError(w, http.StatusMethodNotAllowed, "method "+r.Method+" not allowed on "+r.URL.Path)
 	})
 	return r
+}
+
+// containPanics answers 500 for a request whose handling panicked, after guard logged it,
+// instead of letting net/http drop the connection with no answer.
+func (a *API) containPanics(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		err := guard(a.Log, "answering a request", []any{"method", r.Method, "path", r.URL.Path}, func() {
+			next.ServeHTTP(w, r)
+		})
+		if err != nil {
+			writeError(w, http.StatusInternalServerError,
+				"the daemon hit an internal error with this request and logged it; the request was not applied")
+		}
+	})
 }
 
 // refuseBrowsers keeps web pages from driving the daemon: a browser always sends Origin on

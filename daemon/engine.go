@@ -161,7 +161,41 @@ func (e *Engine) flush(ctx context.Context, b *batch) error {
 // Ingest applies ev and returns once the result is committed. It reports whether anything
 // changed. A session that binds a pane releases every other session on that pane.
 func (e *Engine) Ingest(ctx context.Context, ev adapter.Event) (bool, error) {
+	a, err := e.apply(ctx, ev)
+	if err != nil {
+		return false, err
+	}
+	if a.batch == nil {
+		return false, nil
+	}
+	if err := e.flush(ctx, a.batch); err != nil {
+		return false, err
+	}
+	if !a.changed {
+		return false, nil
+	}
+	if e.OnStuck != nil && a.next.Stuck && !a.wasStuck {
+		e.OnStuck(a.next)
+	}
+	e.log.Debug("event applied", "session", ev.SessionID, "kind", ev.Kind, "pane", ev.Pane, "released", a.released)
+	return true, nil
+}
+
+// applied is what apply did: the batch to wait for (nil when nothing needs writing), and
+// whether the session's row changed.
+type applied struct {
+	batch    *batch
+	changed  bool
+	wasStuck bool
+	next     queue.Session
+	released int
+}
+
+// apply stages what ev does under e.mu; the lock is released however it returns, so that
+// a bug met by one event cannot leave every other caller waiting for it.
+func (e *Engine) apply(ctx context.Context, ev adapter.Event) (applied, error) {
 	e.mu.Lock()
+	defer e.mu.Unlock()
 	prev, known := e.sessions[ev.SessionID]
 	if !known {
 		if s, ok := e.staged[ev.SessionID]; ok {
@@ -170,8 +204,7 @@ func (e *Engine) Ingest(ctx context.Context, ev adapter.Event) (bool, error) {
 			// An ended session is not kept in memory; its row still orders late events.
 			s, found, err := e.store.LoadSession(ctx, ev.SessionID)
 			if err != nil {
-				e.mu.Unlock()
-				return false, err
+				return applied{}, err
 			}
 			if found {
 				prev = &s
@@ -183,12 +216,7 @@ func (e *Engine) Ingest(ctx context.Context, ev adapter.Event) (bool, error) {
 	if !changed {
 		// Nothing new, but an earlier change of this session may still be on its way to
 		// disk: acknowledge only once it is there.
-		b := e.pendingBatch(ev.SessionID)
-		e.mu.Unlock()
-		if b != nil {
-			return false, e.flush(ctx, b)
-		}
-		return false, nil
+		return applied{batch: e.pendingBatch(ev.SessionID)}, nil
 	}
 	if ev.Pane != "" && !next.Ended && next.PaneAt.Equal(ev.At) {
 		for _, other := range e.sessions {
@@ -209,16 +237,8 @@ func (e *Engine) Ingest(ctx context.Context, ev adapter.Event) (bool, error) {
 			}
 		}
 	}
-	b := e.stage(writes...)
-	e.mu.Unlock()
-	if err := e.flush(ctx, b); err != nil {
-		return false, err
-	}
-	if e.OnStuck != nil && next.Stuck && !wasStuck {
-		e.OnStuck(next)
-	}
-	e.log.Debug("event applied", "session", ev.SessionID, "kind", ev.Kind, "pane", ev.Pane, "released", len(writes)-1)
-	return true, nil
+	return applied{batch: e.stage(writes...), changed: true, wasStuck: wasStuck, next: next,
+		released: len(writes) - 1}, nil
 }
 
 // put stores s in memory; ended sessions leave memory. e.mu must be held.

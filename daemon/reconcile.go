@@ -155,7 +155,7 @@ func (r *Reconciler) Run(ctx context.Context) error {
 		case <-sweep.C:
 			r.round(ctx, true)
 			if r.Liveness != nil {
-				r.Liveness.Check(ctx)
+				_ = guard(r.Log, "checking which panes are alive", nil, func() { r.Liveness.Check(ctx) })
 			}
 			if err := r.Engine.FlushPositions(ctx); err != nil {
 				r.Log.Warn("saving transcript positions", "err", err)
@@ -180,7 +180,7 @@ func (r *Reconciler) round(ctx context.Context, all bool) {
 	sessions := r.Engine.Snapshot()
 	r.syncWatches(sessions)
 	for _, s := range sessions {
-		if s.TranscriptPath == "" || classifiers[s.Harness] == nil {
+		if s.TranscriptPath == "" {
 			continue
 		}
 		if all || (s.Offset == 0 && s.TailAt.IsZero()) {
@@ -231,9 +231,19 @@ func (r *Reconciler) reconcilePath(ctx context.Context, path string) {
 }
 
 // reconcile reads what s's transcript appended since its position and acts on it. It reads
-// nothing when the size did not change, and only the tail on a first look.
+// nothing when the size did not change, and only the tail on a first look. A harness whose
+// transcripts Trail Boss cannot read (Codex's rollout files) is left alone.
 func (r *Reconciler) reconcile(ctx context.Context, s queue.Session) {
 	classify := classifiers[s.Harness]
+	if classify == nil {
+		return
+	}
+	_ = guard(r.Log, "reading a transcript", []any{"session", s.ID, "transcript", s.TranscriptPath}, func() {
+		r.readTranscript(ctx, s, classify)
+	})
+}
+
+func (r *Reconciler) readTranscript(ctx context.Context, s queue.Session, classify func([]byte) claude.Line) {
 	info, err := transcript.Stat(s.TranscriptPath)
 	if err != nil {
 		return // not written yet, deleted, or not a regular file: nothing to read

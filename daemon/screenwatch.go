@@ -236,7 +236,9 @@ func (w *ScreenWatcher) tick(ctx context.Context) {
 			w.ingest(ctx, ev)
 		}
 		for _, k := range read {
-			w.read(ctx, k)
+			_ = guard(w.Log, "reading a pane's screen", []any{"pane", k.pane, "socket", k.socket}, func() {
+				w.read(ctx, k)
+			})
 		}
 	}
 }

@@ -56,13 +56,16 @@ func (d *SpoolDrainer) Drain(ctx context.Context) {
 		case en.Event.Harness != spool.Generic && hookParsers[en.Event.Harness] == nil:
 			d.Log.Warn("dropped a spooled event of an unknown harness", "file", en.Path, "harness", en.Event.Harness)
 		default:
-			var res ingestResult
-			if en.Event.Harness == spool.Generic {
-				res = d.API.ingestGeneric(ctx, en.Event.Body)
-			} else {
-				res = d.API.ingestHook(ctx, hookParsers[en.Event.Harness], en.Event.Body,
-					en.Event.Pane, en.Event.Tmux, en.Event.EmittedAt)
-			}
+			res := ingestResult{code: http.StatusInternalServerError, msg: "internal error"}
+			// A spooled event that trips a bug is dropped like a refused one, not retried forever.
+			_ = guard(d.Log, "applying a spooled event", []any{"file", en.Path}, func() {
+				if en.Event.Harness == spool.Generic {
+					res = d.API.ingestGeneric(ctx, en.Event.Body)
+				} else {
+					res = d.API.ingestHook(ctx, hookParsers[en.Event.Harness], en.Event.Body,
+						en.Event.Pane, en.Event.Tmux, en.Event.EmittedAt)
+				}
+			})
 			if res.code == http.StatusServiceUnavailable {
 				return // the store is failing: keep this and the rest for later
 			}
