@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/trailboss/trailboss/adapter/claude"
 	"github.com/trailboss/trailboss/daemon/statedir"
 	"github.com/trailboss/trailboss/daemon/store"
 	"github.com/trailboss/trailboss/tmuxctl"
@@ -146,6 +147,9 @@ func Run(ctx context.Context, cfg Config) error {
 		return nil
 	})
 	g.Go(func() error { return rec.Run(gctx) })
+	live := &LiveStates{Engine: engine, Sweep: cfg.Sweep, Watch: !cfg.NoWatch,
+		Own: claude.ConfigDir(os.Getenv), Log: log.With("component", "livestate")}
+	g.Go(func() error { return live.Run(gctx) })
 	drainer := &SpoolDrainer{API: api, StateDir: cfg.StateDir, Interval: time.Second, Log: log.With("component", "spool")}
 	g.Go(func() error { return drainer.Run(gctx) })
 	if screens != nil {

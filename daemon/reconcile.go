@@ -66,6 +66,9 @@ func decide(s queue.Session, lines []claude.Line) verdict {
 		case tail.State == claude.TailWaiting && !prompt.IsZero():
 			// Answered, then waiting again: a new wait, queued from its own moment.
 			return verdict{events: []adapter.Event{unstuck(prompt)}, wait: &tail}
+		case tail.Interrupt && s.Reason == adapter.ReasonPermission && tail.At.After(s.Since):
+			// Esc at the dialog: no hook says so, but the session now waits at its prompt.
+			return verdict{events: []adapter.Event{refused(s, tail.At)}}
 		}
 		return verdict{}
 	}
@@ -90,6 +93,23 @@ func stuckFromTail(s queue.Session, tail claude.Line) adapter.Event {
 	}
 	return adapter.Event{Harness: s.Harness, SessionID: s.ID, Kind: adapter.KindStuck,
 		Reason: adapter.ReasonStopped, Detail: tail.Detail, Summary: summary, At: tail.At}
+}
+
+// DetailRefused is the detail of a session whose human pressed Esc at its permission
+// dialog, question or plan: it no longer waits for that answer but at its prompt.
+const DetailRefused = "refused"
+
+// refused is the event that relabels s, stuck on a dialog, once its human dismissed the
+// dialog with Esc. It keeps its place in the queue: it is the same wait, now at the prompt.
+func refused(s queue.Session, at time.Time) adapter.Event {
+	what := s.Summary
+	if what == "" {
+		what = "the request"
+	}
+	return adapter.Event{Harness: s.Harness, SessionID: s.ID, Kind: adapter.KindStuck,
+		Reason: adapter.ReasonStopped, Detail: DetailRefused,
+		Summary: adapter.CleanText("refused with Esc: "+what+" — waiting for your next message", adapter.MaxSummaryLen),
+		At:      at}
 }
 
 // Reconciler watches the folders of known transcripts and sweeps them on a timer.

@@ -38,6 +38,8 @@ func interruptLine(when time.Time) claude.Line {
 func TestDecide(t *testing.T) {
 	stuck := queue.Session{ID: "S", Harness: "claude", Stuck: true, Since: at(10), LastEventAt: at(10)}
 	idle := queue.Session{ID: "S", Harness: "claude", LastEventAt: at(10)}
+	stuckOnPermission := stuck
+	stuckOnPermission.Reason, stuckOnPermission.Summary = adapter.ReasonPermission, "Bash: touch x"
 	var zero time.Time
 	tests := []struct {
 		name      string
@@ -52,6 +54,10 @@ func TestDecide(t *testing.T) {
 			stuck, []claude.Line{text(at(10.2))}, zero, nil},
 		{"stuck, tail still waiting, interrupt after since: nothing",
 			stuck, []claude.Line{interruptLine(at(11))}, zero, nil},
+		{"stuck on a permission, interrupt after since: relabelled refused, no unstuck",
+			stuckOnPermission, []claude.Line{toolResult(at(11)), interruptLine(at(11.1))}, zero, nil},
+		{"stuck on a permission, interrupt from before since: nothing",
+			stuckOnPermission, []claude.Line{interruptLine(at(9))}, zero, nil},
 		{"stuck, prompt then waiting again: unstuck at the prompt, and a new wait",
 			stuck, []claude.Line{prompt(at(12)), toolUse(at(13)), toolResult(at(14)), text(at(15))}, at(12), ptr(text(at(15)))},
 		{"stuck, tool pending after since: unstuck (permission granted)",
@@ -85,6 +91,17 @@ func TestDecide(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			v := decide(tt.s, tt.lines)
+			if tt.s.Reason == adapter.ReasonPermission && len(tt.lines) > 0 && tt.lines[len(tt.lines)-1].At.After(tt.s.Since) {
+				want := refused(tt.s, tt.lines[len(tt.lines)-1].At)
+				if len(v.events) != 1 || v.events[0] != want || v.wait != nil {
+					t.Fatalf("events %+v wait %v, want only %+v", v.events, v.wait, want)
+				}
+				if want.Reason != adapter.ReasonStopped || want.Detail != DetailRefused ||
+					want.Summary != "refused with Esc: Bash: touch x — waiting for your next message" {
+					t.Fatalf("refused event %+v", want)
+				}
+				return
+			}
 			if tt.unstuckAt.IsZero() {
 				if len(v.events) != 0 {
 					t.Errorf("events %+v, want none", v.events)

@@ -1,0 +1,118 @@
+package claude
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/trailboss/trailboss/adapter"
+)
+
+// Claude Code (observed in 2.1.197) keeps one file per running interactive process,
+// <config dir>/sessions/<pid>.json, rewritten on every change of state and removed on exit.
+// It is the only source that sees an approval or an Esc the moment it happens. It is not a
+// documented interface: the daemon treats it as a cross-check that may be absent.
+
+// Live statuses of a Claude Code process.
+const (
+	LiveIdle    = "idle"    // at its prompt
+	LiveBusy    = "busy"    // working: a turn runs, or a tool the human just approved
+	LiveWaiting = "waiting" // a dialog is open (permission, question, plan); see WaitingFor
+)
+
+// MaxLiveStateSize bounds how much of a state file is read: the real ones are ~400 bytes.
+const MaxLiveStateSize = 64 << 10
+
+// LiveState is what one state file says.
+type LiveState struct {
+	PID        int
+	SessionID  string
+	Status     string    // LiveIdle, LiveBusy, LiveWaiting, or another value a newer version writes
+	WaitingFor string    // with LiveWaiting: "permission prompt", …
+	At         time.Time // statusUpdatedAt: when Status last changed
+}
+
+type liveStateFile struct {
+	PID             int    `json:"pid"`
+	SessionID       string `json:"sessionId"`
+	Status          string `json:"status"`
+	WaitingFor      string `json:"waitingFor"`
+	StatusUpdatedAt int64  `json:"statusUpdatedAt"`
+	UpdatedAt       int64  `json:"updatedAt"`
+}
+
+// ParseLiveState reads one state file's bytes. It returns an error wrapping
+// adapter.ErrInvalid when they are not one JSON object with a session id, a status and a
+// time (a file caught half-written is one: the next write brings the whole).
+func ParseLiveState(b []byte) (LiveState, error) {
+	var f liveStateFile
+	if err := adapter.DecodeOne(b, &f, "Claude Code state file"); err != nil {
+		return LiveState{}, err
+	}
+	at := f.StatusUpdatedAt
+	if at == 0 {
+		at = f.UpdatedAt
+	}
+	switch {
+	case f.SessionID == "" || len(f.SessionID) > adapter.MaxSessionIDLen:
+		return LiveState{}, fmt.Errorf("%w: Claude Code state file: no usable sessionId", adapter.ErrInvalid)
+	case f.Status == "":
+		return LiveState{}, fmt.Errorf("%w: Claude Code state file: no status", adapter.ErrInvalid)
+	case at <= 0:
+		return LiveState{}, fmt.Errorf("%w: Claude Code state file: no statusUpdatedAt", adapter.ErrInvalid)
+	}
+	return LiveState{PID: f.PID, SessionID: f.SessionID, Status: f.Status, WaitingFor: f.WaitingFor,
+		At: time.UnixMilli(at)}, nil
+}
+
+// ConfigDir returns Claude Code's configuration folder for an environment: $CLAUDE_CONFIG_DIR,
+// else $HOME/.claude; "" when neither is set.
+func ConfigDir(getenv func(string) string) string {
+	if d := getenv("CLAUDE_CONFIG_DIR"); d != "" {
+		return d
+	}
+	if h := getenv("HOME"); h != "" {
+		return filepath.Join(h, ".claude")
+	}
+	return ""
+}
+
+// ConfigDirOfTranscript returns the configuration folder a transcript lives in
+// (<config>/projects/<project>/<session>.jsonl), or "" when the path is not of that shape.
+// It finds the state files of a Claude Code that runs with another home or
+// CLAUDE_CONFIG_DIR than the daemon's.
+func ConfigDirOfTranscript(path string) string {
+	project := filepath.Dir(path)
+	projects := filepath.Dir(project)
+	if path == "" || !filepath.IsAbs(path) || filepath.Base(projects) != "projects" {
+		return ""
+	}
+	return filepath.Dir(projects)
+}
+
+// LiveStateDir is the folder of state files under a configuration folder.
+func LiveStateDir(configDir string) string { return filepath.Join(configDir, "sessions") }
+
+// ReadLiveState reads and parses the state file at path, reading at most
+// MaxLiveStateSize bytes of a regular file.
+func ReadLiveState(path string) (LiveState, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return LiveState{}, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return LiveState{}, err
+	}
+	if !info.Mode().IsRegular() || info.Size() > MaxLiveStateSize {
+		return LiveState{}, fmt.Errorf("%w: %s is not a state file (not a small regular file)", adapter.ErrInvalid, path)
+	}
+	b := make([]byte, info.Size())
+	n, err := f.ReadAt(b, 0)
+	if err != nil && n != len(b) {
+		return LiveState{}, err
+	}
+	return ParseLiveState(b[:n])
+}

@@ -1,0 +1,130 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/trailboss/trailboss/adapter"
+	"github.com/trailboss/trailboss/adapter/claude"
+	"github.com/trailboss/trailboss/daemon/queue"
+)
+
+func TestLiveEvent(t *testing.T) {
+	onDialog := queue.Session{ID: "S", Harness: claude.Harness, Stuck: true, Reason: adapter.ReasonPermission,
+		Summary: "Bash: sleep 8", Since: at(10), LastEventAt: at(10)}
+	stopped := onDialog
+	stopped.Reason, stopped.Summary = adapter.ReasonStopped, "All done."
+	working := queue.Session{ID: "S", Harness: claude.Harness, LastEventAt: at(10)}
+	codex := onDialog
+	codex.Harness = "codex"
+	state := func(status string, sec float64) claude.LiveState {
+		return claude.LiveState{SessionID: "S", Status: status, At: at(sec)}
+	}
+	tests := []struct {
+		name string
+		s    queue.Session
+		st   claude.LiveState
+		want string // "unstuck", "refused" or "" for nothing
+	}{
+		{"approved: busy after the dialog opened", onDialog, state(claude.LiveBusy, 12), "unstuck"},
+		{"busy from before the dialog", onDialog, state(claude.LiveBusy, 9), ""},
+		{"busy at the very moment it got stuck", onDialog, state(claude.LiveBusy, 10), ""},
+		{"Esc at the dialog: idle after it opened", onDialog, state(claude.LiveIdle, 12), "refused"},
+		{"the dialog itself", onDialog, state(claude.LiveWaiting, 10.1), ""},
+		{"a stopped session goes idle: nothing new", stopped, state(claude.LiveIdle, 12), ""},
+		{"a stopped session goes busy: its human typed", stopped, state(claude.LiveBusy, 12), "unstuck"},
+		{"a working session: hooks and transcript tell", working, state(claude.LiveIdle, 12), ""},
+		{"an unknown status of a newer version", onDialog, state("thinking", 12), ""},
+		{"not a Claude Code session", codex, state(claude.LiveBusy, 12), ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ev, ok := liveEvent(tt.s, tt.st)
+			got := ""
+			switch {
+			case ok && ev.Kind == adapter.KindUnstuck:
+				got = "unstuck"
+			case ok && ev.Kind == adapter.KindStuck && ev.Detail == DetailRefused:
+				got = "refused"
+			case ok:
+				got = fmt.Sprintf("%+v", ev)
+			}
+			if got != tt.want {
+				t.Fatalf("got %q, want %q", got, tt.want)
+			}
+			if ok {
+				if err := ev.Validate(); err != nil || !ev.At.Equal(tt.st.At) || ev.SessionID != "S" {
+					t.Fatalf("event %+v (validate: %v)", ev, err)
+				}
+			}
+		})
+	}
+}
+
+// writeState writes a state file as Claude Code does, whole, for pid.
+func writeState(t *testing.T, dir string, pid int, session, status string, when time.Time) {
+	t.Helper()
+	body := fmt.Sprintf(`{"pid":%d,"sessionId":%q,"cwd":"/w","version":"2.1.197","kind":"interactive","status":%q,"updatedAt":%d,"statusUpdatedAt":%d}`,
+		pid, session, status, when.UnixMilli(), when.UnixMilli())
+	if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%d.json", pid)), []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestLiveStatesRun drives the real loop over a configuration folder found from a
+// session's transcript path (not the daemon's own), with and without file watching: an
+// approval takes the item out, an Esc relabels it, and a reused pid file that now names
+// another session does not touch the first.
+func TestLiveStatesRun(t *testing.T) {
+	for _, watch := range []bool{true, false} {
+		t.Run(fmt.Sprintf("watch=%v", watch), func(t *testing.T) {
+			e, _ := newEngine(t)
+			cfg := t.TempDir()
+			states := filepath.Join(cfg, "sessions")
+			if err := os.MkdirAll(states, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			now := time.Now()
+			for i, id := range []string{"A", "B"} {
+				ev := event(id, adapter.KindStuck, now.Add(-time.Second), "%"+fmt.Sprint(i+1))
+				ev.Reason, ev.Summary = adapter.ReasonPermission, "Bash: sleep 8"
+				ev.TranscriptPath = filepath.Join(cfg, "projects", "-w", id+".jsonl")
+				ingest(t, e, ev)
+			}
+			l := &LiveStates{Engine: e, Sweep: 50 * time.Millisecond, Watch: watch, Log: discard}
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error, 1)
+			go func() { done <- l.Run(ctx) }()
+			defer func() { cancel(); <-done }()
+			waitSession := func(id, what string, cond func(queue.Session) bool) {
+				t.Helper()
+				deadline := time.Now().Add(3 * time.Second)
+				for {
+					s, _ := e.Session(id)
+					if cond(s) {
+						return
+					}
+					if time.Now().After(deadline) {
+						t.Fatalf("timed out waiting for %s: %+v", what, s)
+					}
+					time.Sleep(5 * time.Millisecond)
+				}
+			}
+			// pid 100 runs A: approved.
+			writeState(t, states, 100, "A", claude.LiveBusy, now)
+			waitSession("A", "the approval to take A out", func(s queue.Session) bool { return !s.Stuck })
+			// pid 100 is reused by B's process, which the human dismisses with Esc.
+			writeState(t, states, 100, "B", claude.LiveIdle, now.Add(time.Millisecond))
+			waitSession("B", "the Esc to relabel B", func(s queue.Session) bool {
+				return s.Stuck && s.Detail == DetailRefused && s.Reason == adapter.ReasonStopped
+			})
+			if a, _ := e.Session("A"); a.Stuck {
+				t.Fatalf("A was touched by B's state: %+v", a)
+			}
+		})
+	}
+}
