@@ -256,8 +256,37 @@ func (d *doctor) hooks() []finding {
 	default:
 		out = append(out, finding{level: good, what: "Claude Code hooks installed in " + strings.Join(where, ", ")})
 	}
-	out = append(out, finding{level: note, what: "hooks run only in workspaces you trusted in Claude Code's first-run dialog"})
-	return out
+	return append(out, d.workspaceTrust())
+}
+
+// workspaceTrust says whether Claude Code trusts the project folder: hooks run only in a
+// workspace whose trust dialog was accepted, which Claude Code records per folder in
+// .claude.json (in $CLAUDE_CONFIG_DIR when set, else the home folder). A trusted parent
+// folder trusts its children.
+func (d *doctor) workspaceTrust() finding {
+	stateFile := filepath.Join(firstNonEmpty(d.getenv("CLAUDE_CONFIG_DIR"), homeDir(d.getenv)), ".claude.json")
+	dir, err := filepath.Abs(d.project)
+	if err != nil {
+		dir = d.project
+	}
+	var state struct {
+		Projects map[string]struct {
+			HasTrustDialogAccepted bool `json:"hasTrustDialogAccepted"`
+		} `json:"projects"`
+	}
+	if b, err := os.ReadFile(stateFile); err == nil {
+		_ = json.Unmarshal(b, &state) // unreadable: reported as not trusted below
+	}
+	for p := dir; ; p = filepath.Dir(p) {
+		if state.Projects[p].HasTrustDialogAccepted {
+			return finding{level: good, what: "Claude Code trusts " + p + ", so its hooks run there"}
+		}
+		if filepath.Dir(p) == p {
+			break
+		}
+	}
+	return finding{level: note, what: "Claude Code does not trust " + dir + " yet: hooks run only once you accept its trust dialog",
+		detail: []string{"start claude in that folder once and accept; trust is kept in " + stateFile}}
 }
 
 type hookGroupJSON struct {
