@@ -1,7 +1,9 @@
 package codex
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -225,4 +227,70 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// realCall is one program run captured from the real Codex 0.169.0 (testdata/real).
+type realCall struct {
+	Argv  []string          `json:"argv"`
+	Stdin string            `json:"stdin"`
+	Env   map[string]string `json:"env"`
+}
+
+func readRealCall(t *testing.T, name string) (body []byte, meta Meta) {
+	t.Helper()
+	var c realCall
+	if err := json.Unmarshal(fixture(t, filepath.Join("real", name)), &c); err != nil {
+		t.Fatal(err)
+	}
+	body = []byte(c.Stdin)
+	if c.Stdin == "" {
+		body = []byte(c.Argv[len(c.Argv)-1]) // notify: the payload is the last argument
+	}
+	return body, Meta{Pane: c.Env["TMUX_PANE"], Tmux: c.Env["TMUX"], EmittedAt: emitted}
+}
+
+// TestParseRealCodex reads what the real Codex 0.169.0 ran Trail Boss with: the hooks and
+// the turn's notify name the session and the pane; the hidden title thread's notify, which
+// carries the same pane, is nobody's session.
+func TestParseRealCodex(t *testing.T) {
+	const session = "01a202c8-4e99-73e0-93ef-7671e081e4c1"
+	tests := []struct {
+		file    string
+		kinds   []adapter.Kind
+		summary string
+	}{
+		{"hook-SessionStart.1.json", []adapter.Kind{adapter.KindStart}, ""},
+		{"hook-UserPromptSubmit.1.json", []adapter.Kind{adapter.KindUnstuck}, ""},
+		{"hook-PermissionRequest.1.json", []adapter.Kind{adapter.KindStuck}, "Bash: touch probe.txt && ls — Run ls outside the sandbox?"},
+		{"hook-PostToolUse.1.json", []adapter.Kind{adapter.KindUnstuck}, ""},
+		{"notify-agent-turn-complete.1.json", []adapter.Kind{adapter.KindUnstuck, adapter.KindStuck}, "hi from the fake model"},
+		{"notify-agent-turn-complete.3.json", []adapter.Kind{adapter.KindUnstuck, adapter.KindStuck}, "ran it: probe.txt"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			body, meta := readRealCall(t, tt.file)
+			evs, err := Parse(body, meta)
+			if err != nil {
+				t.Fatalf("Parse: %v", err)
+			}
+			if len(evs) != len(tt.kinds) {
+				t.Fatalf("events %+v, want kinds %v", evs, tt.kinds)
+			}
+			for i, ev := range evs {
+				if ev.Kind != tt.kinds[i] || ev.SessionID != session || ev.Pane != "%1" || ev.TmuxSocket != "/tmp/tmux-1000/default" {
+					t.Errorf("event %d: %+v", i, ev)
+				}
+			}
+			if last := evs[len(evs)-1]; last.Summary != tt.summary {
+				t.Errorf("summary %q, want %q", last.Summary, tt.summary)
+			}
+		})
+	}
+	for i := 1; i <= 3; i++ {
+		name := fmt.Sprintf("notify-agent-turn-complete-title-thread.%d.json", i)
+		body, meta := readRealCall(t, name)
+		if evs, err := Parse(body, meta); !errors.Is(err, ErrTitleThread) || !errors.Is(err, adapter.ErrIgnored) || evs != nil {
+			t.Errorf("%s: %+v, %v; want it ignored as the title thread", name, evs, err)
+		}
+	}
 }

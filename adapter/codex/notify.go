@@ -57,6 +57,9 @@ func ParseNotifyTurn(payload []byte, meta Meta) (Turn, error) {
 	if p.Type == nil || *p.Type == "" {
 		return Turn{}, fmt.Errorf("%w: notify payload: missing type", adapter.ErrInvalid)
 	}
+	if isTitleThread(p.InputMessages) {
+		return Turn{}, ErrTitleThread
+	}
 	socket, err := adapter.SocketFromTmuxEnv(meta.Tmux)
 	if err != nil {
 		return Turn{}, err
@@ -85,6 +88,18 @@ func ParseNotifyTurn(payload []byte, meta Meta) (Turn, error) {
 		return Turn{}, err
 	}
 	return Turn{Event: ev, Prompted: prompted(p.InputMessages)}, nil
+}
+
+// ErrTitleThread is returned for the notify of Codex's hidden title thread: on each prompt
+// Codex runs a side turn on a thread of its own to name the task, and notifies its end with
+// the TUI's environment (so the same pane). It is nobody's session and waits for nobody.
+var ErrTitleThread = fmt.Errorf("codex title-generation thread: %w", adapter.ErrIgnored)
+
+// titleThreadPrompt is how Codex (0.169.0) opens the one input of a title thread.
+const titleThreadPrompt = "Generate a concise, single-line task title"
+
+func isTitleThread(messages []string) bool {
+	return len(messages) == 1 && strings.HasPrefix(strings.TrimSpace(messages[0]), titleThreadPrompt)
 }
 
 func prompted(messages []string) bool {
