@@ -54,6 +54,7 @@ type LiveStates struct {
 	watcher *fsnotify.Watcher
 	watched map[string]bool      // state folders under watch
 	seen    map[string]fileStamp // state file → what it was when last read
+	owner   map[string]string    // state file → the session it named when last read
 }
 
 type fileStamp struct {
@@ -65,6 +66,7 @@ type fileStamp struct {
 func (l *LiveStates) Run(ctx context.Context) error {
 	l.watched = make(map[string]bool)
 	l.seen = make(map[string]fileStamp)
+	l.owner = make(map[string]string)
 	if l.Watch {
 		w, err := fsnotify.NewWatcher()
 		if err != nil {
@@ -91,7 +93,7 @@ func (l *LiveStates) Run(ctx context.Context) error {
 				l.read(ctx, ev.Name)
 			}
 			if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
-				delete(l.seen, ev.Name)
+				l.removed(ctx, ev.Name)
 			}
 		case err := <-errs:
 			l.Log.Warn("watch Claude Code state files", "err", err)
@@ -131,6 +133,15 @@ func (l *LiveStates) sweep(ctx context.Context) {
 		if err != nil {
 			continue // Claude Code has not run here yet, or is a version without state files
 		}
+		listed := make(map[string]bool, len(entries))
+		for _, e := range entries {
+			listed[filepath.Join(dir, e.Name())] = true
+		}
+		for path := range l.owner {
+			if filepath.Dir(path) == dir && !listed[path] {
+				l.removed(ctx, path) // a removal the watch did not report
+			}
+		}
 		for _, e := range entries {
 			if !strings.HasSuffix(e.Name(), ".json") {
 				continue
@@ -146,6 +157,29 @@ func (l *LiveStates) sweep(ctx context.Context) {
 			l.read(ctx, path)
 		}
 	}
+}
+
+// removed ends the session whose process removed its state file: Claude Code does so as it
+// exits. Its SessionEnd hook runs too, but at /exit the process is gone before an async
+// hook's emitter can report (observed, 2.1.197), so without this the session stayed
+// queued on a pane that had moved on to its shell.
+func (l *LiveStates) removed(ctx context.Context, path string) {
+	id, known := l.owner[path]
+	if _, err := os.Lstat(path); err == nil || !known {
+		return // replaced by a rename, or never read: nothing ended
+	}
+	delete(l.seen, path)
+	delete(l.owner, path)
+	s, ok := l.Engine.Session(id)
+	if !ok || s.Harness != claude.Harness {
+		return
+	}
+	ev := adapter.Event{Harness: s.Harness, SessionID: id, Kind: adapter.KindEnd, Detail: "exited", At: time.Now()}
+	if _, err := l.Engine.Ingest(ctx, ev); err != nil {
+		l.Log.Warn("end a session whose Claude Code exited", "session", id, "err", err)
+		return
+	}
+	l.Log.Info("Claude Code exited", "session", id, "file", path)
 }
 
 // read applies what one state file says now.
@@ -166,6 +200,7 @@ func (l *LiveStates) read(ctx context.Context, path string) {
 			return // half-written: the write that completes it brings another event
 		}
 		l.seen[path] = fileStamp{info.Size(), info.ModTime()}
+		l.owner[path] = st.SessionID
 		s, ok := l.Engine.Session(st.SessionID)
 		if !ok {
 			return

@@ -125,6 +125,23 @@ func TestLiveStatesRun(t *testing.T) {
 			if a, _ := e.Session("A"); a.Stuck {
 				t.Fatalf("A was touched by B's state: %+v", a)
 			}
+			// B's process exits: it removes its file, and B ends.
+			if err := os.Remove(filepath.Join(states, "100.json")); err != nil {
+				t.Fatal(err)
+			}
+			deadline := time.Now().Add(3 * time.Second)
+			for {
+				if _, live := e.Session("B"); !live {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatal("B did not end when its state file was removed")
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+			if _, live := e.Session("A"); !live {
+				t.Fatal("A ended with B's process")
+			}
 		})
 	}
 }
