@@ -43,7 +43,8 @@ type Env struct {
 	Environ []string        // HOME, TMUX_TMPDIR, XDG_* set to temp dirs, TMUX and TMUX_PANE unset
 
 	mu      sync.Mutex
-	outputs map[string]string // client name → its typescript file
+	outputs map[string]string   // client name → its typescript file
+	inputs  map[string]*os.File // client name → what its terminal reads as typed keys
 	nfiles  int
 }
 
@@ -64,7 +65,7 @@ func New(t testing.TB) *Env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	e := &Env{Dir: dir, Socket: filepath.Join(dir, "s"), outputs: map[string]string{}}
+	e := &Env{Dir: dir, Socket: filepath.Join(dir, "s"), outputs: map[string]string{}, inputs: map[string]*os.File{}}
 	if len(e.Socket) > maxSocketPath {
 		t.Fatalf("socket path %q is longer than %d bytes: set TMPDIR to a short directory", e.Socket, maxSocketPath)
 	}
@@ -237,6 +238,7 @@ func (e *Env) Attach(t testing.TB, session string) string {
 		}
 	}
 	e.outputs[name] = typescript
+	e.inputs[name] = keepOpen
 
 	t.Cleanup(func() {
 		// Detach through the server first, so that nothing reaches the pane; closing the
@@ -286,6 +288,22 @@ func (e *Env) Output(t testing.TB, client string) string {
 		t.Fatal(err)
 	}
 	return string(out)
+}
+
+// Press types keys into client's terminal as a person at it would: the bytes reach the
+// tmux client, so a prefix key and its binding work as they do for a person. Keys are raw
+// bytes ("\x02" is C-b, "\t" Tab, "\r" Enter).
+func (e *Env) Press(t testing.TB, client, keys string) {
+	t.Helper()
+	e.mu.Lock()
+	in, ok := e.inputs[client]
+	e.mu.Unlock()
+	if !ok {
+		t.Fatalf("client %q was not attached by this Env", client)
+	}
+	if _, err := in.WriteString(keys); err != nil {
+		t.Fatalf("type into client %s: %v", client, err)
+	}
 }
 
 // ActivePane returns the id of the pane client is looking at: the active pane of the

@@ -1,0 +1,294 @@
+package main
+
+// The real Claude Code, in a tmux pane, against the fake Messages API: every wait it can
+// be in, and what the queue says about each.
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/trailboss/trailboss/daemon/client"
+	"github.com/trailboss/trailboss/testscripts/fakeapi/anthropic"
+)
+
+// fakeAnthropicKey is any key: the fake accepts all. Claude Code asks once about a key from
+// the environment unless its last 20 characters are approved in .claude.json.
+const fakeAnthropicKey = "sk-ant-fake-0123456789abcdefghijklmnop"
+
+// claudeWorld is an agent world with Claude Code's hooks installed by `trailboss setup`.
+type claudeWorld struct {
+	*agentWorld
+	bin  string
+	fake *anthropic.Server
+}
+
+func newClaudeWorld(t *testing.T) *claudeWorld {
+	t.Helper()
+	bin := requireAgent(t, claudeCodeCLI)
+	w := &claudeWorld{agentWorld: newAgentWorld(t, "--sweep", "1s"), bin: bin}
+	fake, err := anthropic.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(fake.Close)
+	w.fake = fake
+	w.run("trailboss", "setup", "--no-tmux")
+	w.seedClaudeState()
+	return w
+}
+
+// seedClaudeState writes the .claude.json a person has after Claude Code's first run in
+// the work folder: onboarding done, the key from the environment approved, the folder
+// trusted (hooks run only in trusted folders).
+func (w *claudeWorld) seedClaudeState() {
+	w.t.Helper()
+	state := map[string]any{
+		"hasCompletedOnboarding": true,
+		"lastOnboardingVersion":  claudeCodeCLI.wanted(),
+		"theme":                  "dark",
+		"customApiKeyResponses": map[string]any{
+			"approved": []string{fakeAnthropicKey[len(fakeAnthropicKey)-20:]}, "rejected": []string{}},
+		"projects": map[string]any{w.work: map[string]any{
+			"hasTrustDialogAccepted": true, "hasCompletedProjectOnboarding": true}},
+	}
+	b, err := json.Marshal(state)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(w.home, ".claude.json"), b, 0o600); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+// startClaude opens a pane, starts Claude Code in it, and waits until its session has
+// reported (SessionStart) and its input box is drawn. It returns the pane.
+func (w *claudeWorld) startClaude() string {
+	w.t.Helper()
+	pane := w.pane("ANTHROPIC_BASE_URL="+w.fake.URL, "ANTHROPIC_API_KEY="+fakeAnthropicKey,
+		"DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1",
+		"DISABLE_ERROR_REPORTING=1")
+	w.typeLine(pane, shellWord(w.bin))
+	w.waitSession(pane, "Claude Code's SessionStart", 60*time.Second)
+	w.waitScreen(pane, `❯`, 30*time.Second)
+	return pane
+}
+
+// waitSession waits until a session is bound to pane, and returns its id.
+func (w *agentWorld) waitSession(pane, what string, timeout time.Duration) string {
+	w.t.Helper()
+	var id string
+	deadline := time.Now().Add(timeout)
+	for id == "" {
+		for _, s := range w.sessions() {
+			if s.Pane == pane {
+				id = s.SessionID
+			}
+		}
+		if id == "" && time.Now().After(deadline) {
+			w.t.Fatalf("timed out after %v waiting for %s on pane %s; screen:\n%s", timeout, what, pane, w.screen(pane))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return id
+}
+
+// bindKeys installs Trail Boss's key bindings on the world's tmux server, as the lines of
+// `trailboss tmux-conf`, with the environment run-shell jobs need.
+func (w *agentWorld) bindKeys() {
+	w.t.Helper()
+	bin, err := exec.LookPath("trailboss")
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	conf := filepath.Join(w.tm.Dir, "trailboss.tmux.conf")
+	if err := os.WriteFile(conf, []byte(tmuxLines(tmuxSettings{bin: shellWord(bin)})), 0o600); err != nil {
+		w.t.Fatal(err)
+	}
+	w.tm.Tmux(w.t, "source-file", conf)
+	for _, k := range []string{"PATH", "TRAILBOSS_STATE_DIR", "HOME"} {
+		w.tm.Tmux(w.t, "set-environment", "-g", k, envValue(w.env, k))
+	}
+}
+
+func isStopped(it client.Item) bool    { return it.Reason == "stopped" }
+func isPermission(it client.Item) bool { return it.Reason == "permission" }
+
+// TestRealClaudeCode walks one real Claude Code session through every wait of a working
+// day, checking after each keypress what the queue says.
+func TestRealClaudeCode(t *testing.T) {
+	w := newClaudeWorld(t)
+	w.bindKeys()
+	pane := w.startClaude()
+
+	// A finished turn is queued, with the agent's last words.
+	w.typeLine(pane, "say hi")
+	it, took := w.waitItem(pane, "the finished turn", 15*time.Second, isStopped)
+	if it.Summary != "hi from the fake model" || it.Harness != "claude" {
+		t.Fatalf("finished turn: %+v", it)
+	}
+	t.Logf("turn end → queued in %v", took)
+
+	// prefix Tab from the attached client lands on the stuck pane.
+	other := w.pane()
+	w.tm.Tmux(t, "select-window", "-t", other)
+	w.tm.WaitFor(t, "the client to show the other pane", 5*time.Second, func() bool { return w.tm.ActivePane(t, w.client) == other })
+	w.tm.Press(t, w.client, "\x02\t")
+	w.tm.WaitFor(t, "prefix Tab to land on Claude's pane", 5*time.Second, func() bool { return w.tm.ActivePane(t, w.client) == pane })
+
+	// A new prompt takes it out while the model works (a slow stream); Esc mid-turn puts it
+	// back, as interrupted.
+	w.typeLine(pane, "slow")
+	w.waitGone(pane, "the new prompt to dequeue", 5*time.Second)
+	w.waitScreen(pane, `esc to interrupt`, 10*time.Second)
+	time.Sleep(time.Second) // well into the slow stream
+	w.keys(pane, "Escape")
+	it, took = w.waitItem(pane, "Esc mid-turn", 5*time.Second, func(it client.Item) bool { return it.Detail == "interrupted" })
+	t.Logf("Esc mid-turn → queued in %v: %+v", took, it)
+
+	// A Bash permission: queued with its command; approved, it runs and the turn ends.
+	w.typeLine(pane, "run touch probe.txt")
+	it, _ = w.waitItem(pane, "the Bash permission", 15*time.Second, isPermission)
+	if it.Detail != "Bash" || !strings.Contains(it.Summary, "touch probe.txt") {
+		t.Fatalf("Bash permission: %+v", it)
+	}
+	w.waitScreen(pane, `Do you want to proceed\?`, 10*time.Second)
+	w.keys(pane, "Enter")
+	w.waitItem(pane, "the turn after the approved command", 15*time.Second, func(it client.Item) bool {
+		return isStopped(it) && strings.HasPrefix(it.Summary, "done:")
+	})
+	if _, err := os.Stat(filepath.Join(w.work, "probe.txt")); err != nil {
+		t.Fatalf("the approved command did not run: %v", err)
+	}
+
+	// A Write permission, approved.
+	w.typeLine(pane, "write hello.txt")
+	it, _ = w.waitItem(pane, "the Write permission", 15*time.Second, isPermission)
+	if it.Detail != "Write" || !strings.Contains(it.Summary, "hello.txt") {
+		t.Fatalf("Write permission: %+v", it)
+	}
+	w.waitScreen(pane, `Do you want to`, 10*time.Second)
+	w.keys(pane, "Enter")
+	w.waitItem(pane, "the turn after the approved write", 15*time.Second, func(it client.Item) bool {
+		return isStopped(it) && strings.HasPrefix(it.Summary, "done:")
+	})
+
+	// Denied with Esc: the item stays, now saying the session waits at its prompt.
+	w.typeLine(pane, "run touch denied.txt")
+	w.waitItem(pane, "the permission to deny", 15*time.Second, isPermission)
+	w.waitScreen(pane, `Do you want to proceed\?`, 10*time.Second)
+	w.keys(pane, "Escape")
+	it, took = w.waitItem(pane, "the denial to relabel the item", 5*time.Second, func(it client.Item) bool {
+		return isStopped(it) && it.Detail == "refused"
+	})
+	if !strings.Contains(it.Summary, "refused") || !strings.Contains(it.Summary, "touch denied.txt") {
+		t.Fatalf("denied permission: %+v", it)
+	}
+	t.Logf("Esc at the dialog → relabelled in %v", took)
+	if _, err := os.Stat(filepath.Join(w.work, "denied.txt")); err == nil {
+		t.Fatal("the denied command ran")
+	}
+
+	// An approved long command leaves the queue at the approval, not when it finishes.
+	// (A bare sleep runs without asking: Claude Code allows read-only commands.)
+	w.typeLine(pane, "run sleep 8 && touch slept.txt")
+	w.waitItem(pane, "the long command's permission", 15*time.Second, isPermission)
+	w.waitScreen(pane, `Do you want to proceed\?`, 10*time.Second)
+	w.keys(pane, "Enter")
+	approvedAt := time.Now()
+	left := w.waitGone(pane, "the approved long command to leave the queue", 5*time.Second)
+	t.Logf("approved long command → out of the queue in %v", left)
+	if left > time.Second {
+		t.Errorf("the approved command left the queue %v after the keypress, want ≤ 1 s", left)
+	}
+	w.staysGone(pane, "while the approved command runs", 5*time.Second)
+	w.waitItem(pane, "the long command's turn end", 20*time.Second, isStopped)
+	if time.Since(approvedAt) < 8*time.Second {
+		t.Fatalf("the turn ended %v after approval, before the 8 s command could finish", time.Since(approvedAt))
+	}
+
+	// AskUserQuestion keeps its question through the PermissionRequest that follows.
+	w.typeLine(pane, "ask me")
+	it, _ = w.waitItem(pane, "the question", 15*time.Second, func(it client.Item) bool { return it.Detail == "question" })
+	w.waitScreen(pane, `Which colour\?`, 10*time.Second)
+	time.Sleep(500 * time.Millisecond) // the PermissionRequest comes 30–150 ms after
+	it, _ = w.item(pane)
+	if it.Detail != "question" || it.Summary != "Which colour? [Red / Blue]" {
+		t.Fatalf("question after its PermissionRequest: %+v", it)
+	}
+	w.keys(pane, "2")
+	w.waitGone(pane, "the answered question to leave the queue", 5*time.Second)
+	w.waitItem(pane, "the turn after the answer", 15*time.Second, isStopped)
+
+	// ExitPlanMode keeps its plan the same way. Its dialog is shown only in plan mode:
+	// Shift+Tab twice from the default mode.
+	w.keys(pane, "BTab")
+	w.waitScreen(pane, `accept edits on`, 5*time.Second)
+	w.keys(pane, "BTab")
+	w.waitScreen(pane, `plan mode on`, 5*time.Second)
+	w.typeLine(pane, "plan")
+	w.waitItem(pane, "the plan", 15*time.Second, func(it client.Item) bool { return it.Detail == "plan" })
+	w.waitScreen(pane, `Exit plan mode\?`, 10*time.Second)
+	time.Sleep(500 * time.Millisecond)
+	it, _ = w.item(pane)
+	if it.Detail != "plan" || !strings.HasPrefix(it.Summary, "plan: 1. Read the code") {
+		t.Fatalf("plan after its PermissionRequest: %+v", it)
+	}
+	w.keys(pane, "Enter")
+	w.waitGone(pane, "the approved plan to leave the queue", 5*time.Second)
+	w.waitItem(pane, "the turn after the plan", 15*time.Second, isStopped)
+
+	// An API error ends the turn with StopFailure: queued, saying what the API said.
+	w.typeLine(pane, "fail")
+	it, _ = w.waitItem(pane, "StopFailure", 20*time.Second, func(it client.Item) bool { return it.Detail == "error" })
+	if !strings.Contains(it.Summary, "400") || strings.HasPrefix(it.Summary, "unknown") {
+		t.Fatalf("StopFailure: %+v", it)
+	}
+
+	// /clear ends the session and starts another on the same pane, which waits for nobody.
+	before := w.waitSession(pane, "the session", time.Second)
+	w.typeLine(pane, "/clear")
+	w.waitGone(pane, "/clear to take the old session out", 10*time.Second)
+	w.tm.WaitFor(t, "a new session on the pane", 10*time.Second, func() bool {
+		id := w.waitSession(pane, "a session", time.Second)
+		return id != before
+	})
+
+	// Daemon down during a turn, then restarted: the turn's end is queued all the same.
+	w.stopDaemon()
+	w.typeLine(pane, "say hi")
+	w.waitScreen(pane, `hi from the fake model`, 15*time.Second)
+	w.restartDaemon()
+	w.waitItem(pane, "the turn that ended while the daemon was down", 10*time.Second, isStopped)
+
+	// /exit ends the session: it leaves the queue and the session list.
+	w.typeLine(pane, "/exit")
+	w.waitGone(pane, "/exit", 10*time.Second)
+	w.tm.WaitFor(t, "the session to end", 10*time.Second, func() bool {
+		for _, s := range w.sessions() {
+			if s.Pane == pane {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// stopDaemon stops the world's daemon as `trailboss stop` would.
+func (w *agentWorld) stopDaemon() {
+	w.t.Helper()
+	_ = w.daemon.cmd.Process.Signal(syscall.SIGINT)
+	_ = w.daemon.cmd.Wait()
+}
+
+// restartDaemon starts a daemon again on the same state directory.
+func (w *agentWorld) restartDaemon() {
+	w.t.Helper()
+	self, _ := exec.LookPath("trailboss")
+	w.daemon = launchDaemon(w.t, self, w.daemon.stateDir, withEnv(w.env, "TMUX="+tmuxEnvValue(w.t, w.tm)), "--sweep", "1s")
+}

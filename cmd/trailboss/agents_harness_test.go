@@ -1,0 +1,336 @@
+package main
+
+// The real-agent suite's harness: the real Claude Code and Codex CLIs from npm, each in a
+// pane of a private tmux server with a real attached client, run offline against a fake
+// model API of our own (testscripts/fakeapi), with the hooks `trailboss setup` writes into
+// a temp HOME, reporting to a real daemon. `make test-agents` runs the suite alone.
+//
+// Where npm or the registry cannot be reached the suite says so and skips, unless
+// TRAILBOSS_REQUIRE_AGENTS=1 (CI sets it), when it fails instead: a suite that silently did
+// not run must never pass as green.
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/trailboss/trailboss/daemon/client"
+	"github.com/trailboss/trailboss/daemon/wire"
+	"github.com/trailboss/trailboss/tmuxctl/tmuxtest"
+)
+
+// agentPackage is one agent CLI as the suite installs it. The versions are pinned here, in
+// one place, and verified by the suite; an environment variable overrides each.
+type agentPackage struct {
+	npm        string // package name
+	version    string // the verified version
+	versionEnv string // overrides version
+	bin        string // the command under node_modules/.bin
+}
+
+var (
+	claudeCodeCLI = agentPackage{npm: "@anthropic-ai/claude-code", version: "2.1.197",
+		versionEnv: "TRAILBOSS_CLAUDE_CODE_VERSION", bin: "claude"}
+	codexCLI = agentPackage{npm: "@openai/codex", version: "0.169.0",
+		versionEnv: "TRAILBOSS_CODEX_VERSION", bin: "codex"}
+)
+
+func (p agentPackage) wanted() string {
+	if v := os.Getenv(p.versionEnv); v != "" {
+		return v
+	}
+	return p.version
+}
+
+var (
+	installMu  sync.Mutex
+	installed  = map[string]string{} // npm@version → node_modules/.bin folder, or "" after a failure
+	installErr = map[string]error{}
+)
+
+// agentsCache is where installed CLIs are kept between runs: $TRAILBOSS_AGENTS_CACHE, else
+// bin/agents in the repository (make clean removes it).
+func agentsCache(t testing.TB) string {
+	if d := os.Getenv("TRAILBOSS_AGENTS_CACHE"); d != "" {
+		return d
+	}
+	root, err := filepath.Abs(filepath.Join("..", "..", "bin", "agents"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// requireAgent returns the path of p's command, installing p with npm into the cache the
+// first time. It skips the test (or fails it under TRAILBOSS_REQUIRE_AGENTS=1) when the
+// CLI cannot be had.
+func requireAgent(t *testing.T, p agentPackage) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("real-agent suite: not with -short")
+	}
+	key := p.npm + "@" + p.wanted()
+	installMu.Lock()
+	defer installMu.Unlock()
+	binDir, done := installed[key]
+	if !done {
+		binDir, installErr[key] = installAgent(t, p)
+		installed[key] = binDir
+	}
+	if err := installErr[key]; err != nil {
+		msg := fmt.Sprintf("REAL-AGENT SUITE NOT RUN: %s cannot be installed: %v", key, err)
+		if os.Getenv("TRAILBOSS_REQUIRE_AGENTS") == "1" {
+			t.Fatal(msg)
+		}
+		fmt.Fprintln(os.Stderr, msg)
+		t.Skip(msg)
+	}
+	return filepath.Join(binDir, p.bin)
+}
+
+func installAgent(t *testing.T, p agentPackage) (string, error) {
+	npm, err := exec.LookPath("npm")
+	if err != nil {
+		return "", fmt.Errorf("npm is not installed")
+	}
+	prefix := filepath.Join(agentsCache(t), strings.ReplaceAll(p.npm, "/", "+")+"@"+p.wanted())
+	binDir := filepath.Join(prefix, "node_modules", ".bin")
+	marker := filepath.Join(prefix, ".installed")
+	if _, err := os.Stat(marker); err == nil {
+		return binDir, nil
+	}
+	if err := os.MkdirAll(prefix, 0o755); err != nil {
+		return "", err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	// Claude Code's install script links the native binary from its platform package, with
+	// no download: the scripts must run.
+	cmd := exec.CommandContext(ctx, npm, "install", "--prefix", prefix, "--no-audit", "--no-fund",
+		"--loglevel=error", p.npm+"@"+p.wanted())
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("npm install %s@%s: %v: %s", p.npm, p.wanted(), err, strings.TrimSpace(out.String()))
+	}
+	if _, err := os.Stat(filepath.Join(binDir, p.bin)); err != nil {
+		return "", fmt.Errorf("npm installed %s@%s but %s is missing: %v", p.npm, p.wanted(), p.bin, err)
+	}
+	t.Logf("installed %s@%s in %v", p.npm, p.wanted(), time.Since(start).Round(time.Millisecond))
+	return binDir, os.WriteFile(marker, []byte(p.wanted()+"\n"), 0o644)
+}
+
+// agentWorld is one isolated world for real agents: a private tmux server with an attached
+// client, a temp HOME, a real daemon, and PATH with trailboss first.
+type agentWorld struct {
+	t      *testing.T
+	tm     *tmuxtest.Env
+	daemon *liveDaemon
+	client string   // the attached tmux client
+	env    []string // the environment panes and commands run with
+	home   string
+	work   string // a git repository the agents work in
+}
+
+// newAgentWorld starts tmux, attaches a client and starts the daemon. daemonArgs are
+// extra flags for `trailboss daemon`.
+func newAgentWorld(t *testing.T, daemonArgs ...string) *agentWorld {
+	t.Helper()
+	tm := tmuxtest.New(t)
+	w := &agentWorld{t: t, tm: tm, home: envValue(tm.Environ, "HOME")}
+	self, err := exec.LookPath("trailboss")
+	if err != nil {
+		t.Fatalf("trailboss is not on PATH (testscript.Main puts it there): %v", err)
+	}
+	w.work = filepath.Join(w.home, "work")
+	if err := os.MkdirAll(w.work, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	stateDir := filepath.Join(tm.Dir, "state")
+	w.env = withEnv(tm.Environ,
+		"PATH="+filepath.Dir(self)+":/usr/local/bin:/usr/bin:/bin",
+		"TRAILBOSS_STATE_DIR="+stateDir, "TRAILBOSS_ADDR=",
+		"GIT_CONFIG_NOSYSTEM=1", "NO_COLOR=")
+	w.run("git", "init", "-q", w.work)
+	w.daemon = launchDaemon(t, self, stateDir, withEnv(w.env, "TMUX="+tmuxEnvValue(t, tm)), daemonArgs...)
+	w.client = tm.Attach(t, "main")
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("daemon log:\n%s", w.daemon.log.String())
+		}
+	})
+	return w
+}
+
+func envValue(env []string, key string) string {
+	for _, kv := range env {
+		if k, v, ok := strings.Cut(kv, "="); ok && k == key {
+			return v
+		}
+	}
+	return ""
+}
+
+// run runs a command in the world's environment and fails the test when it fails.
+func (w *agentWorld) run(name string, args ...string) string {
+	w.t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Env = w.env
+	cmd.Dir = w.work
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		w.t.Fatalf("%s %s: %v: %s", name, strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// pane opens a window in session main running a clean bash in the work folder, with extra
+// environment, and returns its pane id.
+func (w *agentWorld) pane(extraEnv ...string) string {
+	w.t.Helper()
+	args := []string{"new-window", "-d", "-t", "=main:", "-c", w.work, "-P", "-F", "#{pane_id}"}
+	for _, kv := range append(w.paneEnv(), extraEnv...) {
+		args = append(args, "-e", kv)
+	}
+	args = append(args, "bash", "--noprofile", "--norc")
+	id := strings.TrimSpace(w.tm.Tmux(w.t, args...))
+	if !strings.HasPrefix(id, "%") {
+		w.t.Fatalf("new-window printed %q, not a pane id", id)
+	}
+	return id
+}
+
+// paneEnv is what a pane's shell needs beyond the tmux server's environment.
+func (w *agentWorld) paneEnv() []string {
+	var out []string
+	for _, k := range []string{"PATH", "TRAILBOSS_STATE_DIR", "TRAILBOSS_ADDR", "HOME"} {
+		out = append(out, k+"="+envValue(w.env, k))
+	}
+	return append(out, "PS1=$ ")
+}
+
+// typeLine types text into pane as a person would, then Enter.
+func (w *agentWorld) typeLine(pane, text string) {
+	w.t.Helper()
+	w.tm.Tmux(w.t, "send-keys", "-t", pane, "-l", text)
+	time.Sleep(150 * time.Millisecond) // a TUI may read a line typed at once as a paste
+	w.tm.Tmux(w.t, "send-keys", "-t", pane, "Enter")
+}
+
+// keys presses tmux key names in pane (Enter, Escape, Down, 1 …).
+func (w *agentWorld) keys(pane string, keys ...string) {
+	w.t.Helper()
+	w.tm.Tmux(w.t, append([]string{"send-keys", "-t", pane}, keys...)...)
+}
+
+// screen returns what pane shows now.
+func (w *agentWorld) screen(pane string) string {
+	w.t.Helper()
+	return w.tm.Tmux(w.t, "capture-pane", "-p", "-t", pane)
+}
+
+// waitScreen waits until pane shows a match of pattern.
+func (w *agentWorld) waitScreen(pane, pattern string, timeout time.Duration) {
+	w.t.Helper()
+	re := regexp.MustCompile(pattern)
+	deadline := time.Now().Add(timeout)
+	for {
+		s := w.screen(pane)
+		if re.MatchString(s) {
+			return
+		}
+		if time.Now().After(deadline) {
+			w.t.Fatalf("timed out after %v waiting for pane %s to show %q; it shows:\n%s", timeout, pane, pattern, s)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// queue returns the daemon's queue now.
+func (w *agentWorld) queue() []client.Item {
+	w.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	items, err := w.daemon.api(w.t).Queue(ctx)
+	if err != nil {
+		w.t.Fatalf("GET /v1/queue: %v", err)
+	}
+	return items
+}
+
+// item returns pane's item in the queue, or false.
+func (w *agentWorld) item(pane string) (client.Item, bool) {
+	w.t.Helper()
+	for _, it := range w.queue() {
+		if it.Pane == pane {
+			return it, true
+		}
+	}
+	return client.Item{}, false
+}
+
+// waitItem waits until pane's item satisfies cond (nil: until pane is queued), and returns
+// it; how long it took is the second result.
+func (w *agentWorld) waitItem(pane, what string, timeout time.Duration, cond func(client.Item) bool) (client.Item, time.Duration) {
+	w.t.Helper()
+	start := time.Now()
+	for {
+		it, ok := w.item(pane)
+		if ok && (cond == nil || cond(it)) {
+			return it, time.Since(start)
+		}
+		if time.Since(start) > timeout {
+			w.t.Fatalf("timed out after %v waiting for %s; pane %s item: %+v (queued: %v)\nscreen:\n%s",
+				timeout, what, pane, it, ok, w.screen(pane))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// waitGone waits until pane has no item in the queue, and returns how long it took.
+func (w *agentWorld) waitGone(pane, what string, timeout time.Duration) time.Duration {
+	w.t.Helper()
+	start := time.Now()
+	for {
+		it, ok := w.item(pane)
+		if !ok {
+			return time.Since(start)
+		}
+		if time.Since(start) > timeout {
+			w.t.Fatalf("timed out after %v waiting for %s; pane %s still queued: %+v\nscreen:\n%s",
+				timeout, what, pane, it, w.screen(pane))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// staysGone fails when pane is queued at any moment within d.
+func (w *agentWorld) staysGone(pane, what string, d time.Duration) {
+	w.t.Helper()
+	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if it, ok := w.item(pane); ok {
+			w.t.Fatalf("%s: pane %s was queued: %+v", what, pane, it)
+		}
+	}
+}
+
+// sessions returns the daemon's live sessions now.
+func (w *agentWorld) sessions() []wire.Session {
+	w.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	ss, err := w.daemon.api(w.t).Sessions(ctx)
+	if err != nil {
+		w.t.Fatalf("GET /v1/sessions: %v", err)
+	}
+	return ss
+}
