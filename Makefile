@@ -4,8 +4,9 @@ LDFLAGS := -X main.version=$(VERSION)
 export CGO_ENABLED := 1
 GO ?= go
 BIN := bin/trailboss
+AGENTS := $(CURDIR)/bin/agents
 
-.PHONY: all build test test-short vet demo bench fuzz stress clean
+.PHONY: all build test test-agents test-short vet demo bench fuzz stress clean
 
 all: build
 
@@ -15,8 +16,19 @@ build:
 
 # Vet and run every test: unit tests, fuzz seeds, and the end-to-end scripts against a real
 # tmux server on a private socket. TRAILBOSS_REQUIRE_TMUX=1 makes a missing tmux a failure.
+# The real-agent suite (TestReal*) runs here too; see test-agents.
 test: vet
-	TRAILBOSS_REQUIRE_TMUX=1 $(GO) test -count=1 -timeout 8m ./...
+	@rm -f $(AGENTS)/SKIPPED
+	TRAILBOSS_REQUIRE_TMUX=1 TRAILBOSS_AGENTS_CACHE=$(AGENTS) $(GO) test -count=1 -timeout 10m ./...
+	@if [ -s $(AGENTS)/SKIPPED ]; then echo; echo "!! THE REAL-AGENT SUITE DID NOT RUN:"; cat $(AGENTS)/SKIPPED; echo; fi
+
+# The real-agent suite alone: the real Claude Code and Codex CLIs (pinned in
+# cmd/trailboss/agents_harness_test.go, installed from npm into bin/agents on first use), each
+# in a private tmux server with an attached client, against fake model APIs. Fails when the
+# CLIs cannot be installed.
+test-agents: vet
+	TRAILBOSS_REQUIRE_TMUX=1 TRAILBOSS_REQUIRE_AGENTS=1 TRAILBOSS_AGENTS_CACHE=$(AGENTS) \
+		$(GO) test -count=1 -timeout 10m -run '^TestReal' -v ./cmd/trailboss/
 
 # Unit tests only (no tmux needed).
 test-short:
