@@ -416,3 +416,33 @@ func FuzzClassifyLine(f *testing.F) {
 		}
 	})
 }
+
+// TestRealTranscript2_1_197 reads the transcript the real Claude Code 2.1.197 wrote through
+// the scenarios of testdata/real/hook-order.txt: it has an Esc mid-turn and a permission
+// refused with Esc (each an interrupt marker, the refusal after its error tool_result), and
+// it ends, past system and metadata lines, on the turn's text: waiting.
+func TestRealTranscript2_1_197(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "real", "transcripts", "session-2.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []Line
+	interrupts := 0
+	for _, raw := range bytes.Split(b, []byte("\n")) {
+		l := ClassifyLine(raw)
+		if !l.Conversation {
+			continue
+		}
+		lines = append(lines, l)
+		if l.Interrupt {
+			interrupts++
+		}
+	}
+	if interrupts < 2 {
+		t.Errorf("%d interrupt markers read, want the Esc mid-turn and the refusal", interrupts)
+	}
+	tail, ok := Tail(lines)
+	if !ok || tail.State != TailWaiting || tail.Text != "bye for now" {
+		t.Fatalf("tail %+v, want waiting on \"bye for now\"", tail)
+	}
+}
