@@ -4,9 +4,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -61,22 +61,6 @@ func parsePlace(fs *flag.FlagSet, p *place, args []string, e *env) error {
 	return p.resolve(e.getenv)
 }
 
-// parse parses args with fs, turning flag errors into usage errors and refusing
-// positional arguments.
-func parse(fs *flag.FlagSet, args []string, stderr io.Writer) error {
-	fs.SetOutput(stderr)
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return err
-		}
-		return fmt.Errorf("%w: %v", errUsage, err)
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: %s takes no arguments, got %q", errUsage, fs.Name(), fs.Args())
-	}
-	return nil
-}
-
 // fileConfig is $XDG_CONFIG_HOME/trailboss/config.toml. Flags and the environment override
 // it; it overrides the defaults.
 type fileConfig struct {
@@ -124,6 +108,10 @@ func configPath(getenv func(string) string) string {
 
 // loadConfig reads the config file; a missing file is an empty config. An error names the
 // file, the line and what is wrong with the value.
+// tomlTypeMismatch matches the TOML decoder's "cannot decode TOML integer into struct field
+// main.fileConfig.Addr of type string", whose Go names mean nothing to a user.
+var tomlTypeMismatch = regexp.MustCompile(`^cannot decode TOML (\w+) into `)
+
 func loadConfig(getenv func(string) string) (fileConfig, error) {
 	var c fileConfig
 	path := configPath(getenv)
@@ -150,6 +138,10 @@ func loadConfig(getenv func(string) string) (fileConfig, error) {
 			if msg == "unknown field" {
 				return c, fmt.Errorf("%s:%d: unknown setting %q (%s)", path, line, key, knownSettings)
 			}
+			if m := tomlTypeMismatch.FindStringSubmatch(msg); m != nil {
+				// Every setting is text: say so, not which Go field it could not fill.
+				msg = "must be text in quotes, not " + article(strings.ToLower(m[1]))
+			}
 			if key != "" {
 				msg = key + ": " + msg
 			}
@@ -162,4 +154,12 @@ func loadConfig(getenv func(string) string) (fileConfig, error) {
 		return c, fmt.Errorf("%s: %w", path, err)
 	}
 	return c, nil
+}
+
+// article puts "a" or "an" before a word.
+func article(w string) string {
+	if w != "" && strings.ContainsRune("aeiou", rune(w[0])) {
+		return "an " + w
+	}
+	return "a " + w
 }

@@ -17,6 +17,11 @@ import (
 // prints nothing, always exits 0, and gives up within hooks.EmitTimeout. Failures go to
 // emit.log in the state directory. It takes no flags, so nothing is parsed on the hot path.
 func runEmit(ctx context.Context, e *env, args []string) error {
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
+		// A person asking, not a hook: help, and nothing read or queued.
+		usageFor(e.stdout, flag.NewFlagSet("emit", flag.ContinueOnError))
+		return nil
+	}
 	if len(args) > 0 && args[0] == "--generic" {
 		return runEmitGeneric(ctx, e, args[1:])
 	}

@@ -91,13 +91,15 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		return nil
 	}
+	if args[0] == "--version" || args[0] == "-version" || args[0] == "-v" {
+		return runVersion(ctx, e, nil)
+	}
 	for _, c := range commands {
 		if c.name == args[0] {
 			return c.run(ctx, e, args[1:])
 		}
 	}
-	usage(stderr)
-	return fmt.Errorf("%w: unknown command %q", errUsage, args[0])
+	return fmt.Errorf("%w: unknown command %q (trailboss help lists them)", errUsage, args[0])
 }
 
 func usage(w io.Writer) {

@@ -26,18 +26,19 @@ func watchCommand(ctx context.Context, e *env, name string, args []string, stop 
 	placeFlags(fs, &p)
 	harness := fs.String("harness", "", "what runs in the pane (shown in the queue)")
 	socket := fs.String("socket", "", "tmux server socket (default: from $TMUX)")
-	var pane string
-	if len(args) > 0 && len(args[0]) > 0 && args[0][0] == '%' {
-		pane, args = args[0], args[1:]
-	}
-	if err := parse(fs, args, e.stderr); err != nil {
+	rest, err := parseArgs(fs, args, e.stderr, 1)
+	if err != nil {
 		return err
 	}
-	if pane == "" {
-		pane = e.getenv("TMUX_PANE")
-	}
-	if !adapter.ValidPane(pane) {
-		return fmt.Errorf("%w: usage: trailboss %s %%N [--harness NAME] (a pane id such as %%3)", errUsage, name)
+	pane := e.getenv("TMUX_PANE")
+	switch {
+	case len(rest) == 1:
+		pane = rest[0]
+		if !adapter.ValidPane(pane) {
+			return fmt.Errorf("%w: %q is not a tmux pane id: give one such as %%3 (tmux display -p '#{pane_id}' prints yours)", errUsage, pane)
+		}
+	case pane == "":
+		return fmt.Errorf("%w: which pane? give its id, as in: trailboss %s %%3 (or run it inside that pane)", errUsage, name)
 	}
 	if err := p.resolve(e.getenv); err != nil {
 		return err

@@ -1,0 +1,146 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// commandHelp is what `trailboss NAME --help` says around the flags.
+type commandHelp struct {
+	args    string // what follows the command name, e.g. "[%N] [--harness NAME]"
+	about   string // what it does, in a few lines
+	example string
+}
+
+// helps is keyed by the flag set's name: a command's name, or "emit --generic".
+var helps = map[string]commandHelp{
+	"daemon": {"[flags]",
+		"Runs the daemon in the foreground: the loopback HTTP API, the queue, transcript\n" +
+			"reconciling and the status line. Most people run `trailboss start` instead.",
+		"trailboss daemon --addr 127.0.0.1:4001"},
+	"emit": {"[--codex [PAYLOAD] | --generic …]",
+		"The hook command: Claude Code (and Codex, with --codex) runs it with the hook's JSON on\n" +
+			"standard input. It prints nothing, always exits 0, and gives up within 300 ms, so it\n" +
+			"can never slow or break the agent. `trailboss setup` installs it; you do not run it.",
+		"echo '{\"session_id\":\"s1\",\"hook_event_name\":\"Stop\"}' | trailboss emit"},
+	"emit --generic": {"--state STATE [flags]",
+		"Reports a session of any program (a script, an agent without hooks) to the queue.\n" +
+			"Unlike a hook it says when the daemon refuses the event (exit 1).",
+		"trailboss emit --generic --state stuck --summary 'deploy needs a yes'"},
+	"jump-next": {"[--client NAME] [--pane %N]",
+		"Switches a tmux client to the oldest stuck pane (the key binding, prefix Tab).\n" +
+			"Outside tmux, --client names the client to move.",
+		"trailboss jump-next --client /dev/pts/3"},
+	"skip": {"[--client NAME] [--pane %N]",
+		"Sends the stuck item you are on (or the head) to the back of the queue for the cooldown,\n" +
+			"and jumps to the next one.",
+		"trailboss skip"},
+	"status": {"",
+		"Prints \"⚠ N stuck\" for a status line, and nothing when no item is ready.",
+		"trailboss status"},
+	"ls": {"[--json]",
+		"Lists the queue, oldest first.",
+		"trailboss ls --json"},
+	"watch": {"[%N] [--harness NAME]",
+		"Watches a pane's screen for an agent that reports no hooks, and queues it when its\n" +
+			"screen waits for you. Panes running claude, codex, gemini or aider are found without\n" +
+			"asking. Without %N, the pane you run it in.",
+		"trailboss watch %3 --harness aider"},
+	"unwatch": {"[%N]",
+		"Stops watching a pane's screen.",
+		"trailboss unwatch %3"},
+	"popup": {"[--client NAME]",
+		"The queue picker, for tmux display-popup (prefix g): pick an item to jump to it, skip\n" +
+			"or dismiss items.",
+		"tmux display-popup -E trailboss popup"},
+	"setup": {"[--undo] [--dry-run] [--codex] [--no-tmux] [--no-claude]",
+		"Installs Trail Boss's hooks into Claude Code's settings (and Codex's config with\n" +
+			"--codex), and its keys and status segment into tmux. --undo takes them all out again.",
+		"trailboss setup --dry-run"},
+	"tmux-conf": {"[--apply]",
+		"Prints the tmux lines: the key bindings and the status segment.",
+		"trailboss tmux-conf >> ~/.tmux.conf"},
+	"doctor": {"[--project DIR]",
+		"Checks every part of the setup and says how to fix what is broken.",
+		"trailboss doctor"},
+	"start": {"[flags]",
+		"Starts the daemon in the background if none runs.",
+		"trailboss start"},
+	"stop": {"",
+		"Stops the running daemon.",
+		"trailboss stop"},
+	"systemd-unit": {"",
+		"Prints a systemd --user unit that runs the daemon.",
+		"trailboss systemd-unit > ~/.config/systemd/user/trailboss.service"},
+	"demo": {"[--no-attach]",
+		"Try it: an isolated tmux server with the daemon and three simulated agents.",
+		"trailboss demo"},
+	"demo-agent": {"[flags]",
+		"A simulated Claude Code session, for the demo and the tests.",
+		"trailboss demo-agent --name api"},
+}
+
+// usageFor writes NAME's help: its synopsis, what it does, its flags and an example.
+func usageFor(w io.Writer, fs *flag.FlagSet) {
+	h := helps[fs.Name()]
+	fmt.Fprintf(w, "Usage: trailboss %s %s\n", fs.Name(), h.args)
+	if h.about != "" {
+		fmt.Fprintf(w, "\n%s\n", h.about)
+	}
+	hasFlags := false
+	fs.VisitAll(func(*flag.Flag) { hasFlags = true })
+	if hasFlags {
+		fmt.Fprintln(w, "\nFlags:")
+		fs.SetOutput(w)
+		fs.PrintDefaults()
+	}
+	if h.example != "" {
+		fmt.Fprintf(w, "\nExample:\n  %s\n", h.example)
+	}
+}
+
+// parse parses args with fs, refusing positional arguments. -h or --help prints the
+// command's help to out (flag.ErrHelp, exit 0); a bad flag is reported once, with the way
+// to the help.
+func parse(fs *flag.FlagSet, args []string, out io.Writer) error {
+	rest, err := parseArgs(fs, args, out, 0)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return fmt.Errorf("%w: %s takes no arguments, got %q (see trailboss %s --help)",
+			errUsage, fs.Name(), strings.Join(rest, " "), fs.Name())
+	}
+	return nil
+}
+
+// parseArgs parses flags anywhere among args and returns the other arguments, at most max
+// of them.
+func parseArgs(fs *flag.FlagSet, args []string, out io.Writer, max int) ([]string, error) {
+	fs.SetOutput(io.Discard) // the error is reported once, by the caller
+	fs.Usage = func() {}
+	var rest []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				usageFor(out, fs)
+				return nil, err
+			}
+			return nil, fmt.Errorf("%w: %s: %v (see trailboss %s --help)", errUsage, fs.Name(), err, fs.Name())
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			break
+		}
+		rest = append(rest, args[0])
+		args = args[1:]
+	}
+	if len(rest) > max {
+		return nil, fmt.Errorf("%w: %s takes at most %d argument(s), got %q (see trailboss %s --help)",
+			errUsage, fs.Name(), max, strings.Join(rest, " "), fs.Name())
+	}
+	return rest, nil
+}
