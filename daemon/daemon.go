@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -89,6 +90,22 @@ func moveAside(path string) error {
 	return nil
 }
 
+// ErrAddrInUse is returned when another program listens on the daemon's address.
+var ErrAddrInUse = errors.New("address in use")
+
+// listen listens on addr, saying in a user's words what to do when it is taken.
+func listen(addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return nil, fmt.Errorf("%w: %s is taken by another program — choose a free address: addr = \"127.0.0.1:4001\" "+
+			"in config.toml, or TRAILBOSS_ADDR=127.0.0.1:4001 in the environment", ErrAddrInUse, addr)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	return ln, nil
+}
+
 // Run serves until ctx ends, then shuts down gracefully.
 func Run(ctx context.Context, cfg Config) error {
 	log := cfg.Log
@@ -105,6 +122,12 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	defer lock.Release()
+	// Listen before anything slow, so that a taken address is said at once.
+	ln, err := listen(cfg.Addr)
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
 
 	st, err := openStore(ctx, cfg, ranBefore)
 	if err != nil {
@@ -121,10 +144,6 @@ func Run(ctx context.Context, cfg Config) error {
 		engine.OnStuck = hook.Enqueue
 	}
 
-	ln, err := net.Listen("tcp", cfg.Addr)
-	if err != nil {
-		return fmt.Errorf("listen: %w", err)
-	}
 	api := &API{Engine: engine, Token: token, Version: cfg.Version, Log: log.With("component", "api"), Now: time.Now}
 	var screens *ScreenWatcher
 	if cfg.ScreenTick > 0 {

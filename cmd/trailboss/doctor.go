@@ -141,8 +141,13 @@ func (d *doctor) daemon(ctx context.Context) []finding {
 	if err == nil {
 		_, err = c.Health(ctx)
 	}
-	if err != nil {
-		return []finding{{level: bad, what: "daemon not answering at " + d.place.addr, detail: []string{err.Error()}, fix: "trailboss start"}}
+	switch {
+	case errors.Is(err, client.ErrForeign):
+		return []finding{{level: bad, what: err.Error()}}
+	case errors.Is(err, client.ErrDown):
+		return []finding{{level: bad, what: fmt.Sprintf("%s (nothing answers at %s)", err, d.place.addr), fix: "trailboss start"}}
+	case err != nil:
+		return []finding{{level: bad, what: "the daemon at " + d.place.addr + " did not answer as expected: " + err.Error(), fix: "trailboss stop && trailboss start"}}
 	}
 	rec, _ := statedir.Holder(d.place.stateDir)
 	out := []finding{{level: good, what: fmt.Sprintf("daemon answering at %s (%s)", d.place.addr, rec)}}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -41,6 +42,9 @@ func runStart(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stdout, "trailboss daemon already running (%s)\n", rec)
 		return nil
 	}
+	if err := addrFree(p.addr); err != nil {
+		return err
+	}
 	socket := *socketFlag
 	if socket == "" {
 		s, err := adapter.SocketFromTmuxEnv(e.getenv("TMUX"))
@@ -71,6 +75,19 @@ func runStart(ctx context.Context, e *env, args []string) error {
 	}
 	fmt.Fprintf(e.stdout, "trailboss daemon started (%s)%s\n", rec, where)
 	return nil
+}
+
+// addrFree returns an error in the user's words when another program already accepts
+// connections at addr (no daemon of ours holds the state directory, so it is not ours):
+// the daemon would fail to listen, and waiting for it would only say "did not start".
+func addrFree(addr string) error {
+	conn, err := net.DialTimeout("tcp", addr, 300*time.Millisecond)
+	if err != nil {
+		return nil
+	}
+	conn.Close()
+	return fmt.Errorf("%s is taken by another program — choose a free address: addr = \"127.0.0.1:4001\" "+
+		"in config.toml, or TRAILBOSS_ADDR=127.0.0.1:4001 in the environment", addr)
 }
 
 func startInTmux(ctx context.Context, socket string, argv []string) error {

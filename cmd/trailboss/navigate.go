@@ -49,10 +49,21 @@ func newNavigator(ctx context.Context, e *env, f navFlags) (*navigator, error) {
 		}
 		socket = s
 	}
-	if socket == "" {
-		return nil, fmt.Errorf("%w: not inside tmux: run from a tmux key binding, or pass --socket", errUsage)
+	daemon, derr := client.New(f.addr, f.stateDir, 2*time.Second)
+	if socket == "" && f.client != "" && daemon != nil {
+		// Outside tmux, a named client is moved on the tmux server of the stuck item it
+		// would land on: the head knows its server.
+		if head, found, err := daemon.Next(ctx, "", ""); err == nil && found {
+			socket = head.TmuxSocket
+		}
 	}
-	n := &navigator{tmux: tmuxctl.New(socket), client: f.client}
+	if socket == "" {
+		if f.client != "" {
+			return nil, fmt.Errorf("%w: not inside tmux, and no stuck item says which tmux server %s is on: pass --socket", errUsage, f.client)
+		}
+		return nil, fmt.Errorf("%w: not inside tmux: run it from a tmux key binding, or name the client with --client", errUsage)
+	}
+	n := &navigator{tmux: tmuxctl.New(socket), client: f.client, daemon: daemon, derr: derr}
 	if f.pane != "" && !adapter.ValidPane(f.pane) {
 		return nil, fmt.Errorf("%w: --pane %q is not a tmux pane id", errUsage, f.pane)
 	}
@@ -67,7 +78,6 @@ func newNavigator(ctx context.Context, e *env, f navFlags) (*navigator, error) {
 	} else if p := e.getenv("TMUX_PANE"); adapter.ValidPane(p) {
 		n.pane = p
 	}
-	n.daemon, n.derr = client.New(f.addr, f.stateDir, 2*time.Second)
 	return n, nil
 }
 
@@ -83,7 +93,7 @@ func (n *navigator) say(ctx context.Context, msg string) error {
 func (n *navigator) land(ctx context.Context, it client.Item, found bool, err error, empty string) error {
 	switch {
 	case errors.Is(err, client.ErrDown):
-		return n.say(ctx, "trailboss: daemon not running — start it with: trailboss daemon")
+		return n.say(ctx, "trailboss: "+client.ErrDown.Error())
 	case err != nil:
 		return n.say(ctx, "trailboss: "+err.Error())
 	case !found:

@@ -32,6 +32,21 @@ import (
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"trailboss": func() { os.Exit(mainExit()) },
+		// other-web-server FILE: another program on a loopback port (an HTML page on every
+		// path), writing its address to FILE.
+		"other-web-server": func() {
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				os.Exit(1)
+			}
+			if err := os.WriteFile(os.Args[1], []byte(ln.Addr().String()), 0o600); err != nil {
+				os.Exit(1)
+			}
+			_ = http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/html")
+				fmt.Fprint(w, "<html><body>Some other app</body></html>")
+			}))
+		},
 	})
 }
 
@@ -108,6 +123,7 @@ var scriptCommands = map[string]func(ts *testscript.TestScript, neg bool, args [
 	"timed":        cmdTimed,
 	"copy-fixture": cmdCopyFixture,
 	"waitfile":     cmdWaitFile,
+	"envfile":      cmdEnvFile,
 	"waitscreen":   cmdWaitScreen,
 	"waitoption":   cmdWaitOption,
 }
@@ -742,4 +758,12 @@ func poll(ts *testscript.TestScript, what string, timeout time.Duration, cond fu
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// envfile VAR FILE sets VAR to FILE's contents, trimmed.
+func cmdEnvFile(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: envfile VAR FILE")
+	}
+	ts.Setenv(args[0], strings.TrimSpace(ts.ReadFile(args[1])))
 }

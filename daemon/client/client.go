@@ -23,8 +23,36 @@ type (
 	Status = wire.Status
 )
 
-// ErrDown means the daemon could not be reached.
-var ErrDown = errors.New("trailboss daemon is not running")
+// ErrDown means the daemon could not be reached. Its text is the one message a person sees
+// for it, wherever they meet it: the keys, the popup, ls, status and doctor.
+var ErrDown = errors.New("the daemon is not running — start it with: trailboss start")
+
+// ErrForeign means something answers at the daemon's address that is not Trail Boss's
+// daemon: another program took the port.
+var ErrForeign = errors.New("another program answers at the daemon's address")
+
+// DownError is ErrDown with the address tried and the cause, for logs; its message is
+// ErrDown's alone, without the network's words.
+type DownError struct {
+	Addr  string
+	Cause error
+}
+
+func (e *DownError) Error() string { return ErrDown.Error() }
+
+// Is makes errors.Is(err, ErrDown) hold.
+func (e *DownError) Is(target error) bool { return target == ErrDown }
+
+// ForeignError is ErrForeign with the address.
+type ForeignError struct{ Addr string }
+
+func (e *ForeignError) Error() string {
+	return "another program, not Trail Boss, answers at " + e.Addr +
+		" — choose a free address with addr in config.toml or TRAILBOSS_ADDR (e.g. 127.0.0.1:4001)"
+}
+
+// Is makes errors.Is(err, ErrForeign) hold.
+func (e *ForeignError) Is(target error) bool { return target == ErrForeign }
 
 // Client talks to one daemon.
 type Client struct {
@@ -37,7 +65,7 @@ type Client struct {
 func New(addr, stateDir string, timeout time.Duration) (*Client, error) {
 	tok, err := statedir.ReadToken(stateDir)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrDown, err)
+		return nil, &DownError{Addr: addr, Cause: err} // no daemon ever ran with this state
 	}
 	return &Client{base: "http://" + addr, token: tok, http: &http.Client{Timeout: timeout}}, nil
 }
@@ -54,12 +82,16 @@ func (c *Client) do(ctx context.Context, method, path string, q url.Values, out 
 	req.Header.Set("Authorization", "Bearer "+c.token)
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return 0, fmt.Errorf("%w (%s): %v", ErrDown, c.base, err)
+		return 0, &DownError{Addr: strings.TrimPrefix(c.base, "http://"), Cause: err}
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
 	if err != nil {
 		return resp.StatusCode, fmt.Errorf("%s %s: %w", method, path, err)
+	}
+	if resp.StatusCode != http.StatusNoContent && !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+		// The daemon answers everything in JSON: this is another server on our port.
+		return resp.StatusCode, &ForeignError{Addr: strings.TrimPrefix(c.base, "http://")}
 	}
 	switch {
 	case resp.StatusCode == http.StatusNoContent:

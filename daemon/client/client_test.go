@@ -59,8 +59,12 @@ func TestErrDownWhenNothingListens(t *testing.T) {
 
 func TestNewWithoutATokenIsErrDown(t *testing.T) {
 	_, err := New("127.0.0.1:1", t.TempDir(), time.Second)
-	if !errors.Is(err, ErrDown) || !strings.Contains(err.Error(), "no token") {
-		t.Fatalf("New without a token: %v, want ErrDown saying there is no token", err)
+	var down *DownError
+	if !errors.Is(err, ErrDown) || !errors.As(err, &down) || !strings.Contains(down.Cause.Error(), "no token") {
+		t.Fatalf("New without a token: %v, want ErrDown whose cause says there is no token", err)
+	}
+	if err.Error() != ErrDown.Error() {
+		t.Fatalf("New without a token says %q, want the one daemon-down message", err)
 	}
 }
 
@@ -93,8 +97,9 @@ func TestErrorsCarryTheDaemonsMessage(t *testing.T) {
 	if strings.Contains(err.Error(), `{"error"`) {
 		t.Errorf("error %q shows the raw JSON, not the daemon's message", err)
 	}
-	if _, err := c.Status(context.Background()); err == nil || !strings.Contains(err.Error(), "plain text trouble") {
-		t.Fatalf("Status on a non-JSON 502: %v, want the body's text", err)
+	// An answer that is not JSON is not the daemon's: another program has the port.
+	if _, err := c.Status(context.Background()); !errors.Is(err, ErrForeign) || strings.Contains(err.Error(), "plain text trouble") {
+		t.Fatalf("Status on a non-JSON 502: %v, want ErrForeign without the other program's body", err)
 	}
 }
 
