@@ -450,8 +450,8 @@ func (a *API) dismiss(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *API) status(w http.ResponseWriter, r *http.Request) {
-	stuck, ready := a.Engine.Status()
-	writeJSON(w, http.StatusOK, wire.Status{Stuck: stuck, Ready: ready, Events: a.events.Load()})
+	stuck, cooling, ready := a.Engine.Status()
+	writeJSON(w, http.StatusOK, wire.Status{Stuck: stuck, Cooling: cooling, Ready: ready, Events: a.events.Load()})
 }
 
 // watch adds (POST) or removes (DELETE) a pane for the screen adapter to watch:

@@ -339,8 +339,8 @@ func TestAPINextSkipStatus(t *testing.T) {
 	rec = f.do(http.MethodGet, "/v1/status", nil)
 	mustStatus(t, rec, http.StatusOK)
 	var st map[string]int
-	if err := json.Unmarshal(rec.Body.Bytes(), &st); err != nil || st["stuck"] != 2 || st["ready"] != 1 || st["events"] < 2 || len(st) != 3 {
-		t.Fatalf("status %s, want stuck 2 ready 1 and the events applied", rec.Body.String())
+	if err := json.Unmarshal(rec.Body.Bytes(), &st); err != nil || st["stuck"] != 2 || st["cooling"] != 1 || st["ready"] != 1 || st["events"] < 2 || len(st) != 4 {
+		t.Fatalf("status %s, want stuck 2 (1 cooling) ready 1 and the events applied", rec.Body.String())
 	}
 
 	rec = f.do(http.MethodGet, "/v1/queue", nil)

@@ -112,7 +112,7 @@ func BenchmarkQueueRead(b *testing.B) {
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if stuck, _ := e.Status(); stuck != 1000 {
+		if stuck, _, _ := e.Status(); stuck != 1000 {
 			b.Fatal(stuck)
 		}
 	}

@@ -194,6 +194,7 @@ type applied struct {
 // apply stages what ev does under e.mu; the lock is released however it returns, so that
 // a bug met by one event cannot leave every other caller waiting for it.
 func (e *Engine) apply(ctx context.Context, ev adapter.Event) (applied, error) {
+	ev = ev.Placed()
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	prev, known := e.sessions[ev.SessionID]
@@ -334,9 +335,10 @@ func (e *Engine) Dismiss(ctx context.Context, id string) error {
 	return e.flush(ctx, b)
 }
 
-// Status returns how many sessions are stuck and how many of them "next" can land on
-// (not cooling, and with a pane). It counts without sorting: it runs on every key press.
-func (e *Engine) Status() (stuck, ready int) {
+// Status returns how many sessions are stuck, how many of those are cooling after a skip,
+// and how many "next" can land on (not cooling, and with a pane). It counts without
+// sorting: it runs on every key press.
+func (e *Engine) Status() (stuck, cooling, ready int) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	now := e.now()
@@ -345,11 +347,14 @@ func (e *Engine) Status() (stuck, ready int) {
 			continue
 		}
 		stuck++
-		if queue.IsReady(s, now) && s.Pane != "" {
+		switch {
+		case !queue.IsReady(s, now):
+			cooling++
+		case s.Pane != "":
 			ready++
 		}
 	}
-	return stuck, ready
+	return stuck, cooling, ready
 }
 
 // Snapshot returns a copy of every live session.

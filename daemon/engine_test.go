@@ -401,3 +401,20 @@ func TestFlushPositionsWritesOnlyDirtySessions(t *testing.T) {
 		t.Fatalf("after an older tail: offset %d tail %v, want 2000 %v", s.Offset, s.TailAt, at(7))
 	}
 }
+
+// TestPaneWithoutServerIsNoPane: the one rule of every route — a pane named without its
+// tmux server is taken as no pane, so it can neither be jumped to nor take another
+// session's pane.
+func TestPaneWithoutServerIsNoPane(t *testing.T) {
+	e, _ := newEngine(t)
+	ingest(t, e, event("placed", adapter.KindStuck, at(1), "%1"))
+	ev := event("unplaced", adapter.KindStuck, at(2), "%1")
+	ev.TmuxSocket = ""
+	ingest(t, e, ev)
+	if s := session(t, e, "unplaced"); s.Pane != "" || !s.Stuck {
+		t.Fatalf("unplaced session: %+v", s)
+	}
+	if s := session(t, e, "placed"); s.Pane != "%1" || !s.Stuck {
+		t.Fatalf("a pane without a server released the session on that pane: %+v", s)
+	}
+}

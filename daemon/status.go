@@ -19,12 +19,19 @@ const (
 	OptionStatus = "@trailboss_status"
 )
 
-// StatusText is what the status line shows: "⚠ N stuck", or "" when nothing is.
-func StatusText(stuck int) string {
-	if stuck == 0 {
+// StatusText is what the status line shows, given how many sessions are stuck and how
+// many of those are cooling after a skip: "⚠ 2 stuck", "⚠ 2 stuck · 1 cooling", or ""
+// when every stuck session is cooling (the queue presents as empty until one is ready).
+// "stuck" never counts the cooling ones.
+func StatusText(stuck, cooling int) string {
+	waiting := stuck - cooling
+	if waiting <= 0 {
 		return ""
 	}
-	return fmt.Sprintf("⚠ %d stuck", stuck)
+	if cooling > 0 {
+		return fmt.Sprintf("⚠ %d stuck · %d cooling", waiting, cooling)
+	}
+	return fmt.Sprintf("⚠ %d stuck", waiting)
 }
 
 // StatusPublisher sets the status options on each tmux server after every change, and when
@@ -60,7 +67,7 @@ func (p *StatusPublisher) Run(ctx context.Context) error {
 func (p *StatusPublisher) publish(ctx context.Context) time.Duration {
 	now := p.Engine.now()
 	wait := time.Hour
-	stuck, ready := 0, 0
+	stuck, cooling, ready := 0, 0, 0
 	for _, s := range p.Engine.Snapshot() {
 		if s.TmuxSocket != "" {
 			if _, known := p.servers[s.TmuxSocket]; !known {
@@ -72,6 +79,7 @@ func (p *StatusPublisher) publish(ctx context.Context) time.Duration {
 		}
 		stuck++
 		if until := s.CooldownUntil.Sub(now); until > 0 {
+			cooling++
 			wait = min(wait, until+time.Millisecond)
 		} else if s.Pane != "" {
 			ready++
@@ -80,9 +88,9 @@ func (p *StatusPublisher) publish(ctx context.Context) time.Duration {
 	opts := map[string]string{
 		OptionStuck:  strconv.Itoa(stuck),
 		OptionReady:  strconv.Itoa(ready),
-		OptionStatus: StatusText(stuck),
+		OptionStatus: StatusText(stuck, cooling),
 	}
-	key := opts[OptionStuck] + "/" + opts[OptionReady]
+	key := opts[OptionStuck] + "/" + opts[OptionReady] + "/" + opts[OptionStatus]
 	for socket, last := range p.servers {
 		if last == key {
 			continue

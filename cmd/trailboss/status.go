@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/trailboss/trailboss/daemon"
 	"github.com/trailboss/trailboss/daemon/client"
 	"github.com/trailboss/trailboss/popup"
 )
@@ -28,8 +29,8 @@ func runStatus(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if st.Stuck > 0 {
-		fmt.Fprintf(e.stdout, "⚠ %d stuck\n", st.Stuck)
+	if text := daemon.StatusText(st.Stuck, st.Cooling); text != "" {
+		fmt.Fprintln(e.stdout, text)
 	}
 	return nil
 }

@@ -77,8 +77,8 @@ func TestClientAgainstTheRealAPI(t *testing.T) {
 		t.Fatalf("Skip from A's pane: %+v found=%v %v, want head B", it, found, err)
 	}
 	status, err := c.Status(ctx)
-	if err != nil || status != (client.Status{Stuck: 2, Ready: 1}) {
-		t.Fatalf("Status: %+v %v, want 2 stuck 1 ready", status, err)
+	if err != nil || status != (client.Status{Stuck: 2, Cooling: 1, Ready: 1}) {
+		t.Fatalf("Status: %+v %v, want 2 stuck (1 cooling) 1 ready", status, err)
 	}
 	items, _ = c.Queue(ctx)
 	if len(items) != 2 || items[1].SessionID != "A" || items[1].Ready || items[1].CooldownUntil == nil {

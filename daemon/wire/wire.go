@@ -28,8 +28,9 @@ type Queue struct {
 
 // Status is the answer of GET /v1/status.
 type Status struct {
-	Stuck int `json:"stuck"` // every stuck session, cooling ones included
-	Ready int `json:"ready"` // the ones "next" can land on
+	Stuck   int `json:"stuck"`   // every stuck session, cooling ones included
+	Cooling int `json:"cooling"` // the stuck ones cooling after a skip
+	Ready   int `json:"ready"`   // the ones "next" can land on
 	// Events counts the hook events the daemon applied since it started (from the API and
 	// from the spool), for tests and benchmarks.
 	Events int64 `json:"events"`

@@ -1,0 +1,19 @@
+package daemon
+
+import "testing"
+
+func TestStatusText(t *testing.T) {
+	for _, tt := range []struct {
+		stuck, cooling int
+		want           string
+	}{
+		{0, 0, ""},
+		{1, 0, "⚠ 1 stuck"},
+		{3, 1, "⚠ 2 stuck · 1 cooling"},
+		{2, 2, ""}, // only cooling items: the queue presents as empty
+	} {
+		if got := StatusText(tt.stuck, tt.cooling); got != tt.want {
+			t.Errorf("StatusText(%d, %d) = %q, want %q", tt.stuck, tt.cooling, got, tt.want)
+		}
+	}
+}
