@@ -111,6 +111,18 @@ func SocketFromTmuxEnv(v string) (string, error) {
 	return sock, nil
 }
 
+// Placed returns e as the queue takes it: a pane id means nothing without the tmux server
+// it is on (every server numbers its panes from %0), so an event that names a pane but no
+// server is taken as one from outside tmux, with no pane. This is the one rule for every
+// route — hooks, generic envelopes, the screen adapter — so that the same pane never means
+// one thing on one route and another elsewhere.
+func (e Event) Placed() Event {
+	if e.TmuxSocket == "" {
+		e.Pane = ""
+	}
+	return e
+}
+
 // Validate checks what every harness must get right, so that nothing downstream has to.
 // It returns an error wrapping ErrInvalid that names the first bad field.
 func (e Event) Validate() error {

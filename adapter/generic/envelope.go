@@ -178,9 +178,6 @@ func Parse(body []byte, now time.Time) (Parsed, error) {
 	if env.Pane != "" && !adapter.ValidPane(env.Pane) {
 		problems = append(problems, fmt.Sprintf("pane %q is not a tmux pane id (%% and digits)", adapter.CleanText(env.Pane, 40)))
 	}
-	if env.Pane != "" && socket == "" {
-		problems = append(problems, "pane given without tmux (the server it is on)")
-	}
 	if len(problems) > 0 {
 		return Parsed{}, &Error{Reason: ReasonInvalidEnvelope, Problems: problems}
 	}

@@ -66,8 +66,6 @@ func TestParseRefuses(t *testing.T) {
 			[]string{`reason "bored" is neither "permission" nor "stopped"`}},
 		{"bad pane", `{"v":1,"id":"e","type":"session.stuck","session":"s","pane":"%1;kill-server","tmux":"/tmp/s"}`, ReasonInvalidEnvelope,
 			[]string{"not a tmux pane id"}},
-		{"pane without tmux", `{"v":1,"id":"e","type":"session.stuck","session":"s","pane":"%1"}`, ReasonInvalidEnvelope,
-			[]string{"pane given without tmux"}},
 		{"relative socket", `{"v":1,"id":"e","type":"session.stuck","session":"s","pane":"%1","tmux":"sock"}`, ReasonInvalidEnvelope,
 			[]string{"absolute socket path"}},
 		{"control characters in session", `{"v":1,"id":"e","type":"session.stuck","session":"a\u001bb"}`, ReasonInvalidEnvelope,
