@@ -21,8 +21,9 @@
 //
 //	user text                                       reply
 //	----------------------------------------------  ------------------------------------------
-//	starts with "Generate a concise, single-line    text "Greet the user" (Codex's hidden
-//	task title"                                     title-generation request)
+//	starts with "Generate a concise, single-line    text {"title":"Greet the user"} (Codex's
+//	task title"                                     hidden title-generation request, which
+//	                                                asks for JSON of a json_schema)
 //	contains "say hi"                               text "hi from the fake model"
 //	contains "run COMMAND"                          a function_call to exec_command with
 //	                                                cmd COMMAND (the rest of the text after
@@ -42,9 +43,8 @@
 // "touch probe.txt && ls" ends with "ran it: probe.txt".
 //
 // Codex runs the title request on a thread of its own after each prompt, with no tools, and
-// asks for JSON ({"title": …}, text.format json_schema). The fake answers plain text, so
-// Codex's notify hook reports "Greet the user" as that thread's last assistant message, but
-// Codex does not adopt it as the task's name: the status line and the pane title show no
-// title. (Answered {"title":"Greet the user"}, Codex names the thread and sets the pane
-// title to "Greet the user | <dir>".)
+// asks for JSON ({"title": …}, text.format json_schema). The fake answers as a real model
+// does, {"title":"Greet the user"}: Codex names the thread and sets the pane title to
+// "Greet the user | <dir>", and its notify reports that JSON as the title thread's last
+// assistant message. (Answered plain text, Codex adopts no title.)
 package openai

@@ -10,7 +10,7 @@ import (
 // The phrases the scripts match on, and what they answer.
 const (
 	titlePrefix = "Generate a concise, single-line task title"
-	titleReply  = "Greet the user"
+	titleReply  = `{"title":"Greet the user"}`
 	hiPhrase    = "say hi"
 	hiReply     = "hi from the fake model"
 	runPhrase   = "run "

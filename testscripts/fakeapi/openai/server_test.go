@@ -232,7 +232,7 @@ func TestTextScripts(t *testing.T) {
 		{"say hi", codexInput("say hi"), "hi from the fake model"},
 		{"say hi in any case, anywhere", codexInput("Could you SAY HI please"), "hi from the fake model"},
 		{"the last user message counts", append(codexInput("say hi"), message("user", "what now")), "ok"},
-		{"title request before the prompt it quotes", codexInput(titlePrompt), "Greet the user"},
+		{"title request before the prompt it quotes", codexInput(titlePrompt), `{"title":"Greet the user"}`},
 		{"say hi before run", codexInput("say hi, then run ls"), "hi from the fake model"},
 		{"anything else", codexInput("what is 2+2?"), "ok"},
 		{"no user message", []map[string]any{message("developer", "say hi")}, "ok"},
