@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"hash/maphash"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -19,10 +20,26 @@ import (
 // It never polls each pane: one list-panes call per tick covers every pane of a server,
 // and a pane is captured only when its output went quiet after changing. A quiet screen
 // that shows a prompt or an idle input box queues the session; new output or input
-// dequeues it. A spinner keeps changing, so it is never captured, let alone queued.
+// dequeues it. A spinner keeps changing, so it is never queued.
+//
+// Quiet is about what the screen shows. list-panes tells two things apart: the pane's
+// history size and cursor (when they move, the pane surely drew something) and its
+// window's activity time (when only that moves, something was written to the window, which
+// may change nothing on screen: Codex rewrites the terminal title every second while it
+// waits for an approval, and a sibling pane's output moves it too). A pane whose activity
+// alone moved is captured, and it is quiet when its text is what it was at the last
+// capture. Those captures, and the reads of panes that went quiet, are one tmux call per
+// tick for all of them; a pane where nothing is written costs nothing but its share of
+// list-panes.
 
 // agentCommands are the foreground processes whose panes are watched without being asked.
 var agentCommands = map[string]bool{"claude": true, "codex": true, "gemini": true, "aider": true}
+
+// interpreters are foreground processes that may run an agent as a script which starts the
+// agent as its child: npm's `codex` is a Node script that, on Node < 22.15, spawns the
+// native binary, so its pane's current command is "node". Only for these is the process
+// tree read (once per run of the command: see agentBehind).
+var interpreters = map[string]bool{"node": true}
 
 // screenSessionPrefix marks the sessions the screen adapter made up (one per pane), so
 // they are never confused with a session a hook reported.
@@ -37,10 +54,22 @@ type ScreenWatcher struct {
 	Discover time.Duration // how often agent panes without hooks are looked for
 	Servers  func() []string
 	Log      *slog.Logger
+	// ForegroundGroup and ChildCommands read the process tree (tmuxctl's when nil).
+	ForegroundGroup func(pid int) (int, error)
+	ChildCommands   func(pid int) ([]string, error)
 
 	mu       sync.Mutex
 	explicit map[paneKey]string // `trailboss watch`: pane → harness
 	watched  map[paneKey]*watchState
+	behind   map[paneKey]behindRun // what runs under an interpreter, per run of it
+	seed     maphash.Seed
+}
+
+// behindRun is the agent (or "") found under the interpreter of one run of a pane's
+// foreground command: the pane's process and its foreground process group name the run.
+type behindRun struct {
+	panePID, pgid int
+	agent         string
 }
 
 type paneKey struct{ socket, pane string }
@@ -48,10 +77,13 @@ type paneKey struct{ socket, pane string }
 type watchState struct {
 	harness  string
 	explicit bool
-	last     string  // the pane's output state at the last tick
+	drawn    string  // the pane's history size and cursor at the last tick
+	activity int64   // its window's activity time at the last tick
+	hash     uint64  // its text at the last capture since drawn last moved, if hashed
+	hashed   bool    // hash is set
 	stable   int     // ticks since it last changed
-	read     bool    // captured since the last change
-	stuck    bool    // we queued it and nothing changed since
+	read     bool    // classified since the last change
+	stuck    bool    // it waits as we read it, and nothing changed since
 	bound    binding // the session another adapter bound to the pane; zero for our own
 }
 
@@ -103,6 +135,14 @@ func (w *ScreenWatcher) init() {
 	if w.watched == nil {
 		w.watched = make(map[paneKey]*watchState)
 		w.explicit = make(map[paneKey]string)
+		w.behind = make(map[paneKey]behindRun)
+		w.seed = maphash.MakeSeed()
+	}
+	if w.ForegroundGroup == nil {
+		w.ForegroundGroup = tmuxctl.ForegroundGroup
+	}
+	if w.ChildCommands == nil {
+		w.ChildCommands = tmuxctl.ChildCommands
 	}
 }
 
@@ -144,14 +184,18 @@ func (w *ScreenWatcher) bindings() (bound map[paneKey]binding, covered map[paneK
 		if s.Harness == fullyHookedHarness {
 			covered[k] = true
 		} else {
-			bound[k] = binding{s.ID, s.Harness}
+			bound[k] = binding{s.ID, s.Harness, s.Stuck, s.Reason}
 		}
 	}
 	return bound, covered
 }
 
-// binding is the session another adapter bound to a pane.
-type binding struct{ session, harness string }
+// binding is the session another adapter bound to a pane, and what the queue says of it.
+type binding struct {
+	session, harness string
+	stuck            bool
+	reason           string
+}
 
 // fullyHookedHarness is the harness whose hooks report every kind of wait.
 const fullyHookedHarness = "claude"
@@ -167,20 +211,63 @@ func (w *ScreenWatcher) discover(ctx context.Context) {
 			continue // no server there (yet): nothing to watch
 		}
 		w.mu.Lock()
+		live := make(map[paneKey]bool, len(states))
 		for _, p := range states {
 			k := paneKey{socket, p.ID}
-			if _, ok := w.watched[k]; ok || p.Dead || !agentCommands[p.Command] || covered[k] {
+			live[k] = true
+			if _, ok := w.watched[k]; ok || p.Dead || covered[k] {
 				continue
 			}
-			w.watched[k] = &watchState{harness: p.Command, last: p.Changed}
-			w.Log.Info("watching an agent pane that reports no hooks", "pane", p.ID, "socket", socket, "agent", p.Command)
+			agent := p.Command
+			if interpreters[agent] {
+				agent = w.agentBehind(k, p.PID)
+			}
+			if !agentCommands[agent] {
+				continue
+			}
+			w.watched[k] = &watchState{harness: agent, drawn: p.Drawn, activity: p.Activity}
+			w.Log.Info("watching an agent pane that reports no hooks", "pane", p.ID, "socket", socket,
+				"agent", agent, "command", p.Command)
+		}
+		for k := range w.behind {
+			if k.socket == socket && !live[k] {
+				delete(w.behind, k)
+			}
 		}
 		w.mu.Unlock()
 	}
 }
 
-// tick looks at every watched pane with one list-panes per server, and reads the screens
-// that went quiet after a change.
+// agentBehind returns the agent that the interpreter in the foreground of pane k runs as
+// its child (npm's codex under node), or "". The answer is kept for the run of the command
+// (the pane's process and its foreground group): each later look costs one read of
+// /proc/PID/stat. An interpreter that has started nothing yet is looked at again next time.
+func (w *ScreenWatcher) agentBehind(k paneKey, panePID int) string {
+	pgid, err := w.ForegroundGroup(panePID)
+	if err != nil || pgid == 0 {
+		return ""
+	}
+	if run, ok := w.behind[k]; ok && run.panePID == panePID && run.pgid == pgid {
+		return run.agent
+	}
+	names, err := w.ChildCommands(pgid)
+	if err != nil || len(names) == 0 {
+		return ""
+	}
+	run := behindRun{panePID: panePID, pgid: pgid}
+	for _, n := range names {
+		if agentCommands[n] {
+			run.agent = n
+			break
+		}
+	}
+	w.behind[k] = run
+	return run.agent
+}
+
+// tick looks at every watched pane with one list-panes per server, captures the panes whose
+// window was written to without their cursor moving (to see whether their text changed)
+// and the ones that went quiet, in one more tmux call, and reads the quiet ones.
 func (w *ScreenWatcher) tick(ctx context.Context) {
 	w.mu.Lock()
 	bySocket := make(map[string]bool)
@@ -193,64 +280,137 @@ func (w *ScreenWatcher) tick(ctx context.Context) {
 	}
 	bound, covered := w.bindings()
 	for socket := range bySocket {
-		cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		states, err := w.Tmux(socket).PaneStates(cctx)
-		cancel()
-		if err != nil {
-			w.Log.Debug("screen watch: list panes", "socket", socket, "err", err)
-			continue
-		}
-		present := make(map[string]tmuxctl.PaneState, len(states))
-		for _, p := range states {
-			present[p.ID] = p
-		}
-		w.mu.Lock()
-		var read []paneKey
-		var events []adapter.Event
-		for k, st := range w.watched {
-			if k.socket != socket {
-				continue
-			}
-			p, ok := present[k.pane]
-			if !ok || p.Dead || covered[k] {
-				delete(w.watched, k) // gone, or Claude's hooks report it now
-				continue
-			}
-			st.bound = bound[k]
-			if p.Changed != st.last {
-				st.last, st.stable, st.read = p.Changed, 0, false
-				if st.stuck {
-					st.stuck = false // new output or input: it moved on
-					events = append(events, w.event(k, st, adapter.KindUnstuck, termprompt.Result{}))
-				}
-				continue
-			}
-			st.stable++
-			if st.stable >= w.Quiet && !st.read {
-				st.read = true
-				read = append(read, k)
-			}
-		}
-		w.mu.Unlock()
-		for _, ev := range events {
-			w.ingest(ctx, ev)
-		}
-		for _, k := range read {
-			_ = guard(w.Log, "reading a pane's screen", []any{"pane", k.pane, "socket", k.socket}, func() {
-				w.read(ctx, k)
-			})
-		}
+		w.tickServer(ctx, socket, bound, covered)
 	}
 }
 
-// read captures one quiet pane and queues it when its screen waits for the human.
-func (w *ScreenWatcher) read(ctx context.Context, k paneKey) {
+// tickServer is one tick for the watched panes of one tmux server.
+func (w *ScreenWatcher) tickServer(ctx context.Context, socket string, bound map[paneKey]binding, covered map[paneKey]bool) {
+	srv := w.Tmux(socket)
 	cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	screen, err := w.Tmux(k.socket).CapturePane(cctx, k.pane)
+	states, err := srv.PaneStates(cctx)
 	cancel()
 	if err != nil {
+		w.Log.Debug("screen watch: list panes", "socket", socket, "err", err)
 		return
 	}
+	present := make(map[string]tmuxctl.PaneState, len(states))
+	for _, p := range states {
+		present[p.ID] = p
+	}
+	var events []adapter.Event
+	var check, quiet []paneKey // captured to compare, captured to read
+	activity := make(map[paneKey]int64)
+	w.mu.Lock()
+	for k, st := range w.watched {
+		if k.socket != socket {
+			continue
+		}
+		p, ok := present[k.pane]
+		if !ok || p.Dead || covered[k] {
+			delete(w.watched, k) // gone, or Claude's hooks report it now
+			continue
+		}
+		st.bound = bound[k]
+		switch {
+		case p.Drawn != st.drawn:
+			st.drawn, st.activity, st.hashed = p.Drawn, p.Activity, false
+			events = w.moved(k, st, events)
+		case p.Activity != st.activity:
+			check, activity[k] = append(check, k), p.Activity
+		default:
+			if w.quiet(st) {
+				quiet = append(quiet, k)
+			}
+		}
+	}
+	w.mu.Unlock()
+
+	var screens map[string]string
+	if len(check)+len(quiet) > 0 {
+		panes := make([]string, 0, len(check)+len(quiet))
+		for _, k := range append(check, quiet...) {
+			panes = append(panes, k.pane)
+		}
+		cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		screens, err = srv.CapturePanes(cctx, panes)
+		cancel()
+		if err != nil {
+			w.Log.Debug("screen watch: capture panes", "socket", socket, "err", err)
+			screens = nil // every capture counts as missing: looked at again next tick
+		}
+	}
+	toRead := make(map[paneKey]string)
+	w.mu.Lock()
+	for _, k := range check {
+		st, ok := w.watched[k]
+		screen, captured := screens[k.pane]
+		if !ok || !captured {
+			continue
+		}
+		st.activity = activity[k]
+		h := maphash.String(w.seed, screen)
+		if st.hashed && h == st.hash {
+			// Written to, yet the text is what it was: a title, a sibling pane, a redraw.
+			if w.quiet(st) {
+				toRead[k] = screen
+			}
+			continue
+		}
+		st.hash, st.hashed = h, true
+		events = w.moved(k, st, events)
+	}
+	for _, k := range quiet {
+		st, ok := w.watched[k]
+		screen, captured := screens[k.pane]
+		if !ok || !captured {
+			if ok {
+				st.read = false // not captured this time: read it next tick
+			}
+			continue
+		}
+		st.hash, st.hashed = maphash.String(w.seed, screen), true
+		toRead[k] = screen
+	}
+	w.mu.Unlock()
+	for _, ev := range events {
+		w.ingest(ctx, ev)
+	}
+	for k, screen := range toRead {
+		_ = guard(w.Log, "reading a pane's screen", []any{"pane", k.pane, "socket", k.socket}, func() {
+			w.read(ctx, k, screen)
+		})
+	}
+}
+
+// moved records that pane k's screen changed, and returns events with the unstuck event of
+// a pane that was waiting: new output or input means it moved on.
+func (w *ScreenWatcher) moved(k paneKey, st *watchState, events []adapter.Event) []adapter.Event {
+	st.stable, st.read = 0, false
+	if st.stuck {
+		st.stuck = false
+		events = append(events, w.event(k, st, adapter.KindUnstuck, termprompt.Result{}))
+	}
+	return events
+}
+
+// quiet counts one more tick without change for st, and reports whether its screen should
+// be read now: it has been quiet long enough and was not read since it last changed. The
+// caller reads it; st is marked read.
+func (w *ScreenWatcher) quiet(st *watchState) bool {
+	st.stable++
+	if st.stable >= w.Quiet && !st.read {
+		st.read = true
+		return true
+	}
+	return false
+}
+
+// read classifies the screen of one quiet pane and queues the pane when it waits for the
+// human. When the session bound to the pane is queued already for what the screen shows
+// (an approval its hook reported), the hook's words stand, and the screen's next change
+// takes the item out: the approval answered, well before the command it allowed ends.
+func (w *ScreenWatcher) read(ctx context.Context, k paneKey, screen string) {
 	r := termprompt.Classify(screen)
 	waiting := r.Kind != termprompt.Unknown && r.Kind != termprompt.Busy && r.Confidence >= 0.6
 	w.mu.Lock()
@@ -261,6 +421,10 @@ func (w *ScreenWatcher) read(ctx context.Context, k paneKey) {
 	}
 	st.stuck = true
 	ev := w.event(k, st, adapter.KindStuck, r)
+	if b := st.bound; b.session != "" && b.stuck && b.reason == ev.Reason {
+		w.mu.Unlock()
+		return
+	}
 	w.mu.Unlock()
 	w.ingest(ctx, ev)
 }
@@ -289,7 +453,9 @@ func (w *ScreenWatcher) event(k paneKey, st *watchState, kind adapter.Kind, r te
 	return ev
 }
 
-// screenSummary is the question with its choices: "Do you want to proceed? [1. Yes / 2. No]".
+// screenSummary is the question with its choices: "Do you want to proceed? [1. Yes / 2. No]";
+// for an approval that shows its command, the command and the reason instead of the
+// question: "$ touch probe.txt && ls — Run ls outside the sandbox? [1. Yes, proceed (y) / …]".
 func screenSummary(r termprompt.Result) string {
 	var labels []string
 	for _, c := range r.Choices {
@@ -300,6 +466,12 @@ func screenSummary(r termprompt.Result) string {
 		labels = append(labels, c.Key+". "+c.Label)
 	}
 	s := r.Question
+	if r.Command != "" {
+		s = r.Command
+	}
+	if r.Reason != "" {
+		s = strings.TrimSpace(s + " — " + r.Reason)
+	}
 	if s == "" && r.Screen == termprompt.ScreenIdle {
 		s = "waiting at its input box"
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -87,4 +88,121 @@ func parseStatPPID(stat string) (int, error) {
 		return 0, fmt.Errorf("parent pid %q is not a number", clip(f[1]))
 	}
 	return ppid, nil
+}
+
+// ForegroundGroup returns the foreground process group of the terminal that process pid (a
+// pane's pid) runs on: the id of one run of the pane's current command, which is that
+// group's leader. It returns 0 when the process has no terminal. It reads /proc (Linux).
+func ForegroundGroup(pid int) (int, error) {
+	return foregroundGroup("/proc", pid)
+}
+
+func foregroundGroup(proc string, pid int) (int, error) {
+	stat, err := os.ReadFile(filepath.Join(proc, strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return 0, err
+	}
+	pgid, err := parseStatTPGID(string(stat))
+	if err != nil {
+		return 0, fmt.Errorf("%s/%d/stat: %w", proc, pid, err)
+	}
+	return max(pgid, 0), nil
+}
+
+// ChildCommands returns the command names of the children of process pid; none when it is
+// gone. Of a pane whose current command is an interpreter, it tells what the script
+// started: npm's `codex` is a Node script that spawns the native binary, so the pane's
+// current command is "node" and "codex" is its child. It reads /proc (Linux).
+func ChildCommands(pid int) ([]string, error) {
+	return childCommands("/proc", pid)
+}
+
+func childCommands(proc string, pid int) ([]string, error) {
+	kids, err := children(proc, pid)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, k := range kids {
+		comm, err := os.ReadFile(filepath.Join(proc, strconv.Itoa(k), "comm"))
+		if err != nil {
+			continue // it exited meanwhile
+		}
+		names = append(names, strings.TrimSuffix(string(comm), "\n"))
+	}
+	return names, nil
+}
+
+// children returns the pids of the children of pid, from the children file of each of its
+// threads (a child belongs to the thread that forked it). A process that is gone has none.
+func children(proc string, pid int) ([]int, error) {
+	tasks, err := os.ReadDir(filepath.Join(proc, strconv.Itoa(pid), "task"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []int
+	for _, t := range tasks {
+		b, err := os.ReadFile(filepath.Join(proc, strconv.Itoa(pid), "task", t.Name(), "children"))
+		if err != nil {
+			continue // the thread ended, or the kernel has no children files
+		}
+		for _, f := range strings.Fields(string(b)) {
+			if n, err := strconv.Atoi(f); err == nil && n > 0 {
+				out = append(out, n)
+			}
+		}
+	}
+	return out, nil
+}
+
+// parseStatTPGID returns the foreground process group of the process's terminal from the
+// text of /proc/pid/stat: "pid (comm) state ppid pgrp session tty_nr tpgid …"; -1 when it
+// has no terminal.
+func parseStatTPGID(stat string) (int, error) {
+	i := strings.LastIndexByte(stat, ')')
+	if i < 0 {
+		return 0, fmt.Errorf("no ')' after the command name in %q", clip(stat))
+	}
+	f := strings.Fields(stat[i+1:])
+	if len(f) < 6 {
+		return 0, fmt.Errorf("no terminal process group after the command name in %q", clip(stat))
+	}
+	tpgid, err := strconv.Atoi(f[5])
+	if err != nil {
+		return 0, fmt.Errorf("terminal process group %q is not a number", clip(f[5]))
+	}
+	return tpgid, nil
+}
+
+// AncestorRunning returns the nearest ancestor of pid (pid itself excluded, at most
+// maxAncestors up) whose argv satisfies match, or 0 when none does or the chain cannot be
+// read. It reads /proc (Linux).
+func AncestorRunning(pid int, match func(argv []string) bool) int {
+	return ancestorRunning("/proc", pid, match)
+}
+
+func ancestorRunning(proc string, pid int, match func(argv []string) bool) int {
+	cur := pid
+	for step := 0; step < maxAncestors; step++ {
+		stat, err := os.ReadFile(filepath.Join(proc, strconv.Itoa(cur), "stat"))
+		if err != nil {
+			return 0
+		}
+		ppid, err := parseStatPPID(string(stat))
+		if err != nil || ppid <= 0 || ppid == cur {
+			return 0
+		}
+		cur = ppid
+		cmdline, err := os.ReadFile(filepath.Join(proc, strconv.Itoa(cur), "cmdline"))
+		if err != nil {
+			return 0
+		}
+		if match(strings.Split(strings.TrimSuffix(string(cmdline), "\x00"), "\x00")) {
+			return cur
+		}
+	}
+	return 0
 }

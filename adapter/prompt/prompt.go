@@ -3,7 +3,8 @@
 // press-enter gate, a numbered menu, a free-text prompt, or a busy indicator, and reads
 // the question, the choices and a safe default off it. It knows Claude Code's own screens
 // (permission, edit and plan dialogs, AskUserQuestion menus, the folder-trust dialog, the
-// idle input box, the spinner) and generic prompts of other programs.
+// idle input box, the spinner), Codex CLI's approval prompt, and generic prompts of other
+// programs.
 //
 // Classification is a pure function of the text: no I/O, no clock. Only the last
 // screenful counts, so a prompt that has scrolled away, or that a spinner has replaced,
@@ -67,9 +68,10 @@ const KeyEnter = "\r"
 // Harness and screen names in a Result.
 const (
 	HarnessClaude = "claude"
+	HarnessCodex  = "codex"
 
-	ScreenPermission = "permission" // "Do you want to proceed?" over a Yes / Yes, and don't ask again / No menu
-	ScreenEdit       = "edit"       // "Do you want to make this edit to X?", "Do you want to create X?"
+	ScreenPermission = "permission" // "Do you want to proceed?" over a Yes / Yes, and don't ask again / No menu; Codex's "Would you like to run the following command?"
+	ScreenEdit       = "edit"       // "Do you want to make this edit to X?", "Do you want to create X?"; Codex's "Would you like to make the following edits?"
 	ScreenPlan       = "plan"       // plan approval: "Would you like to proceed?"
 	ScreenQuestion   = "question"   // an AskUserQuestion menu, or another ❯ menu under a "?"
 	ScreenTrust      = "trust"      // "Do you trust the files in this folder?"
@@ -111,10 +113,17 @@ type Result struct {
 	// Secret marks a FreeText prompt for a password, passphrase or token: the answer must
 	// not be echoed, logged or stored.
 	Secret bool
-	// Harness is HarnessClaude when the screen is one of Claude Code's own, else "".
+	// Harness is HarnessClaude or HarnessCodex when the screen is one of Claude Code's or
+	// Codex CLI's own, else "".
 	Harness string
-	// Screen names the Claude Code screen (ScreenPermission, …, ScreenBusy), or "".
+	// Screen names the Claude Code or Codex screen (ScreenPermission, …, ScreenBusy), or "".
 	Screen string
+	// Command is what an approval asks to run, as the screen shows it ("$ touch probe.txt
+	// && ls"), cleaned to one line of at most MaxQuestionLen bytes; "" when it shows none.
+	Command string
+	// Reason is why the agent asks, as its approval gives it ("Run ls outside the
+	// sandbox?"), cleaned like Command; "" when it gives none.
+	Reason string
 }
 
 // Limits on what Classify reads.
@@ -132,6 +141,9 @@ const (
 // count, and the last thing on them wins: a spinner below a menu means Busy, a menu below
 // a spinner means the menu. It returns a Result of Kind Unknown and Confidence 0 when no
 // prompt is recognised.
+//
+// Codex's approval prompt ends the screen with "Press enter to confirm or esc to cancel";
+// it is read as the menu it is, with its command and reason, not as a press-enter gate.
 func Classify(screen string) Result {
 	if len(screen) > maxInput {
 		screen = screen[len(screen)-maxInput:]
@@ -149,6 +161,9 @@ func Classify(screen string) Result {
 // a menu that starts above it, and the input box it sits on top of (unless more than
 // busyReach lines of text separate them: then it is history).
 func classify(ls []line) Result {
+	if res, ok := codexApproval(ls); ok {
+		return res
+	}
 	busyAt, busy := lastBusy(ls)
 	var el *element
 	menuEl, m, menuOK := claudeMenu(ls)

@@ -1,0 +1,204 @@
+package daemon
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/trailboss/trailboss/adapter"
+	"github.com/trailboss/trailboss/daemon/queue"
+	"github.com/trailboss/trailboss/tmuxctl"
+	"github.com/trailboss/trailboss/tmuxctl/tmuxtest"
+)
+
+// screenWatcher returns a ScreenWatcher over env's tmux server at the daemon's own pace
+// (a tick of 500 ms, quiet for two ticks), running until the test ends.
+func screenWatcher(t *testing.T, e *Engine, env *tmuxtest.Env) *ScreenWatcher {
+	t.Helper()
+	w := &ScreenWatcher{Engine: e, Log: discard, Tick: 500 * time.Millisecond, Quiet: 2, Discover: time.Hour,
+		Servers: func() []string { return []string{env.Socket} },
+		Tmux: func(socket string) *tmuxctl.Server {
+			return &tmuxctl.Server{Bin: env.Server.Bin, Socket: socket, Env: env.Environ}
+		}}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); w.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return w
+}
+
+// codexApprovalPane opens a pane that shows the real Codex 0.169.0 approval prompt and, as
+// Codex does while it waits, rewrites the terminal title every 250 ms (so its window's
+// activity time moves every second) until a line is typed; then it clears the screen.
+func codexApprovalPane(t *testing.T, env *tmuxtest.Env) string {
+	t.Helper()
+	fixture, err := filepath.Abs(filepath.Join("..", "adapter", "codex", "testdata", "real", "screen-approval-prompt.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := `printf '\033[2J\033[H'; cat "$1"
+( while :; do printf '\033]0;[ . ] Action Required | work\007'; sleep 0.25
+  printf '\033]0;[ ! ] Action Required | work\007'; sleep 0.25; done ) &
+read answer; kill $!; printf '\033[2J\033[H• Running touch probe.txt && ls\n'; exec sleep 1000`
+	return env.NewPane(t, "main", "sh", "-c", script, "approval", fixture)
+}
+
+// waitQueued waits until pane has an item that satisfies cond, and returns it.
+func waitQueued(t *testing.T, e *Engine, pane string, timeout time.Duration, cond func(queue.Item) bool) queue.Item {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		for _, it := range e.Items() {
+			if it.Pane == pane && cond(it) {
+				return it
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("pane %s: no such item within %v; queue %+v", pane, timeout, e.Items())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func waitUnqueued(t *testing.T, e *Engine, pane string, timeout time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		queued := false
+		for _, it := range e.Items() {
+			queued = queued || it.Pane == pane
+		}
+		if !queued {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("pane %s still queued after %v: %+v", pane, timeout, e.Items())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// A Codex approval keeps its window's activity time moving (the title, every second), but
+// its text stands still: the screen adapter reads it, as a permission with the command,
+// the reason and the choices, and answering it takes it out.
+func TestScreenReadsAnApprovalUnderATitleThatKeepsChanging(t *testing.T) {
+	env := tmuxtest.New(t)
+	e, _ := newEngine(t)
+	pane := codexApprovalPane(t, env)
+	activity := func() string { return env.Tmux(t, "display-message", "-p", "-t", pane, "#{window_activity}") }
+	first := activity()
+	w := screenWatcher(t, e, env)
+	w.Watch(env.Socket, pane, "codex")
+
+	it := waitQueued(t, e, pane, 8*time.Second, func(queue.Item) bool { return true })
+	want := "$ touch probe.txt && ls — Run ls outside the sandbox? [1. Yes, proceed (y) / " +
+		"2. Yes, and don't ask again for commands that start with `touch probe.txt` (p) / " +
+		"3. No, and tell Codex what to do differently (esc)]"
+	if it.Reason != adapter.ReasonPermission || it.Detail != "permission" || it.Summary != want || it.Harness != "codex" {
+		t.Errorf("queued %+v\nwant permission, summary %q", it, want)
+	}
+	if activity() == first {
+		t.Fatal("the window's activity did not move: the test shows nothing")
+	}
+
+	env.Tmux(t, "send-keys", "-t", pane, "y", "Enter")
+	waitUnqueued(t, e, pane, 3*time.Second)
+}
+
+// With a session of another adapter bound to the pane (Codex's hooks) and already queued
+// for the approval, the screen keeps the hook's words, and takes the item out as soon as
+// the approval is answered (long before the command's PostToolUse).
+func TestScreenKeepsAHookedApprovalAndDequeuesItWhenAnswered(t *testing.T) {
+	env := tmuxtest.New(t)
+	e, _ := newEngine(t)
+	pane := codexApprovalPane(t, env)
+	hook := adapter.Event{Harness: "codex", SessionID: "thread-1", Kind: adapter.KindStuck, Pane: pane,
+		TmuxSocket: env.Socket, Reason: adapter.ReasonPermission, Detail: "Bash",
+		Summary: "Bash: touch probe.txt && ls — Run ls outside the sandbox?", At: time.Now()}
+	ingest(t, e, hook)
+	w := screenWatcher(t, e, env)
+	w.Watch(env.Socket, pane, "codex")
+
+	// Read: the watcher marks the pane waiting without an event of its own.
+	deadline := time.Now().Add(8 * time.Second)
+	for {
+		w.mu.Lock()
+		st := w.watched[paneKey{env.Socket, pane}]
+		stuck := st != nil && st.stuck
+		w.mu.Unlock()
+		if stuck {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the approval on screen was never read")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	items := e.Items()
+	if len(items) != 1 || items[0].ID != "thread-1" || items[0].Summary != hook.Summary || items[0].Detail != "Bash" {
+		t.Fatalf("the hook's item changed: %+v", items)
+	}
+	env.Tmux(t, "send-keys", "-t", pane, "Enter")
+	waitUnqueued(t, e, pane, 3*time.Second)
+	if s, ok := e.Session("thread-1"); !ok || s.Pane != pane || s.Stuck {
+		t.Errorf("after the answer the session is %+v (found %v), want it bound and not stuck", s, ok)
+	}
+}
+
+// npm's `codex` is a Node script that starts the native binary as its child: the pane's
+// current command is "node". Discovery looks one level down, for interpreters only, and
+// once per run of the command.
+func TestScreenFindsAnAgentUnderAnInterpreter(t *testing.T) {
+	env := tmuxtest.New(t)
+	e, _ := newEngine(t)
+	dir := t.TempDir()
+	for name, from := range map[string]string{"node": "bash", "codex": "sleep"} {
+		bin, err := exec.LookPath(from)
+		if err != nil {
+			t.Skip(err)
+		}
+		b, err := os.ReadFile(bin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	node, codex := filepath.Join(dir, "node"), filepath.Join(dir, "codex")
+	agent := env.NewPane(t, "main", node, "-c", codex+" 1000 & wait")
+	script := env.NewPane(t, "main", node, "-c", "sleep 1000 & wait")
+	shell := env.NewPane(t, "main", "sh", "-c", codex+" 1000 & wait")
+
+	var looks atomic.Int32
+	w := &ScreenWatcher{Engine: e, Log: discard, Servers: func() []string { return []string{env.Socket} },
+		Tmux: func(socket string) *tmuxctl.Server {
+			return &tmuxctl.Server{Bin: env.Server.Bin, Socket: socket, Env: env.Environ}
+		},
+		ChildCommands: func(pid int) ([]string, error) { looks.Add(1); return tmuxctl.ChildCommands(pid) }}
+	w.mu.Lock()
+	w.init()
+	w.mu.Unlock()
+	ctx := context.Background()
+	env.WaitFor(t, "the agent pane found", 5*time.Second, func() bool {
+		w.discover(ctx)
+		return strings.Contains(strings.Join(w.Watched(), "\n"), agent+"@"+env.Socket+" codex (found)")
+	})
+	n := looks.Load()
+	for range 3 {
+		w.discover(ctx)
+	}
+	watched := strings.Join(w.Watched(), "\n")
+	if strings.Contains(watched, script) || strings.Contains(watched, shell) {
+		t.Errorf("watched %q: only the pane whose node runs codex belongs there", watched)
+	}
+	// Later looks at the same runs read only their foreground group.
+	if got := looks.Load(); got != n {
+		t.Errorf("%d more reads of the children of runs already looked at", got-n)
+	}
+}
