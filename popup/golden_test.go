@@ -3,17 +3,23 @@ package popup
 import (
 	"context"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/trailboss/trailboss/daemon/client"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden screens in testdata")
 
-// goldenModel is the fixture at 100×30 whose folders are real git checkouts (one detached),
-// so that branches show.
-func goldenModel(t *testing.T) Model {
+// goldenModel is the fixture at width×height whose folders are real git checkouts (one
+// detached), so that branches show. edit, when not nil, changes the queue first.
+func goldenModel(t *testing.T, width, height int, edit func([]client.Item)) Model {
 	t.Helper()
 	d, tm := fixture()
 	root := t.TempDir()
@@ -36,8 +42,11 @@ func goldenModel(t *testing.T) Model {
 		}
 		d.items[i].Cwd = dir
 	}
+	if edit != nil {
+		edit(d.items)
+	}
 	s := Load(context.Background(), d, tm)
-	m := New(Options{Daemon: d, Tmux: tm, Socket: "/s", Styles: asciiStyles(), Width: 100, Height: 30,
+	m := New(Options{Daemon: d, Tmux: tm, Socket: "/s", Styles: asciiStyles(), Width: width, Height: height,
 		First: &s, Now: func() time.Time { return clock }, Refresh: time.Millisecond})
 	m, _ = pump(t, m, m.Init())
 	return m
@@ -63,16 +72,62 @@ func checkGolden(t *testing.T, name, got string) {
 }
 
 func TestGoldenList(t *testing.T) {
-	m := goldenModel(t)
-	checkGolden(t, "list_100x30.golden", m.View())
+	for _, size := range [][2]int{{80, 24}, {100, 30}, {200, 50}} {
+		name := fmt.Sprintf("list_%dx%d.golden", size[0], size[1])
+		t.Run(name, func(t *testing.T) {
+			m := goldenModel(t, size[0], size[1], nil)
+			v := m.View()
+			checkGolden(t, name, v)
+			checkFrame(t, v, size[0], size[1])
+		})
+	}
+}
+
+// checkFrame fails unless the frame v fills width×height exactly as a terminal shows it:
+// height lines, none wider than width, the title first.
+func checkFrame(t *testing.T, v string, width, height int) {
+	t.Helper()
+	lines := strings.Split(v, "\n")
+	if len(lines) != height {
+		t.Errorf("%d lines, want %d", len(lines), height)
+	}
+	if !strings.HasPrefix(lines[0], "Trail Boss") {
+		t.Errorf("the first line is %q, not the title", lines[0])
+	}
+	for _, l := range lines {
+		if ansi.StringWidth(l) > width {
+			t.Errorf("a line is wider than %d: %q", width, l)
+		}
+	}
 }
 
 func TestGoldenFilteredSecondRow(t *testing.T) {
-	m, _ := press(t, goldenModel(t), "j", "/", "s", "t", "o", "p")
+	m, _ := press(t, goldenModel(t, 100, 30, nil), "j", "/", "s", "t", "o", "p")
 	checkGolden(t, "filter_100x30.golden", m.View())
 }
 
+// The filter on a session name: the one match keeps its number, 3, and the title stays.
+func TestGoldenFilteredBySession(t *testing.T) {
+	m, _ := press(t, goldenModel(t, 80, 24, nil), "/", "o", "p", "s")
+	v := m.View()
+	checkGolden(t, "filter_80x24.golden", v)
+	checkFrame(t, v, 80, 24)
+}
+
+// Only cooling items: they are listed, the count does not call them stuck.
+func TestGoldenOnlyCooling(t *testing.T) {
+	m := goldenModel(t, 80, 24, func(items []client.Item) {
+		for i := range items {
+			until := clock.Add(time.Duration(10+20*i) * time.Second)
+			items[i].Ready, items[i].CooldownUntil = false, &until
+		}
+	})
+	v := m.View()
+	checkGolden(t, "cooling_80x24.golden", v)
+	checkFrame(t, v, 80, 24)
+}
+
 func TestGoldenHelp(t *testing.T) {
-	m, _ := press(t, goldenModel(t), "?")
+	m, _ := press(t, goldenModel(t, 100, 30, nil), "?")
 	checkGolden(t, "help_100x30.golden", m.View())
 }

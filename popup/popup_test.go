@@ -129,11 +129,11 @@ func TestListShowsTheQueueInOrderWithCoolingBelow(t *testing.T) {
 	d.items = append(d.items[3:], d.items[:3]...)
 	m := newModel(t, d, tm)
 	v := m.View()
-	if !inOrder(v, "⚠ 4 stuck · 1 cooling",
+	if !inOrder(v, "⚠ 3 stuck · 1 cooling",
 		"1", "11m", "permission/Bash", "main:1", "api", "Bash: go test ./... && git push",
 		"2", "4m", "stopped", "main:2", "web", "The dark-mode toggle works.",
 		"3", "38s", "ops:0", "infra", "terraform apply",
-		"cooling down after a skip", "4~", "25m", "stopped/question", "main:4", "docs", "outlines") {
+		"cooling down after a skip", "4~", "cooling 42s", "stopped/question", "main:4", "docs", "outlines") {
 		t.Errorf("the list is not in queue order with the cooling item last:\n%s", v)
 	}
 	if got := strings.Count(v, "\n") + 1; got != 30 {
@@ -322,12 +322,20 @@ func TestFilterThenJumpByNumber(t *testing.T) {
 		t.Fatalf("after enter: filtering %v, filter %q, visible %v", m.filtering, m.filter.Value(), visibleIDs(m))
 	}
 	v := m.View()
-	if !inOrder(v, "› 1", "web", "cooling down", "2~", "docs", "/opped  (esc clears)") {
-		t.Errorf("the filtered list is not renumbered from 1:\n%s", v)
+	if !inOrder(v, "› 2", "web", "cooling down", "4~", "docs", "/opped  (esc clears)") {
+		t.Errorf("the filtered rows do not keep their places in the queue:\n%s", v)
 	}
-	m, quit := press(t, m, "2")
+	// 1 is hidden by the filter: nothing is chosen, and the popup says why.
+	m, quit := press(t, m, "1")
+	if _, ok := m.Choice(); quit || ok || selectedID(m) != "web-1" {
+		t.Errorf("1, hidden by the filter: quit %v, choice %v, selected %s; want nothing chosen", quit, ok, selectedID(m))
+	}
+	if v := m.View(); !strings.Contains(v, "1 is hidden by the filter (esc clears it)") {
+		t.Errorf("no word of why 1 did nothing:\n%s", v)
+	}
+	m, quit = press(t, m, "4")
 	if it, ok := m.Choice(); !quit || !ok || it.SessionID != "docs-1" {
-		t.Errorf("2 chose %v %q, want the second visible row, docs-1", ok, it.SessionID)
+		t.Errorf("4 chose %v %q, want the row numbered 4, docs-1", ok, it.SessionID)
 	}
 }
 
@@ -461,7 +469,7 @@ func TestSkipCallsTheDaemonWithTheSelectedSession(t *testing.T) {
 	if got := selectedID(m); got != "infra-1" {
 		t.Errorf("selected %s after the skip, want the row below, infra-1", got)
 	}
-	if v := m.View(); !inOrder(v, "⚠ 4 stuck · 2 cooling", "› 2", "infra", "cooling down after a skip", "3~", "docs", "4~", "web") {
+	if v := m.View(); !inOrder(v, "⚠ 2 stuck · 2 cooling", "› 2", "infra", "cooling down after a skip", "3~", "docs", "4~", "web") {
 		t.Errorf("the view does not show the skip:\n%s", v)
 	}
 }
@@ -535,7 +543,7 @@ func TestDaemonDown(t *testing.T) {
 	// The daemon comes back: the next refresh shows the queue.
 	d.set(items, nil)
 	m, _ = send(t, m, tickMsg(clock))
-	if v := m.View(); !strings.Contains(v, "⚠ 4 stuck") {
+	if v := m.View(); !strings.Contains(v, "⚠ 3 stuck") {
 		t.Errorf("after the daemon came back:\n%s", v)
 	}
 }

@@ -3,29 +3,40 @@ package popup
 import (
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/trailboss/trailboss/daemon/client"
 )
 
-// row is one queue item as the popup shows it: the text of each column, worked out once
-// per refresh rather than once per frame.
+// row is one queue item as the popup shows it: the text of each column, and its width,
+// worked out once per refresh rather than once per frame.
 type row struct {
 	item    client.Item
+	pos     int    // place in the queue from 1: the number shown, filtered or not
+	num     string // pos as shown: "4", or "4~" while cooling
 	reason  string // "permission/Bash"
+	kind    string // the reason without its detail: "permission"
 	where   string // "main:2", or why there is no such place
+	session string // where as its session and window, "main" and ":2"; "" when where is
+	window  string // not a place
 	project string // base of the folder
 	branch  string
 	summary string // one line
 	jumpErr string // why Enter cannot land here, or ""
-	text    string // everything shown, lower-cased, for the filter
+	text    string // everything the filter matches, lower-cased
+
+	reasonW, kindW, whereW, projectW, summaryW int // display widths (projectW with the branch)
 }
 
 // buildRows turns a snapshot into rows, ready items first then cooling ones, each group in
 // the daemon's order (which already is that order: the partition only guards the view).
-// socket is the tmux server the popup runs on; a client can only land on its panes.
+// A row's position is its place in that order. socket is the tmux server the popup runs
+// on; a client can only land on its panes.
 func buildRows(s Snapshot, socket string) []row {
 	rows := make([]row, 0, len(s.Items))
 	for _, cooling := range []bool{false, true} {
@@ -33,18 +44,23 @@ func buildRows(s Snapshot, socket string) []row {
 			if it.Ready == cooling {
 				continue
 			}
-			rows = append(rows, newRow(it, s, socket))
+			rows = append(rows, newRow(it, len(rows)+1, s, socket))
 		}
 	}
 	return rows
 }
 
-func newRow(it client.Item, s Snapshot, socket string) row {
-	r := row{item: it, reason: sanitize(it.Reason), summary: sanitize(it.Summary)}
+func newRow(it client.Item, pos int, s Snapshot, socket string) row {
+	r := row{item: it, pos: pos, num: strconv.Itoa(pos), reason: sanitize(it.Reason), summary: sanitize(it.Summary)}
+	if !it.Ready {
+		r.num += "~"
+	}
+	r.kind = r.reason
 	if it.Detail != "" {
 		r.reason += "/" + sanitize(it.Detail)
 	}
 	dir := it.Cwd
+	var windowName string
 	switch {
 	case it.Pane == "":
 		r.where, r.jumpErr = "no pane", "it has no tmux pane"
@@ -58,7 +74,9 @@ func newRow(it client.Item, s Snapshot, socket string) row {
 			r.where, r.jumpErr = "gone", "its pane "+it.Pane+" is gone"
 			break
 		}
-		r.where = fmt.Sprintf("%s:%d", sanitize(p.SessionName), p.WindowIndex)
+		r.session, r.window = sanitize(p.SessionName), ":"+strconv.Itoa(p.WindowIndex)
+		r.where = r.session + r.window
+		windowName = sanitize(s.Windows[p.WindowID])
 		if dir == "" {
 			dir = p.CurrentPath
 		}
@@ -67,7 +85,9 @@ func newRow(it client.Item, s Snapshot, socket string) row {
 		r.project = sanitize(filepath.Base(dir))
 		r.branch = s.Branches[dir]
 	}
-	r.text = strings.ToLower(strings.Join([]string{r.reason, r.where, it.Pane, r.project, r.branch, r.summary}, " "))
+	r.reasonW, r.kindW, r.whereW = ansi.StringWidth(r.reason), ansi.StringWidth(r.kind), ansi.StringWidth(r.where)
+	r.projectW, r.summaryW = ansi.StringWidth(r.projectText()), ansi.StringWidth(r.summary)
+	r.text = strings.ToLower(strings.Join([]string{r.reason, r.where, windowName, it.Pane, r.project, r.branch, r.summary}, " "))
 	return r
 }
 

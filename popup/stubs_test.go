@@ -115,6 +115,14 @@ func (t *stubTmux) captures() []string {
 // clock is the fixed "now" of the tests.
 var clock = time.Date(2025, 11, 21, 9, 24, 0, 0, time.UTC)
 
+// ansiStyles draw in the 16 colours, for the tests that look at the styling itself.
+func ansiStyles() *Styles {
+	r := lipgloss.NewRenderer(nil)
+	r.SetColorProfile(termenv.ANSI)
+	s := NewStyles(r)
+	return &s
+}
+
 func asciiStyles() *Styles {
 	r := lipgloss.NewRenderer(nil)
 	r.SetColorProfile(termenv.Ascii)

@@ -9,7 +9,8 @@ import (
 // the popup follows the operator's theme, and nothing asks the terminal for its background
 // (an OSC query that a popup cannot afford to wait for). Under the Ascii profile (NO_COLOR)
 // every style renders as plain text; the view never relies on colour alone: the selected
-// row has a "›", cooling rows a "~" and a heading of their own.
+// row has a "›", cooling rows a "~", their time left ("cooling 42s") and a heading of
+// their own.
 type Styles struct {
 	Title, Count            lipgloss.Style
 	ColumnHead              lipgloss.Style

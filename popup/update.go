@@ -1,6 +1,8 @@
 package popup
 
 import (
+	"fmt"
+
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 )
@@ -141,12 +143,7 @@ func (m Model) key(msg tea.KeyMsg) (Model, tea.Cmd) {
 	case key.Matches(msg, k.Down):
 		return m.moveTo(m.cursor + 1)
 	case key.Matches(msg, k.JumpTo):
-		i := int(msg.Runes[0] - '1')
-		if i >= len(m.visible) {
-			return m, nil
-		}
-		m, _ = m.moveTo(i)
-		return m.jump()
+		return m.jumpTo(int(msg.Runes[0] - '0'))
 	case key.Matches(msg, k.Jump):
 		return m.jump()
 	case key.Matches(msg, k.Skip):
@@ -208,6 +205,21 @@ func (m Model) jump() (Model, tea.Cmd) {
 	it := r.item
 	m.choice = &it
 	return m.quit()
+}
+
+// jumpTo selects the row numbered pos (its place in the queue) and jumps there. A number
+// that the filter hides is not jumped to: the operator cannot see what they would land on.
+func (m Model) jumpTo(pos int) (Model, tea.Cmd) {
+	for vi, ri := range m.visible {
+		if m.rows[ri].pos == pos {
+			m, _ = m.moveTo(vi)
+			return m.jump()
+		}
+	}
+	if pos <= len(m.rows) {
+		m.status = fmt.Sprintf("%d is hidden by the filter (esc clears it)", pos)
+	}
+	return m, nil
 }
 
 // actOnSelected skips or dismisses the selected session. The selection moves to the row

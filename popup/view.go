@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
+	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/trailboss/trailboss/daemon/client"
@@ -35,16 +37,16 @@ func (m Model) footerLines() int {
 const minPreview = 4
 
 func (m Model) layout() layout {
-	lines := len(m.visible)
+	lines := max(1, len(m.visible)) // "No item matches" when none does
 	if m.ready < len(m.visible) {
 		lines++ // the cooling heading
 	}
-	body := m.height - 2 - m.footerLines() // the title and the column heads
-	if m.height <= 0 {                     // size unknown: draw everything
+	if m.height <= 0 { // size unknown: draw everything
 		return layout{list: lines}
 	}
+	body := max(0, m.height-2-m.footerLines()) // the title and the column heads
 	if body < minPreview+3 {
-		return layout{list: max(1, min(lines, body))}
+		return layout{list: min(lines, body)}
 	}
 	list := min(lines, max(3, body/2))
 	return layout{list: list, preview: body - list}
@@ -109,34 +111,49 @@ func (m Model) View() string {
 	return m.fit(b.String())
 }
 
-// fit cuts every line to the width, so that nothing wraps and moves the rest down.
+// fit cuts every line to the width, so that nothing wraps and moves the rest down, and
+// the frame to the height, keeping the title: a frame taller than the terminal loses its
+// top lines.
 func (m Model) fit(s string) string {
-	if m.width <= 0 {
+	if m.width <= 0 && m.height <= 0 {
 		return s
 	}
 	lines := strings.Split(s, "\n")
+	if m.height > 0 && len(lines) > m.height {
+		lines = append(lines[:1], lines[len(lines)-(m.height-1):]...)
+	}
 	for i, l := range lines {
-		if ansi.StringWidth(l) > m.width {
+		if m.width > 0 && ansi.StringWidth(l) > m.width {
 			lines[i] = ansi.Truncate(l, m.width, "…")
 		}
 	}
 	return strings.Join(lines, "\n")
 }
 
+// header is the title and the queue's counts: "⚠ 3 stuck · 1 cooling", where "stuck"
+// counts the items that are ready (as the status line does) and "cooling" the skipped
+// ones that are not yet, so that the two never overlap. With only cooling items, "0 stuck"
+// is not a warning.
 func (m Model) header() string {
 	st := m.styles
 	h := st.Title.Render("Trail Boss")
-	if m.loaded && m.err == nil && len(m.rows) > 0 {
-		cooling := 0
-		for _, r := range m.rows {
-			if !r.item.Ready {
-				cooling++
-			}
+	if !m.loaded || m.err != nil || len(m.rows) == 0 {
+		return h
+	}
+	ready := 0
+	for _, r := range m.rows {
+		if r.item.Ready {
+			ready++
 		}
-		h += "  " + st.Count.Render(fmt.Sprintf("⚠ %d stuck", len(m.rows)))
-		if cooling > 0 {
-			h += st.Hint.Render(fmt.Sprintf(" · %d cooling", cooling))
-		}
+	}
+	cooling := len(m.rows) - ready
+	if ready > 0 {
+		h += "  " + st.Count.Render(fmt.Sprintf("⚠ %d stuck", ready))
+	} else {
+		h += "  " + st.Hint.Render("0 stuck")
+	}
+	if cooling > 0 {
+		h += st.Hint.Render(fmt.Sprintf(" · %d cooling", cooling))
 	}
 	return h
 }
@@ -148,48 +165,70 @@ func (m Model) errorText() string {
 	return m.styles.Error.Render("trailboss: " + sanitize(m.err.Error()))
 }
 
-// columns are the widths of the list's columns.
-type columns struct{ num, age, reason, where, project int }
-
+// columns lays the list out for the visible rows at the popup's width.
 func (m Model) columns() columns {
-	var c columns
+	var w widths
 	now := m.now()
 	for _, vi := range m.visible {
-		r := m.rows[vi]
-		c.age = max(c.age, len(Age(now.Sub(r.item.Since))))
-		c.reason = max(c.reason, ansi.StringWidth(r.reason))
-		c.where = max(c.where, ansi.StringWidth(r.where))
-		c.project = max(c.project, ansi.StringWidth(r.projectText()))
+		r := &m.rows[vi]
+		w.num = max(w.num, len(r.num))
+		if r.item.Ready {
+			a := len(Age(now.Sub(r.item.Since)))
+			w.age, w.ageShort = max(w.age, a), max(w.ageShort, a)
+		} else {
+			w.age = max(w.age, ansi.StringWidth(coolingText(r.item, now, false)))
+			w.ageShort = max(w.ageShort, ansi.StringWidth(coolingText(r.item, now, true)))
+		}
+		w.reason, w.kind = max(w.reason, r.reasonW), max(w.kind, r.kindW)
+		w.where, w.project = max(w.where, r.whereW), max(w.project, r.projectW)
+		w.summary = max(w.summary, r.summaryW)
 	}
-	c.num = len(fmt.Sprint(len(m.visible)))
-	if m.ready < len(m.visible) {
-		c.num++ // room for the "~" of a cooling row
-	}
-	c.reason, c.where, c.project = min(c.reason, 22), min(c.where, 16), min(c.project, 28)
-	// At least as wide as the heads.
-	c.num, c.age, c.reason = max(c.num, 1), max(c.age, 3), max(c.reason, 6)
-	c.where, c.project = max(c.where, 5), max(c.project, 7)
-	return c
+	return fitColumns(w, m.width)
 }
 
-// columnHeads is the line that names the columns.
+// coolingText is what the AGE column says of a cooling item: "cooling 42s", or "~42s"
+// when short, the time left before it can be the head again.
+func coolingText(it client.Item, now time.Time, short bool) string {
+	left := ""
+	if it.CooldownUntil != nil && it.CooldownUntil.After(now) {
+		left = Age(it.CooldownUntil.Sub(now))
+	}
+	switch {
+	case short:
+		return "~" + left
+	case left == "":
+		return "cooling"
+	}
+	return "cooling " + left
+}
+
+// columnHeads is the line that names the shown columns.
 func (m Model) columnHeads(c columns) string {
-	heads := []string{pad("#", c.num), padLeft("AGE", c.age), pad("REASON", c.reason), pad("WHERE", c.where),
-		pad("PROJECT", c.project), "SUMMARY"}
-	return "  " + m.styles.ColumnHead.Render(strings.Join(heads, "  ")) + "\n"
-}
-
-func (r row) projectText() string {
-	if r.branch == "" {
-		return r.project
+	heads := []string{pad(headNum, c.num)}
+	for _, h := range []struct {
+		name  string
+		width int
+		right bool
+	}{{headAge, c.age, true}, {headReason, c.reason, false}, {headWhere, c.where, false}, {headProject, c.project, false}} {
+		switch {
+		case h.width == 0:
+		case h.right:
+			heads = append(heads, padLeft(h.name, h.width))
+		default:
+			heads = append(heads, pad(h.name, h.width))
+		}
 	}
-	return r.project + " (" + r.branch + ")"
+	heads = append(heads, headSummary)
+	return "  " + m.styles.ColumnHead.Render(strings.Join(heads, "  ")) + "\n"
 }
 
 // list draws height lines of the list, from the scroll offset.
 func (m Model) list(c columns, height int) string {
 	st := m.styles
 	if len(m.visible) == 0 {
+		if height <= 0 {
+			return ""
+		}
 		return "  " + st.Hint.Render(fmt.Sprintf("No item matches %q.", m.filter.Value())) + "\n"
 	}
 	now := m.now()
@@ -198,6 +237,7 @@ func (m Model) list(c columns, height int) string {
 		total++
 	}
 	var b strings.Builder
+	cells := make([]string, 0, 6)
 	for line := m.offset; line < min(total, m.offset+height); line++ {
 		vi := line
 		if m.ready < len(m.visible) && line >= m.ready {
@@ -207,48 +247,56 @@ func (m Model) list(c columns, height int) string {
 			}
 			vi = line - 1
 		}
-		r := m.rows[m.visible[vi]]
-		num := fmt.Sprint(vi + 1)
-		if !r.item.Ready {
-			num += "~"
+		r := &m.rows[m.visible[vi]]
+		cooling := !r.item.Ready
+		// Each cell padded to its column, styled unless the whole row is dimmed.
+		style := func(s lipgloss.Style, text string) string {
+			if cooling {
+				return text
+			}
+			return s.Render(text)
 		}
-		cells := []string{
-			pad(num, c.num),
-			padLeft(Age(now.Sub(r.item.Since)), c.age),
-			pad(clip(r.reason, c.reason), c.reason),
-			pad(clip(r.where, c.where), c.where),
-			pad(clip(r.projectText(), c.project), c.project),
+		cells = append(cells[:0], style(st.Number, pad(r.num, c.num)))
+		if c.age > 0 {
+			age := Age(now.Sub(r.item.Since))
+			if cooling {
+				age = coolingText(r.item, now, c.coolShort)
+			}
+			cells = append(cells, style(st.Age, padLeft(age, c.age)))
 		}
-		used := 2 + c.num + c.age + c.reason + c.where + c.project + 2*len(cells)
+		if c.reason > 0 {
+			cells = append(cells, style(st.Reason, pad(c.reasonText(*r), c.reason)))
+		}
+		if c.where > 0 {
+			cells = append(cells, style(st.Where, pad(whereText(*r, c.where), c.where)))
+		}
+		if c.project > 0 {
+			name, branch := projectParts(*r, c.project)
+			cell := pad(name+branch, c.project)
+			if !cooling {
+				cell = st.Project.Render(name) + st.Branch.Render(cell[len(name):])
+			}
+			cells = append(cells, cell)
+		}
 		summary := r.summary
 		if m.width > 0 {
-			summary = clip(summary, max(10, m.width-used))
+			summary = clip(summary, c.summary)
+		}
+		cells = append(cells, style(st.Summary, summary))
+		text := strings.Join(cells, "  ")
+		switch {
+		case cooling:
+			text = st.Cooling.Render(text)
+		case vi == m.cursor:
+			text = st.Selected.Render(text)
 		}
 		cursor := "  "
 		if vi == m.cursor {
 			cursor = st.Cursor.Render("›") + " "
 		}
-		if !r.item.Ready {
-			b.WriteString(cursor + st.Cooling.Render(strings.Join(append(cells, summary), "  ")) + "\n")
-			continue
-		}
-		styled := []string{st.Number.Render(cells[0]), st.Age.Render(cells[1]), st.Reason.Render(cells[2]),
-			st.Where.Render(cells[3]), m.projectCell(r, cells[4]), st.Summary.Render(summary)}
-		line := strings.Join(styled, "  ")
-		if vi == m.cursor {
-			line = st.Selected.Render(line)
-		}
-		b.WriteString(cursor + line + "\n")
+		b.WriteString(cursor + text + "\n")
 	}
 	return b.String()
-}
-
-// projectCell styles the padded project cell, the branch dimmer than the folder.
-func (m Model) projectCell(r row, cell string) string {
-	if i := len(r.project); r.branch != "" && len(cell) > i && cell[:i] == r.project {
-		return m.styles.Project.Render(r.project) + m.styles.Branch.Render(cell[i:])
-	}
-	return m.styles.Project.Render(cell)
 }
 
 // preview draws the selected pane's screen under a rule: its last lines, since the bottom
