@@ -4,9 +4,6 @@ import (
 	"context"
 	"hash/maphash"
 	"log/slog"
-	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -500,11 +497,7 @@ func knownServers(e *Engine, getenv func(string) string) func() []string {
 		if s, err := adapter.SocketFromTmuxEnv(getenv("TMUX")); err == nil && s != "" {
 			set[s] = true
 		}
-		dir := getenv("TMUX_TMPDIR")
-		if dir == "" {
-			dir = "/tmp"
-		}
-		if def := filepath.Join(dir, "tmux-"+strconv.Itoa(os.Getuid()), "default"); IsSocket(def) {
+		if def := tmuxctl.DefaultSocket(getenv); def != "" {
 			set[def] = true
 		}
 		out := make([]string, 0, len(set))

@@ -102,8 +102,12 @@ func (e *Emitter) spoolUnlessAcknowledged(err error, ev spool.Event) error {
 	if serr := spool.Write(e.StateDir, ev); serr != nil {
 		return fmt.Errorf("%w; and it could not be spooled: %v (event lost)", err, serr)
 	}
-	return fmt.Errorf("%w (kept in the spool for the daemon)", err)
+	return fmt.Errorf("%w (%s)", err, SpooledNote)
 }
+
+// SpooledNote ends the log line of an event the daemon did not take in time: it waits in
+// the spool, and is not lost.
+const SpooledNote = "kept in the spool for the daemon"
 
 // refusedError is the daemon's "no" to a payload: spooling it would only be refused again.
 type refusedError struct {

@@ -9,7 +9,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -148,4 +151,18 @@ func clip(s string) string {
 		return s[:40] + "…"
 	}
 	return s
+}
+
+// DefaultSocket returns the socket of the user's default tmux server (the one plain "tmux"
+// starts: $TMUX_TMPDIR, else /tmp, then tmux-UID/default), or "" when no such socket exists.
+func DefaultSocket(getenv func(string) string) string {
+	dir := getenv("TMUX_TMPDIR")
+	if dir == "" {
+		dir = "/tmp"
+	}
+	path := filepath.Join(dir, "tmux-"+strconv.Itoa(os.Getuid()), "default")
+	if fi, err := os.Stat(path); err != nil || fi.Mode()&os.ModeSocket == 0 {
+		return ""
+	}
+	return path
 }

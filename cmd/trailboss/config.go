@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/trailboss/trailboss/daemon"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -108,6 +109,26 @@ func configPath(getenv func(string) string) string {
 
 // loadConfig reads the config file; a missing file is an empty config. An error names the
 // file, the line and what is wrong with the value.
+// check returns an error naming the first setting of c that the daemon refuses, so that
+// doctor and the daemon judge a config file alike.
+func (c fileConfig) check(path string) error {
+	switch {
+	case c.Addr != "":
+		if err := daemon.CheckLoopback(c.Addr); err != nil {
+			return fmt.Errorf("%s: addr: %w", path, err)
+		}
+	}
+	switch {
+	case c.Cooldown.set && c.Cooldown.Duration < 0:
+		return fmt.Errorf("%s: cooldown must not be negative", path)
+	case c.Sweep.set && c.Sweep.Duration <= 0:
+		return fmt.Errorf("%s: sweep must be longer than 0s", path)
+	case c.Settle.set && c.Settle.Duration < 0:
+		return fmt.Errorf("%s: settle must not be negative", path)
+	}
+	return nil
+}
+
 // tomlTypeMismatch matches the TOML decoder's "cannot decode TOML integer into struct field
 // main.fileConfig.Addr of type string", whose Go names mean nothing to a user.
 var tomlTypeMismatch = regexp.MustCompile(`^cannot decode TOML (\w+) into `)

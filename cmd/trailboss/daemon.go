@@ -29,6 +29,9 @@ func runDaemon(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := cfg.check(configPath(e.getenv)); err != nil {
+		return err
+	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	// The config file fills in what neither a flag nor the environment gave.

@@ -13,8 +13,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/daemon/client"
+	"github.com/trailboss/trailboss/daemon/spool"
 	"github.com/trailboss/trailboss/daemon/statedir"
 	"github.com/trailboss/trailboss/hooks"
 	"github.com/trailboss/trailboss/popup"
@@ -50,13 +50,13 @@ func runDoctor(ctx context.Context, e *env, args []string) error {
 	if err := parsePlace(fs, &p, args, e); err != nil {
 		return err
 	}
-	socket := *socketFlag
-	if socket == "" {
-		socket, _ = adapter.SocketFromTmuxEnv(e.getenv("TMUX"))
-	}
+	socket := userSocket(*socketFlag, e.getenv)
 	d := &doctor{getenv: e.getenv, place: p, socket: socket, project: *project}
 	var out []finding
 	out = append(out, d.tmuxVersion(ctx))
+	if f, ok := d.config(); ok {
+		out = append(out, f)
+	}
 	tok := d.token()
 	out = append(out, tok)
 	if tok.level != bad {
@@ -343,6 +343,22 @@ func (d *doctor) tmuxSetup(ctx context.Context) []finding {
 	return out
 }
 
+// config checks the config file as the daemon reads it; false when there is none.
+func (d *doctor) config() (finding, bool) {
+	path := configPath(d.getenv)
+	if _, err := os.Stat(path); err != nil {
+		return finding{}, false
+	}
+	cfg, err := loadConfig(d.getenv)
+	if err == nil {
+		err = cfg.check(path)
+	}
+	if err != nil {
+		return finding{level: bad, what: "the daemon refuses the config file: " + err.Error(), fix: "edit " + path}, true
+	}
+	return finding{level: good, what: "config file " + path}, true
+}
+
 // emitLog reports the last failure a hook logged, if any in the last day.
 func (d *doctor) emitLog() finding {
 	path := filepath.Join(d.place.stateDir, statedir.EmitLog)
@@ -360,6 +376,13 @@ func (d *doctor) emitLog() finding {
 	t, err := time.Parse(time.RFC3339, stamp)
 	if last == "" || err != nil || time.Since(t) > 24*time.Hour {
 		return finding{level: good, what: "no hook failures logged in the last day"}
+	}
+	if strings.Contains(msg, hooks.SpooledNote) {
+		if pending, err := spool.List(d.place.stateDir); err == nil && len(pending) == 0 {
+			// Every spooled event has been applied since: nothing was lost.
+			return finding{level: good, what: "hooks that could not reach the daemon " + popup.Age(time.Since(t)) +
+				" ago were delivered from the spool since"}
+		}
 	}
 	return finding{level: note, what: "a hook failed " + popup.Age(time.Since(t)) + " ago: " + msg,
 		detail: []string{"see " + path}}

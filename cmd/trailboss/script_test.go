@@ -167,6 +167,13 @@ func cmdTmuxStart(ts *testscript.TestScript, neg bool, args []string) {
 	dir, err := os.MkdirTemp("", "tbt")
 	ts.Check(err)
 	sock := filepath.Join(dir, "sock")
+	if len(args) == 1 && args[0] == "-default" {
+		// The user's default server, as plain `tmux` starts it: where commands run outside
+		// tmux find it.
+		dir = filepath.Join(ts.Getenv("TMUX_TMPDIR"), fmt.Sprintf("tmux-%d", os.Getuid()))
+		ts.Check(os.MkdirAll(dir, 0o700))
+		sock = filepath.Join(dir, "default")
+	}
 	ts.Setenv("TMUX_SOCK", sock)
 	ts.Defer(func() {
 		_, _ = runTmux(ts, "kill-server")

@@ -18,6 +18,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/diff"
 
+	"github.com/trailboss/trailboss/daemon/statedir"
 	"github.com/trailboss/trailboss/hooks"
 	"github.com/trailboss/trailboss/tmuxctl"
 )
@@ -106,7 +107,7 @@ func runSetup(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		changes = append(changes, c)
-		tmuxSocket, _ = serverSocket("", e.getenv)
+		tmuxSocket = userSocket("", e.getenv)
 	}
 	codexPlan, err := planCodex(e.getenv, home, f, bin)
 	if err != nil {
@@ -164,28 +165,39 @@ func runSetup(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintln(w, c.said)
 	}
 	printNotes(w, codexPlan.notes)
-	if tmuxSocket != "" {
-		t := tmuxctl.New(tmuxSocket)
-		if f.undo {
-			done, err := unapplyTmux(ctx, t, keyDefaults)
+	if tmuxSocket != "" && f.undo {
+		done, err := unapplyTmux(ctx, tmuxctl.New(tmuxSocket), keyDefaults)
+		if err != nil {
+			return fmt.Errorf("undo on the running tmux server: %w", err)
+		}
+		if len(done) > 0 {
+			fmt.Fprintf(w, "✓ running tmux server: %s\n", strings.Join(done, "; "))
+		}
+	}
+	if f.undo && !f.noTmux {
+		// The tmux block started the daemon; with the block gone, nothing would.
+		if dir, err := statedir.Default(); err == nil {
+			pid, err := stopDaemon(dir)
 			if err != nil {
-				return fmt.Errorf("undo on the running tmux server: %w", err)
+				return err
 			}
-			if len(done) > 0 {
-				fmt.Fprintf(w, "✓ running tmux server: %s\n", strings.Join(done, "; "))
+			if pid != 0 {
+				fmt.Fprintf(w, "✓ stopped the daemon (pid %d)\n", pid)
 			}
-		} else {
-			if err := applyTmux(ctx, t, bin, keyDefaults); err != nil {
-				return fmt.Errorf("apply to the running tmux server: %w", err)
+		}
+	}
+	if tmuxSocket != "" && !f.undo {
+		t := tmuxctl.New(tmuxSocket)
+		if err := applyTmux(ctx, t, bin, keyDefaults); err != nil {
+			return fmt.Errorf("apply to the running tmux server: %w", err)
+		}
+		fmt.Fprintf(w, "✓ applied to the running tmux server: %s\n", keysSummary(ctx, t, keyDefaults))
+		if v, _ := t.GlobalOption(ctx, startOption); strings.TrimSpace(v) != "off" {
+			said, err := ensureDaemonFromTmux(ctx, tmuxSocket)
+			if err != nil {
+				return err
 			}
-			fmt.Fprintf(w, "✓ applied to the running tmux server: %s\n", keysSummary(ctx, t, keyDefaults))
-			if v, _ := t.GlobalOption(ctx, startOption); strings.TrimSpace(v) != "off" {
-				said, err := ensureDaemonFromTmux(ctx, tmuxSocket)
-				if err != nil {
-					return err
-				}
-				fmt.Fprintln(w, "✓ "+said)
-			}
+			fmt.Fprintln(w, "✓ "+said)
 		}
 	}
 	switch {

@@ -278,6 +278,16 @@ func configKeys(getenv func(string) string) (map[string]string, error) {
 }
 
 // serverSocket returns the socket of the tmux server to talk to: flag, else $TMUX.
+// userSocket returns the tmux server a command that sets up or checks the user's tmux acts
+// on: the flag's, else the one it runs inside ($TMUX), else the user's default server when
+// one runs. "" when there is none.
+func userSocket(flagValue string, getenv func(string) string) string {
+	if s, err := serverSocket(flagValue, getenv); err == nil && s != "" {
+		return s
+	}
+	return tmuxctl.DefaultSocket(getenv)
+}
+
 func serverSocket(flagValue string, getenv func(string) string) (string, error) {
 	if flagValue != "" {
 		return flagValue, nil
