@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"context"
+	"errors"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -56,5 +57,51 @@ func TestEmitCodexSpoolsForTheCodexAdapter(t *testing.T) {
 	got := spooled(t, e.StateDir)
 	if len(got) != 1 || got[0].Event.Harness != "codex" || string(got[0].Event.Body) != codexNotifyPayload || got[0].Event.Pane != "%9" {
 		t.Fatalf("spooled %+v", got)
+	}
+}
+
+// Under Codex's shared app-server the pane in the environment is whichever TUI started it:
+// the payload is read (Codex writes it to the hook's stdin) but neither sent nor spooled.
+func TestEmitCodexUnderTheSharedAppServerSendsNothing(t *testing.T) {
+	rc := &recorder{}
+	srv := httptest.NewServer(rc)
+	defer srv.Close()
+	was := codexAppServer
+	t.Cleanup(func() { codexAppServer = was })
+	codexAppServer = func() int { return 4242 }
+
+	hook := `{"session_id":"T","hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"ls"}}`
+	stdin := strings.NewReader(hook)
+	e := emitter(t, strings.TrimPrefix(srv.URL, "http://"), stdin, 2*time.Second)
+	e.Getenv = envOf(map[string]string{"TMUX_PANE": "%1", "TMUX": "/tmp/tbx-emit/default,4242,0"})
+	err := e.EmitCodex(context.Background(), nil)
+	if !errors.Is(err, ErrSharedAppServer) || !strings.Contains(err.Error(), "pid 4242") {
+		t.Fatalf("EmitCodex = %v, want ErrSharedAppServer naming the app-server", err)
+	}
+	if rc.count() != 0 || len(spooled(t, e.StateDir)) != 0 || stdin.Len() != 0 {
+		t.Fatalf("sent %d, spooled %d, left %d bytes of stdin unread", rc.count(), len(spooled(t, e.StateDir)), stdin.Len())
+	}
+
+	// Outside tmux there is no pane to get wrong: the payload goes as it is.
+	e.Getenv = envOf(nil)
+	if err := e.EmitCodex(context.Background(), []byte(codexNotifyPayload)); err != nil || rc.count() != 1 {
+		t.Fatalf("outside tmux: %v, %d requests", err, rc.count())
+	}
+}
+
+func TestIsCodexAppServer(t *testing.T) {
+	for argv, want := range map[string]bool{
+		"/home/u/.codex/packages/app-server-daemon/releases/0.169.0-x86_64-unknown-linux-musl/bin/codex app-server --listen unix:// --analytics-default-enabled --managed-daemon": true,
+		"codex app-server daemon pid-update-loop":       true,
+		"codex-x86_64-unknown-linux-musl app-server":    true,
+		"/x/vendor/x86_64-unknown-linux-musl/bin/codex": false, // a TUI
+		"node /x/node_modules/.bin/codex":               false,
+		"codex exec say hi":                             false,
+		"/usr/bin/app-server codex":                     false,
+		"sh -c trailboss emit --codex":                  false,
+	} {
+		if got := IsCodexAppServer(strings.Fields(argv)); got != want {
+			t.Errorf("IsCodexAppServer(%q) = %v, want %v", argv, got, want)
+		}
 	}
 }

@@ -3,11 +3,15 @@ package hooks
 // Installing and removing Trail Boss's entries in Codex CLI's config.toml. The functions here
 // are pure: bytes in, bytes out; the command line reads and writes the file.
 //
-// Two marked blocks, each a run of whole lines:
+// Three marked blocks, each a run of whole lines:
 //
 //   - the notify block, `notify = [TRAILBOSS, "emit", "--codex"]`, goes where the root keys
 //     end (before the first table, and before the comments right above it), since a TOML key
 //     after a table header would belong to that table;
+//   - the features block, `daemon_auto_start = false` under [features], goes right under the
+//     user's [features] header, or, with its own header, before the hooks block: it keeps
+//     Codex from sharing one background app-server between its TUIs, which would run every
+//     TUI's hooks with the first TUI's environment (see CodexAppServer);
 //   - the hooks block, Codex's inline `[[hooks.EVENT]]` tables, goes at the end of the file,
 //     so that hooks the user already has keep their positions (Codex keys its trust in a
 //     hook by event, group index and hash).
@@ -29,12 +33,14 @@ import (
 	"github.com/pelletier/go-toml/v2/unstable"
 )
 
-// Markers of the two blocks. Each is a whole line.
+// Markers of the blocks. Each is a whole line.
 const (
-	codexNotifyStart = "# >>> trailboss >>>"
-	codexNotifyEnd   = "# <<< trailboss <<<"
-	codexHooksStart  = "# >>> trailboss hooks >>>"
-	codexHooksEnd    = "# <<< trailboss hooks <<<"
+	codexNotifyStart   = "# >>> trailboss >>>"
+	codexNotifyEnd     = "# <<< trailboss <<<"
+	codexFeaturesStart = "# >>> trailboss features >>>"
+	codexFeaturesEnd   = "# <<< trailboss features <<<"
+	codexHooksStart    = "# >>> trailboss hooks >>>"
+	codexHooksEnd      = "# <<< trailboss hooks <<<"
 )
 
 // CodexHookTimeout is the timeout, in seconds, of each hook installed: the emitter gives up
@@ -64,7 +70,27 @@ type CodexInstall struct {
 	UserNotifyOdd bool
 	Notify        bool     // Trail Boss's notify line is in Config
 	Hooks         []string // the hook events installed
+	// AppServer says what became of Codex's shared app-server.
+	AppServer CodexAppServer
 }
+
+// CodexAppServer says whether Codex's TUIs share one background app-server, and who said so.
+// A shared app-server runs every TUI's hooks and notify with the environment of the TUI that
+// started it, so their TMUX_PANE is not their own (see ErrSharedAppServer): Trail Boss turns
+// it off with `[features] daemon_auto_start = false`.
+type CodexAppServer int
+
+const (
+	// AppServerTurnedOff: Trail Boss's daemon_auto_start = false is in the config.
+	AppServerTurnedOff CodexAppServer = iota
+	// AppServerOffAlready: the user's own config already says daemon_auto_start = false.
+	AppServerOffAlready
+	// AppServerKeptOn: the user's config says daemon_auto_start = true; left alone.
+	AppServerKeptOn
+	// AppServerNotEdited: the config writes features in a way Trail Boss does not edit (an
+	// inline table, dotted keys): left alone, daemon_auto_start unset.
+	AppServerNotEdited
+)
 
 // CodexSyntaxError says where a config.toml is not valid TOML.
 type CodexSyntaxError struct {
@@ -104,53 +130,87 @@ func InstallCodex(config []byte, bin string) (CodexInstall, error) {
 		res.UserNotify = doc.notify
 	}
 	res.Hooks = CodexHookEvents(doc.hasNotify && !isTrailbossNotify(doc.notify))
-
-	nl := lineEnding(base)
-	ls := splitLines(base)
-	noFinalNewline := len(ls) > 0 && ls[len(ls)-1].end == ""
-	if noFinalNewline {
-		ls[len(ls)-1].end = nl // for now; taken off again at the end
+	switch {
+	case doc.autoStart != nil && !*doc.autoStart:
+		res.AppServer = AppServerOffAlready
+	case doc.autoStart != nil:
+		res.AppServer = AppServerKeptOn
+	case doc.featuresOdd:
+		res.AppServer = AppServerNotEdited
 	}
-	var out []line
-	if res.Notify {
-		block := toLines(codexNotifyBlock(bin), nl)
-		at := insertionLine(ls, doc)
-		out = append(out, ls[:at]...)
-		out = append(out, block...)
-		out = append(out, ls[at:]...)
-	} else {
-		out = ls
+	res.Config = assembleCodex(base, doc, bin, res)
+	if err := checkTOML(res.Config); err != nil && res.AppServer == AppServerTurnedOff {
+		// A features table TOML does not let us add to (one defined by its subtables in a
+		// way this parser accepts and Codex may not): leave it to the user.
+		res.AppServer = AppServerNotEdited
+		res.Config = assembleCodex(base, doc, bin, res)
 	}
-	out = append(out, toLines(codexHooksBlock(bin, res.Hooks), nl)...)
-	if noFinalNewline {
-		out[len(out)-1].end = ""
-	}
-	res.Config = joinLines(out)
 	if err := checkTOML(res.Config); err != nil {
 		return CodexInstall{}, fmt.Errorf("adding Trail Boss's entries would make the config invalid (%v): is \"notify\" or \"hooks\" already used in another way?", err)
 	}
 	return res, nil
 }
 
+// assembleCodex returns base, a config without Trail Boss's blocks, with the blocks res
+// says, keeping base's line ends and its final newline or lack of one.
+func assembleCodex(base []byte, doc codexDoc, bin string, res CodexInstall) []byte {
+	nl := lineEnding(base)
+	ls := splitLines(base)
+	noFinalNewline := len(ls) > 0 && ls[len(ls)-1].end == ""
+	if noFinalNewline {
+		ls[len(ls)-1].end = nl // for now; taken off again at the end
+	}
+	features := res.AppServer == AppServerTurnedOff
+	// Blocks go in at two places at most inside base, the notify block's before the
+	// features block's (the root keys end before any table): copy base up to each.
+	var out []line
+	next := 0
+	if res.Notify {
+		at := insertionLine(ls, doc)
+		out = append(out, ls[next:at]...)
+		out = append(out, toLines(codexNotifyBlock(bin), nl)...)
+		next = at
+	}
+	if features && doc.featuresTable >= 0 {
+		at := lineIndex(ls, doc.featuresTable) + 1 // right under the user's [features]
+		out = append(out, ls[next:at]...)
+		out = append(out, toLines(codexFeaturesBlock(false), nl)...)
+		next = at
+	}
+	out = append(out, ls[next:]...)
+	if features && doc.featuresTable < 0 {
+		out = append(out, toLines(codexFeaturesBlock(true), nl)...)
+	}
+	out = append(out, toLines(codexHooksBlock(bin, res.Hooks), nl)...)
+	if noFinalNewline {
+		out[len(out)-1].end = ""
+	}
+	return joinLines(out)
+}
+
 // UninstallCodex returns config without Trail Boss's blocks, and whether there were any.
-// Lines inside a block that are not Trail Boss's (Codex's own edits) are kept. A start
+// Lines inside a block that are not Trail Boss's (Codex's own edits) are kept; so is the
+// [features] header of the features block when Codex put keys of its own under it. A start
 // marker without its end marker is an error.
 func UninstallCodex(config []byte) ([]byte, bool, error) {
 	ls := splitLines(config)
 	var out []line
 	found, keptLast := false, false
-	in := "" // the end marker we are looking for, inside a block
+	in, end := "", "" // inside a block: its start marker and the end marker looked for
 	start := 0
+	var block []int // the indexes of the lines inside the block
 	for i, l := range ls {
 		text := strings.TrimRight(l.text, " \t\r")
 		switch {
-		case in == "" && text == codexNotifyStart:
-			in, start, found = codexNotifyEnd, i, true
-		case in == "" && text == codexHooksStart:
-			in, start, found = codexHooksEnd, i, true
-		case in != "" && text == in:
-			in = ""
-		case in != "" && isOurCodexLine(text):
+		case in == "" && (text == codexNotifyStart || text == codexFeaturesStart || text == codexHooksStart):
+			in, end, start, found, block = text, codexEndOf[text], i, true, block[:0]
+		case in != "" && text == end:
+			for _, j := range keptInBlock(ls, block, in) {
+				out = append(out, ls[j])
+			}
+			in, keptLast = "", false
+		case in != "":
+			block = append(block, i)
 		default:
 			out = append(out, l)
 			keptLast = i == len(ls)-1
@@ -158,7 +218,7 @@ func UninstallCodex(config []byte) ([]byte, bool, error) {
 	}
 	if in != "" {
 		return nil, false, fmt.Errorf("line %d starts a trailboss block (%q) that never ends (%q): fix it by hand",
-			start+1, strings.TrimSpace(ls[start].text), in)
+			start+1, strings.TrimSpace(ls[start].text), end)
 	}
 	if !found {
 		return config, false, nil
@@ -168,6 +228,32 @@ func UninstallCodex(config []byte) ([]byte, bool, error) {
 		out[len(out)-1].end = ""
 	}
 	return joinLines(out), true, nil
+}
+
+// codexEndOf maps each block's start marker to its end marker.
+var codexEndOf = map[string]string{codexNotifyStart: codexNotifyEnd, codexFeaturesStart: codexFeaturesEnd,
+	codexHooksStart: codexHooksEnd}
+
+// keptInBlock returns the indexes, among the lines inside a block, of those uninstall keeps:
+// the ones that are not Trail Boss's. Under the features block's own [features] header, keys
+// Codex added belong to [features]: the header stays with them.
+func keptInBlock(ls []line, block []int, start string) []int {
+	var kept []int
+	header := -1
+	for _, j := range block {
+		text := strings.TrimSpace(ls[j].text)
+		switch {
+		case start == codexFeaturesStart && text == "[features]":
+			header = j
+		case isOurCodexLine(text, start):
+		default:
+			kept = append(kept, j)
+		}
+	}
+	if header >= 0 && len(kept) > 0 {
+		kept = append([]int{header}, kept...)
+	}
+	return kept
 }
 
 // CodexInstalled reports whether config holds Trail Boss's notify line (in its block) and
@@ -182,6 +268,14 @@ func CodexInstalled(config []byte) (notify, hooks bool) {
 		}
 	}
 	return notify, hooks
+}
+
+// CodexSharesAppServer reports whether Codex, with config, starts the background app-server
+// that all its TUIs share (see CodexAppServer): unless features.daemon_auto_start is false.
+// A config that is not valid TOML is read as Codex's default, which shares it.
+func CodexSharesAppServer(config []byte) bool {
+	doc, err := scanCodexConfig(config)
+	return err != nil || doc.autoStart == nil || *doc.autoStart
 }
 
 // CodexNotifyChain returns a notify line that runs the user's program and then Trail Boss's,
@@ -204,6 +298,24 @@ func codexNotifyBlock(bin string) string {
 		codexNotifyEnd + "\n"
 }
 
+// codexNoAutoStart is the line that keeps Codex from sharing a background app-server.
+const codexNoAutoStart = "daemon_auto_start = false"
+
+// codexFeaturesBlock returns the features block: with its own [features] header, or to go
+// right under the user's.
+func codexFeaturesBlock(header bool) string {
+	var b strings.Builder
+	b.WriteString(codexFeaturesStart + "\n")
+	b.WriteString("# Trail Boss: each Codex runs its own app-server, so its hooks carry its own pane. " +
+		"`trailboss setup --undo` removes this block.\n")
+	if header {
+		b.WriteString("[features]\n")
+	}
+	b.WriteString(codexNoAutoStart + "\n")
+	b.WriteString(codexFeaturesEnd + "\n")
+	return b.String()
+}
+
 func codexHooksBlock(bin string, events []string) string {
 	var b strings.Builder
 	b.WriteString(codexHooksStart + "\n")
@@ -220,13 +332,16 @@ func codexHooksBlock(bin string, events []string) string {
 	return b.String()
 }
 
-// isOurCodexLine reports whether a line inside a block is one Trail Boss writes (for any
-// trailboss binary), as opposed to one Codex added there.
-func isOurCodexLine(text string) bool {
+// isOurCodexLine reports whether a line inside the block that start opens is one Trail Boss
+// writes (for any trailboss binary), as opposed to one Codex added there.
+func isOurCodexLine(text, start string) bool {
 	t := strings.TrimSpace(text)
 	switch {
-	case t == "", strings.HasPrefix(t, "# Trail Boss"), t == `type = "command"`, ourHookHeader.MatchString(t),
-		ourTimeout.MatchString(t):
+	case t == "", strings.HasPrefix(t, "# Trail Boss"):
+		return true
+	case start == codexFeaturesStart:
+		return t == codexNoAutoStart
+	case t == `type = "command"`, ourHookHeader.MatchString(t), ourTimeout.MatchString(t):
 		return true
 	case strings.HasPrefix(t, "notify"):
 		var v struct {
@@ -266,34 +381,43 @@ type codexDoc struct {
 	comments   map[int]bool // byte offsets of the lines that hold only a comment
 	hasNotify  bool         // a root notify key
 	notify     []string     // its value, when it is a list of strings
+
+	featuresTable int   // byte offset of the line of the [features] header, or -1
+	autoStart     *bool // features.daemon_auto_start, however it is written, when it is a boolean
+	featuresOdd   bool  // features written otherwise than under a [features] header
 }
 
-// scanCodexConfig finds the first table header and the root notify key of a valid config.
+// scanCodexConfig finds the first table header, the root notify key and how features (and
+// its daemon_auto_start) are written in a valid config.
 func scanCodexConfig(b []byte) (codexDoc, error) {
-	doc := codexDoc{firstTable: -1, comments: map[int]bool{}}
+	doc := codexDoc{firstTable: -1, featuresTable: -1, comments: map[int]bool{}}
 	p := unstable.Parser{KeepComments: true}
 	p.Reset(b)
+	var table []string // the key of the table the key/values belong to
 	for p.NextExpression() {
 		n := p.Expression()
 		switch n.Kind {
 		case unstable.Comment:
 			doc.comments[lineStart(b, int(n.Raw.Offset))] = true
 		case unstable.Table, unstable.ArrayTable:
+			table = keyParts(n.Key())
+			at := -1
+			if key := n.Key(); key.Next() {
+				at = lineStart(b, int(key.Node().Raw.Offset))
+			}
 			if doc.firstTable < 0 {
-				key := n.Key()
-				if key.Next() {
-					doc.firstTable = lineStart(b, int(key.Node().Raw.Offset))
-				}
+				doc.firstTable = at
+			}
+			switch {
+			case n.Kind == unstable.Table && len(table) == 1 && table[0] == "features":
+				doc.featuresTable = at
+			case n.Kind == unstable.ArrayTable && len(table) > 0 && table[0] == "features":
+				doc.featuresOdd = true
 			}
 		case unstable.KeyValue:
-			if doc.firstTable >= 0 {
-				continue
-			}
-			var parts []string
-			for it := n.Key(); it.Next(); {
-				parts = append(parts, string(it.Node().Data))
-			}
-			if len(parts) != 1 || parts[0] != "notify" {
+			key := append(append([]string(nil), table...), keyParts(n.Key())...)
+			doc.scanFeatures(table, key, n.Value())
+			if doc.firstTable >= 0 || len(key) != 1 || key[0] != "notify" {
 				continue
 			}
 			doc.hasNotify = true
@@ -304,6 +428,38 @@ func scanCodexConfig(b []byte) (codexDoc, error) {
 		return doc, err
 	}
 	return doc, nil
+}
+
+// scanFeatures notes, of a key/value under table whose full key is key, what it says about
+// features: whether it is features.daemon_auto_start, and whether it writes features by a
+// dotted key or an inline table outside a [features] header.
+func (doc *codexDoc) scanFeatures(table, key []string, v *unstable.Node) {
+	if len(key) == 0 || key[0] != "features" {
+		return
+	}
+	if len(table) == 0 {
+		doc.featuresOdd = true
+	}
+	switch {
+	case len(key) == 2 && key[1] == "daemon_auto_start" && v.Kind == unstable.Bool:
+		on := string(v.Data) == "true"
+		doc.autoStart = &on
+	case len(key) == 1 && v.Kind == unstable.InlineTable:
+		for it := v.Children(); it.Next(); {
+			if kv := it.Node(); kv.Kind == unstable.KeyValue {
+				doc.scanFeatures(table, append(key, keyParts(kv.Key())...), kv.Value())
+			}
+		}
+	}
+}
+
+// keyParts returns the parts of a dotted key.
+func keyParts(it unstable.Iterator) []string {
+	var parts []string
+	for it.Next() {
+		parts = append(parts, string(it.Node().Data))
+	}
+	return parts
 }
 
 // stringArray returns the strings of an array node, or nil when it is anything else.
@@ -407,6 +563,18 @@ func lineEnding(b []byte) string {
 		return "\r\n"
 	}
 	return "\n"
+}
+
+// lineIndex returns the index of the line that starts at byte offset off.
+func lineIndex(ls []line, off int) int {
+	at := 0
+	for i, l := range ls {
+		if at >= off {
+			return i
+		}
+		at += len(l.text) + len(l.end)
+	}
+	return len(ls)
 }
 
 func lineStart(b []byte, off int) int {

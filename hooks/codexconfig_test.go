@@ -3,6 +3,8 @@ package hooks
 import (
 	"bytes"
 	"errors"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -99,8 +101,12 @@ func TestInstallCodexAddsNotifyAndHooksAndKeepsEverythingElse(t *testing.T) {
 	if cmds := hookCommands(t, got); !reflect.DeepEqual(cmds, want) {
 		t.Errorf("hooks %v, want %v", cmds, want)
 	}
-	if !reflect.DeepEqual(without(got, "notify", "hooks"), parseTOML(t, []byte(userCodexConfig))) {
+	if !reflect.DeepEqual(without(got, "notify", "hooks", "features"), parseTOML(t, []byte(userCodexConfig))) {
 		t.Errorf("the user's settings changed:\n%s", res.Config)
+	}
+	if f, _ := got["features"].(map[string]any); res.AppServer != AppServerTurnedOff ||
+		!reflect.DeepEqual(f, map[string]any{"daemon_auto_start": false}) {
+		t.Errorf("app-server %v, features %v: want Codex's shared app-server turned off", res.AppServer, got["features"])
 	}
 	// The notify block sits where the root keys end, above the comment of the first table.
 	if !strings.Contains(string(res.Config), "\"\"\"\n\n"+codexNotifyStart+"\n") ||
@@ -109,6 +115,9 @@ func TestInstallCodexAddsNotifyAndHooksAndKeepsEverythingElse(t *testing.T) {
 	}
 	if !strings.HasSuffix(string(res.Config), codexHooksEnd+"\n") {
 		t.Errorf("hooks block is not at the end:\n%s", res.Config)
+	}
+	if !strings.Contains(string(res.Config), "[features]\n"+codexNoAutoStart+"\n"+codexFeaturesEnd+"\n"+codexHooksStart+"\n") {
+		t.Errorf("features block is not right before the hooks block:\n%s", res.Config)
 	}
 
 	again, err := InstallCodex(res.Config, "trailboss")
@@ -134,6 +143,9 @@ func TestInstallCodexLayouts(t *testing.T) {
 		"array table first":   "[[skills]]\nname = \"x\"\n",
 		"user inline hooks":   "[[hooks.PermissionRequest]]\n[[hooks.PermissionRequest.hooks]]\ntype = \"command\"\ncommand = \"my-audit\"\n",
 		"hooks.state present": "[hooks.state.\"/home/u/.codex/config.toml:stop:0:0\"]\ntrusted_hash = \"abc\"\n",
+		"features table":      "model = \"o3\"\n\n[features]\nweb_search = true\n\n[tui]\nx = 1\n",
+		"features table last": "[features]",
+		"features subtable":   "[features.extra]\nx = 1\n",
 	} {
 		t.Run(name, func(t *testing.T) {
 			res, err := InstallCodex([]byte(config), "/opt/my tools/trailboss")
@@ -143,6 +155,9 @@ func TestInstallCodexLayouts(t *testing.T) {
 			got := parseTOML(t, res.Config)
 			if n, _ := got["notify"].([]any); !reflect.DeepEqual(n, []any{"/opt/my tools/trailboss", "emit", "--codex"}) {
 				t.Errorf("notify = %v\n%s", got["notify"], res.Config)
+			}
+			if f, _ := got["features"].(map[string]any); f["daemon_auto_start"] != false {
+				t.Errorf("features = %v\n%s", got["features"], res.Config)
 			}
 			cmds := hookCommands(t, got)
 			if last := cmds["PermissionRequest"]; len(last) == 0 || last[len(last)-1] != "'/opt/my tools/trailboss' emit --codex" {
@@ -263,9 +278,105 @@ func TestUninstallCodexKeepsWhatCodexAddedInsideTheBlocks(t *testing.T) {
 	}
 }
 
+// Codex's shared app-server: turned off under the user's own [features], left as the user
+// wrote it, or left alone where features is written in a way setup does not edit.
+func TestInstallCodexTurnsOffTheSharedAppServer(t *testing.T) {
+	tests := []struct {
+		name, config string
+		want         CodexAppServer
+		autoStart    any // features.daemon_auto_start after install; nil: unset
+	}{
+		{"no features", "model = \"o3\"\n", AppServerTurnedOff, false},
+		{"a features table", "[features]\nweb_search = true\n", AppServerTurnedOff, false},
+		{"already off", "[features]\ndaemon_auto_start = false\n", AppServerOffAlready, false},
+		{"kept on", "[features]\ndaemon_auto_start = true\n", AppServerKeptOn, true},
+		{"dotted, off", "features.daemon_auto_start = false\n", AppServerOffAlready, false},
+		{"dotted, other", "features.web_search = true\n", AppServerNotEdited, nil},
+		{"inline, on", "features = { daemon_auto_start = true }\n", AppServerKeptOn, true},
+		{"inline, other", "features = { web_search = true }\n", AppServerNotEdited, nil},
+		{"a profile's own", "[profiles.fast.features]\ndaemon_auto_start = true\n", AppServerTurnedOff, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := InstallCodex([]byte(tt.config), "trailboss")
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, _ := parseTOML(t, res.Config)["features"].(map[string]any)
+			if res.AppServer != tt.want || f["daemon_auto_start"] != tt.autoStart {
+				t.Errorf("app-server %v, daemon_auto_start %v; want %v, %v\n%s", res.AppServer, f["daemon_auto_start"], tt.want, tt.autoStart, res.Config)
+			}
+			if shared := CodexSharesAppServer(res.Config); shared != (tt.autoStart != false) {
+				t.Errorf("CodexSharesAppServer = %v after install", shared)
+			}
+			if back, _, err := UninstallCodex(res.Config); err != nil || string(back) != tt.config {
+				t.Errorf("uninstall (%v):\n%s", err, back)
+			}
+		})
+	}
+	// Under the user's [features] the block goes right under the header.
+	res, _ := InstallCodex([]byte("[features]\nweb_search = true\n"), "trailboss")
+	if !strings.Contains(string(res.Config), codexNotifyEnd+"\n[features]\n"+codexFeaturesStart+"\n") {
+		t.Errorf("features block not under the user's header:\n%s", res.Config)
+	}
+}
+
+// Codex edits config.toml with toml_edit: a feature it turns on lands after the last key of
+// [features], inside Trail Boss's features block. Undo keeps it, and its header.
+func TestUninstallCodexKeepsAFeatureCodexAddedUnderOurHeader(t *testing.T) {
+	orig := "model = \"o3\"\n\n[tui]\nx = 1\n"
+	res, err := InstallCodex([]byte(orig), "trailboss")
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(res.Config), codexNoAutoStart+"\n", codexNoAutoStart+"\nweb_search = true\n", 1)
+	back, _, err := UninstallCodex([]byte(edited))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := parseTOML(t, back)
+	if f, _ := got["features"].(map[string]any); !reflect.DeepEqual(f, map[string]any{"web_search": true}) {
+		t.Errorf("features after undo: %v\n%s", got["features"], back)
+	}
+	if tui, _ := got["tui"].(map[string]any); !reflect.DeepEqual(tui, map[string]any{"x": int64(1)}) {
+		t.Errorf("[tui] after undo: %v\n%s", got["tui"], back)
+	}
+	// And a line of ours elsewhere is not taken for the features block's.
+	inHooks := strings.Replace(string(res.Config), codexHooksEnd, "[features2]\n"+codexNoAutoStart+"\n"+codexHooksEnd, 1)
+	back, _, _ = UninstallCodex([]byte(inHooks))
+	if !strings.Contains(string(back), "[features2]\n"+codexNoAutoStart+"\n") {
+		t.Errorf("a key Codex wrote inside the hooks block was taken out:\n%s", back)
+	}
+}
+
+// The config the real Codex 0.169.0 wrote back after trusting Trail Boss's hooks (fixture
+// shared/fixtures/real/codex-0.169.0/config.after-codex-edits.toml, with the [features] the
+// tester had added by hand): Codex put its [hooks.state] and [tui] tables inside the hooks
+// block. Setup finds daemon_auto_start already off, and undo keeps Codex's tables.
+func TestInstallCodexOnWhatRealCodexWrote(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "config.after-codex-edits.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := InstallCodex(b, "/home/dev/scratch/bin/trailboss")
+	if err != nil || res.AppServer != AppServerOffAlready {
+		t.Fatalf("install: %v, app-server %v", err, res.AppServer)
+	}
+	back, found, err := UninstallCodex(b)
+	if err != nil || !found {
+		t.Fatal(found, err)
+	}
+	got := parseTOML(t, back)
+	hooks, _ := got["hooks"].(map[string]any)
+	if got["notify"] != nil || len(hooks) != 1 || hooks["state"] == nil || got["tui"] == nil ||
+		got["features"] == nil {
+		t.Errorf("after undo:\n%s", back)
+	}
+}
+
 func FuzzInstallUninstallCodex(f *testing.F) {
 	for _, s := range []string{userCodexConfig, "", "a = 1", "[t]\r\nx = 1\r\n", "# c\n[t]\n", "notify = [\"x\"]\n",
-		"x = \"\"\"\n# y\n\"\"\"\n[t]\n", "[[hooks.Stop]]\n"} {
+		"x = \"\"\"\n# y\n\"\"\"\n[t]\n", "[[hooks.Stop]]\n", "[features]\nx = 1\n", "features.a = 1\n"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, config []byte) {

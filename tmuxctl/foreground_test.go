@@ -122,7 +122,7 @@ func TestParseStatTPGID(t *testing.T) {
 	}
 }
 
-func TestAncestorRunning(t *testing.T) {
+func TestNearestAncestor(t *testing.T) {
 	p := newFakeProc(t)
 	// 500 (a hook's shell) ← 400 (codex app-server) ← 300 (codex) ← 200 (node) ← 100 (bash)
 	p.add(100, 1, 100, "bash", []string{"bash"}, nil)
@@ -131,18 +131,21 @@ func TestAncestorRunning(t *testing.T) {
 	p.add(400, 300, -1, "codex", []string{"/h/.codex/packages/bin/codex", "app-server", "--listen", "unix://"}, nil)
 	p.add(500, 400, -1, "sh", []string{"/bin/sh", "-c", "trailboss emit --codex"}, nil)
 	p.add(600, 9999, -1, "sh", []string{"sh"}, nil) // an orphan whose parent is unreadable
-	appServer := func(argv []string) bool { return len(argv) > 1 && argv[1] == "app-server" }
-	if got := ancestorRunning(p.root, 500, appServer); got != 400 {
-		t.Errorf("hook under the app-server: %d, want 400", got)
+	codex := func(argv []string) bool { return filepath.Base(argv[0]) == "codex" }
+	if pid, argv := nearestAncestor(p.root, 500, 3, codex); pid != 400 || len(argv) != 4 || argv[1] != "app-server" {
+		t.Errorf("hook under the app-server: %d %q, want 400 and its argv", pid, argv)
 	}
-	if got := ancestorRunning(p.root, 400, appServer); got != 0 {
-		t.Errorf("the app-server itself is not its own ancestor: got %d", got)
+	if pid, _ := nearestAncestor(p.root, 400, 3, codex); pid != 300 {
+		t.Errorf("the app-server itself is not its own ancestor: got %d, want its parent 300", pid)
 	}
-	if got := ancestorRunning(p.root, 300, appServer); got != 0 {
-		t.Errorf("a TUI: got %d", got)
+	if pid, _ := nearestAncestor(p.root, 500, 1, func(argv []string) bool { return argv[0] == "bash" }); pid != 0 {
+		t.Errorf("beyond the depth: got %d", pid)
 	}
-	if got := ancestorRunning(p.root, 600, appServer); got != 0 {
-		t.Errorf("orphan: got %d", got)
+	if pid, _ := nearestAncestor(p.root, 500, 4, func(argv []string) bool { return argv[0] == "bash" }); pid != 100 {
+		t.Errorf("within the depth: got %d, want 100", pid)
+	}
+	if pid, argv := nearestAncestor(p.root, 600, 3, codex); pid != 0 || argv != nil {
+		t.Errorf("orphan: got %d %q", pid, argv)
 	}
 
 	// The real thing: a child of this test finds this test's process.
@@ -152,7 +155,7 @@ func TestAncestorRunning(t *testing.T) {
 	}
 	defer cmd.Process.Kill()
 	self := func(argv []string) bool { return len(argv) > 0 && argv[0] == os.Args[0] }
-	if got := AncestorRunning(cmd.Process.Pid, self); got != os.Getpid() {
-		t.Errorf("AncestorRunning(a child of ours) = %d, want %d", got, os.Getpid())
+	if got, _ := NearestAncestor(cmd.Process.Pid, 1, self); got != os.Getpid() {
+		t.Errorf("NearestAncestor(a child of ours) = %d, want %d", got, os.Getpid())
 	}
 }

@@ -177,32 +177,32 @@ func parseStatTPGID(stat string) (int, error) {
 	return tpgid, nil
 }
 
-// AncestorRunning returns the nearest ancestor of pid (pid itself excluded, at most
-// maxAncestors up) whose argv satisfies match, or 0 when none does or the chain cannot be
-// read. It reads /proc (Linux).
-func AncestorRunning(pid int, match func(argv []string) bool) int {
-	return ancestorRunning("/proc", pid, match)
+// NearestAncestor returns the nearest of the first depth ancestors of pid (pid itself
+// excluded) whose argv satisfies match, and its argv; 0 and nil when none does or the chain
+// cannot be read. It reads /proc (Linux).
+func NearestAncestor(pid, depth int, match func(argv []string) bool) (int, []string) {
+	return nearestAncestor("/proc", pid, depth, match)
 }
 
-func ancestorRunning(proc string, pid int, match func(argv []string) bool) int {
+func nearestAncestor(proc string, pid, depth int, match func(argv []string) bool) (int, []string) {
 	cur := pid
-	for step := 0; step < maxAncestors; step++ {
+	for step := 0; step < min(depth, maxAncestors); step++ {
 		stat, err := os.ReadFile(filepath.Join(proc, strconv.Itoa(cur), "stat"))
 		if err != nil {
-			return 0
+			return 0, nil
 		}
 		ppid, err := parseStatPPID(string(stat))
 		if err != nil || ppid <= 0 || ppid == cur {
-			return 0
+			return 0, nil
 		}
 		cur = ppid
 		cmdline, err := os.ReadFile(filepath.Join(proc, strconv.Itoa(cur), "cmdline"))
 		if err != nil {
-			return 0
+			return 0, nil
 		}
-		if match(strings.Split(strings.TrimSuffix(string(cmdline), "\x00"), "\x00")) {
-			return cur
+		if argv := strings.Split(strings.TrimSuffix(string(cmdline), "\x00"), "\x00"); match(argv) {
+			return cur, argv
 		}
 	}
-	return 0
+	return 0, nil
 }

@@ -1,6 +1,7 @@
 package main
 
 // trailboss setup --codex: Trail Boss's notify program and hooks in Codex CLI's config.toml,
+// and `[features] daemon_auto_start = false` so that each Codex runs its own app-server,
 // added (and taken out by --undo) like the Claude Code hooks: a backup of the original, and
 // surgical edits that keep every other byte (hooks/codexconfig.go).
 
@@ -8,7 +9,10 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/trailboss/trailboss/hooks"
@@ -61,6 +65,13 @@ func planCodex(getenv func(string) string, home string, f setupFlags, bin string
 		}
 	}
 	c, notes, err := planCodexFile(path, codexProgram(bin), f.undo)
+	if err == nil && !f.undo {
+		if pids := sharedCodexAppServers(); len(pids) > 0 {
+			notes = append(notes, fmt.Sprintf("Codex's shared app-server is running now (pid %s): Codex uses a running one "+
+				"even with daemon_auto_start = false. Stop it once no Codex is working: codex app-server daemon stop",
+				joinPIDs(pids)))
+		}
+	}
 	return codexSetup{change: c, notes: notes}, err
 }
 
@@ -109,6 +120,7 @@ func planCodexFile(path, bin string, undo bool) (*fileChange, []string, error) {
 		}
 		notes = append(notes, "Codex runs hooks only once you trust them: type /hooks in Codex and trust Trail Boss's. "+
 			"Until then it hears only when a turn ends (notify).")
+		notes = append(notes, appServerNotes(res.AppServer, path)...)
 		return c, notes, nil
 	}
 
@@ -150,6 +162,59 @@ func planCodexFile(path, bin string, undo bool) (*fileChange, []string, error) {
 	}
 	c.said = "✓ Codex CLI: Trail Boss removed from " + path + " (" + how + ")"
 	return c, nil, nil
+}
+
+// appServerNotes explains what setup did about Codex's shared app-server (see
+// hooks.ErrSharedAppServer for why it matters).
+func appServerNotes(a hooks.CodexAppServer, path string) []string {
+	const why = "Codex's TUIs otherwise share one background app-server, which runs every Codex's hooks and notify " +
+		"with the environment of the first Codex started, so Trail Boss could not tell which pane they are from"
+	switch a {
+	case hooks.AppServerTurnedOff:
+		return []string{why + ". Setup turned it off ([features] daemon_auto_start = false in " + path +
+			"): each Codex now runs its own, and its events carry its own pane."}
+	case hooks.AppServerKeptOn:
+		return []string{path + " says daemon_auto_start = true. " + why + ": Trail Boss drops what that app-server runs " +
+			"and sees only the approvals it reads off each pane. Set it to false to have every event."}
+	case hooks.AppServerNotEdited:
+		return []string{why + ". Setup left [features] in " + path + " alone (it is written in a way setup does not edit): " +
+			"add daemon_auto_start = false to it by hand."}
+	}
+	return nil
+}
+
+// sharedCodexAppServers returns the pids of the shared Codex app-servers running now: `codex
+// app-server` processes that listen for TUIs (--listen, --managed-daemon), not the stdio one
+// an editor runs for itself nor the daemon's helpers. It reads /proc; none elsewhere.
+func sharedCodexAppServers() []int {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil {
+			continue
+		}
+		argv := strings.Split(strings.TrimSuffix(string(b), "\x00"), "\x00")
+		if hooks.IsCodexAppServer(argv) && (slices.Contains(argv, "--managed-daemon") || slices.Contains(argv, "--listen")) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+func joinPIDs(pids []int) string {
+	s := make([]string, len(pids))
+	for i, p := range pids {
+		s[i] = strconv.Itoa(p)
+	}
+	return strings.Join(s, ", ")
 }
 
 // printNotes prints what setup wants the user to know beside its changes, one "!" each.

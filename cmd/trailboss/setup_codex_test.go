@@ -23,7 +23,8 @@ func applyCodex(t *testing.T, path string, undo bool) (*fileChange, []string) {
 func TestCodexSetupCreatesAndRemovesAMissingConfig(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "codex", "config.toml")
 	c, notes := applyCodex(t, path, false)
-	if c.unchanged || !strings.Contains(c.said, "notify and hooks added") || len(notes) != 1 {
+	if c.unchanged || !strings.Contains(c.said, "notify and hooks added") || len(notes) != 2 ||
+		!strings.Contains(notes[1], "daemon_auto_start = false") {
 		t.Fatalf("install said %q, notes %q", c.said, notes)
 	}
 	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
