@@ -24,13 +24,6 @@ type Tmux interface {
 	CapturePane(ctx context.Context, pane string) (string, error)
 }
 
-// WindowNamer is a Tmux that can also name the server's windows, so that the filter
-// matches window names too. WindowNames returns each window's name by window id ("@1").
-// It is optional: without it, the filter matches session names and window indexes only.
-type WindowNamer interface {
-	WindowNames(ctx context.Context) (map[string]string, error)
-}
-
 // Snapshot is one fetch of the queue with where each item is: the message that a load or
 // a refresh delivers to the model.
 type Snapshot struct {
@@ -39,23 +32,15 @@ type Snapshot struct {
 	Panes    map[string]tmuxctl.Pane // this server's panes by id; nil when list-panes failed
 	PanesErr error
 	Branches map[string]string // git branch by folder, for the folders of Items
-	// Windows are the window names by window id, when the Tmux is a WindowNamer; nil when
-	// it is not or when that failed (WindowsErr).
-	Windows    map[string]string
-	WindowsErr error
 }
 
-// Load fetches the queue and, at the same time, the server's panes (one list-panes) and,
-// from a WindowNamer, its window names, and reads the git branch of each distinct folder.
+// Load fetches the queue and, at the same time, the server's panes (one list-panes, which
+// names their sessions and windows too), and reads the git branch of each distinct folder.
 // It returns a Snapshot with Err set when the queue could not be read; a failing
-// list-panes only leaves the locations out, and failing window names only the names.
+// list-panes only leaves the locations out.
 func Load(ctx context.Context, d Daemon, t Tmux) Snapshot {
 	type panesResult struct {
 		panes []tmuxctl.Pane
-		err   error
-	}
-	type windowsResult struct {
-		names map[string]string
 		err   error
 	}
 	ch := make(chan panesResult, 1)
@@ -63,27 +48,12 @@ func Load(ctx context.Context, d Daemon, t Tmux) Snapshot {
 		p, err := t.ListPanes(ctx)
 		ch <- panesResult{p, err}
 	}()
-	wn, naming := t.(WindowNamer)
-	wch := make(chan windowsResult, 1)
-	if naming {
-		go func() {
-			names, err := wn.WindowNames(ctx)
-			wch <- windowsResult{names, err}
-		}()
-	}
 	items, err := d.Queue(ctx)
 	pr := <-ch
-	var wr windowsResult
-	if naming {
-		wr = <-wch
-	}
 	if err != nil {
 		return Snapshot{Err: err}
 	}
-	s := Snapshot{Items: items, PanesErr: pr.err, Branches: map[string]string{}, WindowsErr: wr.err}
-	if wr.err == nil {
-		s.Windows = wr.names
-	}
+	s := Snapshot{Items: items, PanesErr: pr.err, Branches: map[string]string{}}
 	if pr.err == nil {
 		s.Panes = make(map[string]tmuxctl.Pane, len(pr.panes))
 		for _, p := range pr.panes {

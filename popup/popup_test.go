@@ -530,7 +530,7 @@ func TestDaemonDown(t *testing.T) {
 	items := d.items
 	d.set(nil, fmt.Errorf("%w (http://127.0.0.1:4000): connection refused", client.ErrDown))
 	m := newModel(t, d, tm)
-	if v := m.View(); !strings.Contains(v, "trailboss daemon is not running — start it with: trailboss start") ||
+	if v := m.View(); !strings.Contains(v, "the daemon is not running — start it with: trailboss start") ||
 		strings.Contains(v, "connection refused") {
 		t.Errorf("daemon-down view:\n%s", v)
 	}
@@ -603,7 +603,7 @@ func TestListKeysDoNothingWhileTheDaemonIsDown(t *testing.T) {
 	m, _ := press(t, newModel(t, d, tm), "j")
 	d.set(nil, fmt.Errorf("%w: connection refused", client.ErrDown))
 	m, _ = send(t, m, tickMsg(clock))
-	if v := m.View(); !strings.Contains(v, "trailboss daemon is not running") || strings.Contains(v, "dark-mode") {
+	if v := m.View(); !strings.Contains(v, "the daemon is not running") || strings.Contains(v, "dark-mode") {
 		t.Fatalf("daemon-down view:\n%s", v)
 	}
 	// The list it had is hidden: its keys do nothing.

@@ -76,7 +76,7 @@ func newRow(it client.Item, pos int, s Snapshot, socket string) row {
 		}
 		r.session, r.window = sanitize(p.SessionName), ":"+strconv.Itoa(p.WindowIndex)
 		r.where = r.session + r.window
-		windowName = sanitize(s.Windows[p.WindowID])
+		windowName = sanitize(p.WindowName)
 		if dir == "" {
 			dir = p.CurrentPath
 		}

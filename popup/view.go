@@ -15,7 +15,6 @@ import (
 // The messages of the views without a list.
 const (
 	msgEmpty   = "Nothing stuck — all agents are working."
-	msgDown    = "trailboss daemon is not running — start it with: trailboss start"
 	msgLoading = "Loading the queue…"
 )
 
@@ -160,7 +159,7 @@ func (m Model) header() string {
 
 func (m Model) errorText() string {
 	if errors.Is(m.err, client.ErrDown) {
-		return m.styles.Error.Render(msgDown)
+		return m.styles.Error.Render(client.ErrDown.Error())
 	}
 	return m.styles.Error.Render("trailboss: " + sanitize(m.err.Error()))
 }

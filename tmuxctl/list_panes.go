@@ -17,6 +17,7 @@ type Pane struct {
 	SessionName string // as tmux shows it: control characters in names are escaped by tmux
 	WindowIndex int
 	WindowID    string // "@N"
+	WindowName  string // as tmux shows it, control characters escaped
 	CurrentPath string // working directory of the pane's foreground process; "" when unknown
 	Dead        bool   // the pane's process exited and the pane remains (remain-on-exit)
 	Active      bool   // the active pane of its window
@@ -27,13 +28,13 @@ type Pane struct {
 // and the record ends with a marker chosen afresh for every call (see paneFormat).
 const sep = "\x1f"
 
-const paneFields = 8
+const paneFields = 9
 
 // paneFormat returns the -F format of list-panes whose records end with end.
 func paneFormat(end string) string {
 	return strings.Join([]string{
 		"#{pane_id}", "#{pane_pid}", "#{session_name}", "#{window_index}", "#{window_id}",
-		"#{pane_dead}", "#{pane_active}", "#{pane_current_path}",
+		"#{pane_dead}", "#{pane_active}", "#{window_name}", "#{pane_current_path}",
 	}, sep) + end
 }
 
@@ -83,7 +84,7 @@ func parsePane(rec string) (Pane, error) {
 	if len(f) != paneFields {
 		return Pane{}, fmt.Errorf("%d fields, want %d: %q", len(f), paneFields, clip(rec))
 	}
-	p := Pane{ID: f[0], SessionName: f[2], WindowID: f[4], CurrentPath: f[7]}
+	p := Pane{ID: f[0], SessionName: f[2], WindowID: f[4], WindowName: f[7], CurrentPath: f[8]}
 	if !adapter.ValidPane(p.ID) {
 		return Pane{}, fmt.Errorf("pane id %q is not %% and digits", clip(p.ID))
 	}
