@@ -40,8 +40,9 @@ vet:
 	if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 
 # Try it: an isolated tmux server with the daemon and three simulated agents; attaches you.
+# Detaching (Ctrl-b d), Ctrl-C or closing the terminal stops all of it and removes its temp folder.
 demo: build
-	./scripts/demo.sh
+	./$(BIN) demo
 
 # Stress and intrusive fault tests: a 20,000-event burst from 100 emit processes, inotify
 # exhaustion, a real browser page against the daemon. Installs chromium when missing.

@@ -1,33 +1,60 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/trailboss/trailboss/daemon/client"
 )
 
-// demoAgents are the simulated sessions of the demo: each gets stuck in its own way.
-var demoAgents = []struct{ name, script string }{
-	{"api", "ask:go test ./... && git push|stop:Pushed. Want me to open the pull request?"},
-	{"web", "stop:The dark-mode toggle works. Should it follow the system setting by default?"},
-	{"infra", "ask:terraform apply -auto-approve|stop:Applied. Anything else?"},
+// demoSession is the tmux session of the demo's own server.
+const demoSession = "trailboss-demo"
+
+// demoStopWait bounds how long the demo waits for what it started to exit on SIGHUP before it
+// kills what is left: the whole teardown stays well inside two seconds.
+const demoStopWait = 1200 * time.Millisecond
+
+// demoAgent is one simulated session of the demo: its project folder's name and git branch,
+// and its turns (see runDemoAgent).
+type demoAgent struct{ name, branch, script string }
+
+// demoAgents get stuck one after another, each in its own way, and after an answer work for
+// a while before they stop again with the next question.
+var demoAgents = []demoAgent{
+	{"api", "main", "ask:go test ./... && git push" +
+		"|stop:Pushed to main. Shall I open the pull request?" +
+		"|ask:gh pr create --fill" +
+		"|stop:The pull request is open. Anything else?"},
+	{"web", "dark-mode", "stop:The dark-mode toggle works. Should it follow the system setting by default?" +
+		"|stop:It follows the system setting now, with an override in the menu. Shall I add a test for the override?" +
+		"|ask:npm test" +
+		"|stop:The tests pass. Anything else?"},
+	{"infra", "vpc-peering", "ask:terraform apply -auto-approve" +
+		"|stop:Applied: 3 added, 1 changed. Shall I remove the old bastion host too?" +
+		"|ask:terraform destroy -target=aws_instance.bastion" +
+		"|stop:The bastion host is gone. Anything else?"},
 }
 
 // runDemo starts an isolated tmux server of its own, with the daemon and three simulated
 // agents that really get stuck through the real hook path, binds the keys there, and
-// attaches. Nothing of the user's own tmux, ~/.claude or state directory is touched.
+// attaches. Nothing of the user's own tmux, ~/.claude, config or state directory is touched.
+// However the demo ends (detach, Ctrl-C, a closed terminal, its own failure) it stops
+// everything it started and removes the folder it made before it returns.
 func runDemo(ctx context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
-	dir := fs.String("dir", "", "folder for the demo's state (default: a new temp folder)")
-	noAttach := fs.Bool("no-attach", false, "set everything up but do not attach (prints how to)")
+	dir := fs.String("dir", "", "folder for the demo's state (default: a new temp folder, removed when the demo ends)")
+	noAttach := fs.Bool("no-attach", false, "set everything up but do not attach (prints how to, and how to stop it)")
 	addrFlag := fs.String("addr", "", "address for the demo's daemon (default: a free loopback port)")
 	fast := fs.Bool("fast", false, "agents get stuck within a second (for tests)")
 	if err := parse(fs, args, e.stderr); err != nil {
@@ -36,117 +63,410 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		return fmt.Errorf("the demo needs tmux (apt-get install tmux): %w", err)
 	}
-	self := selfPath()
+	d := &demo{self: selfPath(), fast: *fast}
 	if *dir == "" {
-		d, err := os.MkdirTemp("", "trailboss-demo-")
+		dd, err := os.MkdirTemp("", "trailboss-demo-")
+		if err != nil {
+			return fmt.Errorf("make the demo's temp folder: %w", err)
+		}
+		d.dir, d.owned = dd, true
+	} else {
+		abs, err := filepath.Abs(*dir)
 		if err != nil {
 			return err
 		}
-		*dir = d
+		if err := os.MkdirAll(abs, 0o700); err != nil {
+			return err
+		}
+		d.dir = abs
 	}
-	addr := *addrFlag
-	if addr == "" {
+	d.socket = filepath.Join(d.dir, "tmux.sock")
+	d.addr = *addrFlag
+	if d.addr == "" {
 		a, err := freeLoopbackAddr()
 		if err != nil {
+			d.stop()
 			return err
 		}
-		addr = a
+		d.addr = a
 	}
-	d := &demo{dir: *dir, self: self, addr: addr, socket: filepath.Join(*dir, "tmux.sock"), fast: *fast}
-	if err := d.start(ctx); err != nil {
+	keys := demoKeysFor(outerTmuxPrefix(e.getenv))
+	if err := d.start(ctx, keys); err != nil {
 		d.stop()
-		return err
+		if ctx.Err() != nil {
+			fmt.Fprintln(e.stdout, "Trail Boss demo interrupted while starting; it has cleaned up after itself.")
+			return nil
+		}
+		return fmt.Errorf("the demo could not start (it has cleaned up after itself): %w", err)
 	}
 	if *noAttach {
-		fmt.Fprintf(e.stdout, "demo running; attach with:\n  tmux -S %s attach -t trailboss-demo\nstop with:\n  tmux -S %s kill-server\n", d.socket, d.socket)
+		fmt.Fprintf(e.stdout, "demo running; attach with:\n  tmux -S %s attach -t %s\nstop with:\n  tmux -S %s kill-server\n",
+			d.socket, demoSession, d.socket)
+		if d.owned {
+			fmt.Fprintf(e.stdout, "and then remove its folder:\n  rm -rf %s\n", d.dir)
+		}
 		return nil
 	}
-	defer d.stop()
-	attach := exec.Command("tmux", "-S", d.socket, "attach", "-t", "trailboss-demo")
-	attach.Stdin, attach.Stdout, attach.Stderr = os.Stdin, os.Stdout, os.Stderr
-	attach.Env = d.environ()
-	return attach.Run()
+	if keys.nested {
+		fmt.Fprintln(e.stdout, keys.note())
+	}
+	return d.attach(ctx, e)
 }
 
+// demo is one running demo: its folder, its daemon's address and its tmux server.
 type demo struct {
 	dir, self, addr, socket string
 	fast                    bool
+	owned                   bool // dir was made by the demo, so the demo removes it
+
+	server     *exec.Cmd     // the tmux server (tmux -D), a child of this process
+	serverDone chan struct{} // closed once the server has exited
 }
 
+// environ is the environment of everything the demo runs: the user's, minus whatever would
+// lead to the user's own tmux server, Claude Code, Codex, config or state.
 func (d *demo) environ() []string {
-	var out []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "TMUX=") && !strings.HasPrefix(kv, "TMUX_PANE=") {
-			out = append(out, kv)
+	drop := []string{"TMUX", "TMUX_PANE", "TMUX_TMPDIR", "HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME",
+		"CLAUDE_CONFIG_DIR", "CODEX_HOME", "TRAILBOSS_STATE_DIR", "TRAILBOSS_ADDR"}
+	out := slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		k, _, _ := strings.Cut(kv, "=")
+		return slices.Contains(drop, k)
+	})
+	return append(out, "TRAILBOSS_STATE_DIR="+filepath.Join(d.dir, "state"), "TRAILBOSS_ADDR="+d.addr,
+		"HOME="+filepath.Join(d.dir, "home"), "XDG_CONFIG_HOME="+filepath.Join(d.dir, "config"),
+		"XDG_STATE_HOME="+filepath.Join(d.dir, "xdg-state"), "TMUX_TMPDIR="+d.dir, "TRAILBOSS_DEMO=1")
+}
+
+// tmux runs one tmux command (or several, separated by ";") against the demo's server and
+// returns its output.
+func (d *demo) tmux(args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "tmux", append([]string{"-S", d.socket}, args...)...)
+	cmd.Env = d.environ()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("tmux %s: %v: %s", args[0], err, strings.TrimSpace(stderr.String()))
+	}
+	return string(out), nil
+}
+
+func (d *demo) start(ctx context.Context, keys demoKeys) error {
+	for _, sub := range []string{"home", "config", "state", "transcripts"} {
+		if err := os.MkdirAll(filepath.Join(d.dir, sub), 0o700); err != nil {
+			return err
 		}
 	}
-	// TMUX_TMPDIR too: the demo's daemon must not find (let alone read) the user's own
-	// default tmux server.
-	return append(out, "TRAILBOSS_STATE_DIR="+filepath.Join(d.dir, "state"), "TRAILBOSS_ADDR="+d.addr,
-		"HOME="+filepath.Join(d.dir, "home"), "TMUX_TMPDIR="+d.dir, "TRAILBOSS_DEMO=1")
-}
-
-func (d *demo) tmux(args ...string) error {
-	cmd := exec.Command("tmux", append([]string{"-S", d.socket}, args...)...)
-	cmd.Env = d.environ()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("tmux %s: %v: %s", args[0], err, strings.TrimSpace(string(out)))
-	}
-	return nil
-}
-
-func (d *demo) start(ctx context.Context) error {
-	conf := filepath.Join(d.dir, "tmux.conf")
-	if err := os.MkdirAll(filepath.Join(d.dir, "home"), 0o700); err != nil {
+	// A low escape-time: Esc in the popup closes it at once, not after tmux's 500 ms.
+	conf := demoTmuxConf(d.self) + "set -s escape-time 10\n"
+	if err := os.WriteFile(filepath.Join(d.dir, "tmux.conf"), []byte(conf), 0o600); err != nil {
 		return err
 	}
-	if err := os.WriteFile(conf, []byte(demoTmuxConf(d.self)), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(d.dir, "WELCOME"), []byte(keys.welcome()), 0o600); err != nil {
 		return err
 	}
-	q := shellQuote
-	daemonCmd := fmt.Sprintf("%s daemon --cooldown 30s --sweep 2s; echo daemon stopped; sleep 3600", q(d.self))
-	if err := d.tmux("-f", conf, "new-session", "-d", "-s", "trailboss-demo", "-n", "welcome", "-x", "200", "-y", "50",
-		"sh", "-c", "cat "+q(filepath.Join(d.dir, "WELCOME"))+"; exec sh"); err != nil {
+	for _, a := range demoAgents {
+		if err := makeDemoProject(filepath.Join(d.dir, "projects", a.name), a.branch); err != nil {
+			return err
+		}
+	}
+	if err := d.startServer(); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(d.dir, "WELCOME"), []byte(welcome), 0o600); err != nil {
+	if _, err := d.tmux("new-session", "-d", "-s", demoSession, "-n", "welcome", "-x", "200", "-y", "50", "-c", d.dir,
+		"sh", "-c", "cat WELCOME; exec sh"); err != nil {
 		return err
 	}
-	if err := d.tmux("new-window", "-d", "-t", "trailboss-demo:9", "-n", "daemon", "sh", "-c", daemonCmd); err != nil {
+	// The daemon's window stays when the daemon exits, so that what it said can be read; it
+	// goes to a file too, because tmux can lose what a pane wrote just before it died.
+	daemonWin := demoSession + ":9"
+	if _, err := d.tmux("new-window", "-d", "-t", daemonWin, "-n", "daemon", "-c", d.dir,
+		"sh", "-c", `"$0" daemon --cooldown 30s --sweep 2s 2>&1 | tee daemon.log`, d.self,
+		";", "set-option", "-w", "-t", daemonWin, "remain-on-exit", "on"); err != nil {
 		return err
 	}
-	if err := d.waitDaemon(ctx); err != nil {
+	if err := d.waitDaemon(ctx, daemonWin); err != nil {
 		return err
 	}
 	for i, a := range demoAgents {
-		// They get stuck one after another: a FIFO to deplete.
-		work := time.Duration(3+4*i) * time.Second
+		// They get stuck one after another, a FIFO to deplete; answered, they work a few
+		// seconds, visibly, before the next question.
+		first, work := time.Duration(2+3*i)*time.Second, 4*time.Second
 		if d.fast {
-			work = time.Duration(100+300*i) * time.Millisecond
+			first, work = time.Duration(100+300*i)*time.Millisecond, time.Second
 		}
-		agentCmd := fmt.Sprintf("cd %s && %s demo-agent --session demo-%s --work %s --script %s --transcript %s",
-			q(d.dir), q(d.self), a.name, work, q(a.script), q(filepath.Join(d.dir, "transcripts", a.name+".jsonl")))
-		if err := d.tmux("new-window", "-d", "-t", fmt.Sprintf("trailboss-demo:%d", i+1), "-n", a.name, "sh", "-c", agentCmd); err != nil {
+		if _, err := d.tmux("new-window", "-d", "-t", fmt.Sprintf("%s:%d", demoSession, i+1), "-n", a.name,
+			"-c", filepath.Join(d.dir, "projects", a.name),
+			d.self, "demo-agent", "--session", "demo-"+a.name, "--first", first.String(), "--work", work.String(),
+			"--script", a.script, "--transcript", filepath.Join(d.dir, "transcripts", a.name+".jsonl")); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (d *demo) waitDaemon(ctx context.Context) error {
+// startServer starts the demo's tmux server in the foreground (tmux -D) as a child of this
+// process, in a session of its own so that no signal meant for the terminal reaches it, and
+// waits until it accepts commands.
+func (d *demo) startServer() error {
+	log, err := os.Create(filepath.Join(d.dir, "tmux-server.log"))
+	if err != nil {
+		return err
+	}
+	defer log.Close()
+	cmd := exec.Command("tmux", "-D", "-S", d.socket, "-f", filepath.Join(d.dir, "tmux.conf"))
+	cmd.Env = d.environ()
+	cmd.Dir = d.dir
+	cmd.Stdout, cmd.Stderr = log, log
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start the demo's tmux server: %w", err)
+	}
+	d.server, d.serverDone = cmd, make(chan struct{})
+	go func() {
+		_ = cmd.Wait()
+		close(d.serverDone)
+	}()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		if c, err := net.Dial("unix", d.socket); err == nil {
+			c.Close()
+			return nil
+		}
+		select {
+		case <-d.serverDone:
+			said, _ := os.ReadFile(filepath.Join(d.dir, "tmux-server.log"))
+			return fmt.Errorf("the demo's tmux server exited at once: %s", strings.TrimSpace(string(said)))
+		case <-time.After(10 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the demo's tmux server did not open its socket %s within 5 s", d.socket)
+		}
+	}
+}
+
+// waitDaemon waits until the demo's daemon answers. It returns at once, with what the
+// daemon said, when the daemon exits instead.
+func (d *demo) waitDaemon(ctx context.Context, win string) error {
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
-		if c, err := client.New(d.addr, filepath.Join(d.dir, "state"), time.Second); err == nil {
+		if c, err := client.New(d.addr, filepath.Join(d.dir, "state"), 500*time.Millisecond); err == nil {
 			if _, err := c.Status(ctx); err == nil {
 				return nil
 			}
 		}
-		time.Sleep(50 * time.Millisecond)
+		if dead, _ := d.tmux("display-message", "-p", "-t", win, "#{pane_dead}"); strings.TrimSpace(dead) == "1" {
+			said, _ := os.ReadFile(filepath.Join(d.dir, "daemon.log"))
+			return fmt.Errorf("its daemon stopped: %s", lastLines(string(said), 3))
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
 	}
-	return fmt.Errorf("the demo daemon did not start; see: tmux -S %s attach -t trailboss-demo:daemon", d.socket)
+	return errors.New("its daemon did not answer within 10 s")
 }
 
-func (d *demo) stop() { _ = d.tmux("kill-server") }
+// lastLines returns the last n non-blank lines of s, joined by " / ".
+func lastLines(s string, n int) string {
+	var lines []string
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	return strings.Join(lines[max(0, len(lines)-n):], " / ")
+}
+
+// attach attaches the terminal to the demo until the user detaches (or the session ends),
+// the terminal goes away, or ctx ends (Ctrl-C, SIGHUP, SIGTERM); then it stops the demo.
+func (d *demo) attach(ctx context.Context, e *env) error {
+	cmd := exec.Command("tmux", "-S", d.socket, "attach-session", "-t", "="+demoSession)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	cmd.Env = d.environ()
+	if err := cmd.Start(); err != nil {
+		d.stop()
+		return fmt.Errorf("attach to the demo: %w", err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var attachErr error
+	select {
+	case attachErr = <-done:
+		done = nil
+	case <-ctx.Done():
+		// Detach first: the client gives the terminal back as it found it.
+		_, _ = d.tmux("detach-client", "-s", "="+demoSession)
+	}
+	d.stop()
+	if done != nil {
+		select {
+		case <-done:
+		case <-time.After(time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+	}
+	switch {
+	case ctx.Err() != nil:
+		fmt.Fprintln(e.stdout, "Trail Boss demo interrupted; it has stopped and cleaned up after itself.")
+		return nil
+	case attachErr != nil:
+		return fmt.Errorf("the demo's tmux client failed (%v); the demo has stopped and cleaned up after itself. "+
+			"Run it in a terminal, or with --no-attach to attach yourself", attachErr)
+	}
+	fmt.Fprintln(e.stdout, "Trail Boss demo stopped; it has cleaned up after itself.\n"+
+		"To use Trail Boss for real: make build, put bin/trailboss on your PATH, run trailboss setup (see the README).")
+	return nil
+}
+
+// stop ends everything the demo started and waits until it has: each pane's processes get
+// SIGHUP, as a closed terminal would send, and what has not exited within demoStopWait is
+// killed; then the tmux server. The demo's folder goes too when the demo made it.
+func (d *demo) stop() {
+	if d.server != nil {
+		var pids []int
+		if out, err := d.tmux("list-panes", "-s", "-t", "="+demoSession, "-F", "#{pane_pid}"); err == nil {
+			for _, f := range strings.Fields(out) {
+				var pid int
+				if _, err := fmt.Sscan(f, &pid); err == nil && pid > 1 {
+					pids = append(pids, pid)
+				}
+			}
+		}
+		// A pane's process leads a process group of its own: the signal reaches its
+		// children too (an agent's running hook).
+		signalGroups(pids, syscall.SIGHUP)
+		if !waitExited(pids, time.Now().Add(demoStopWait)) {
+			signalGroups(pids, syscall.SIGKILL)
+			waitExited(pids, time.Now().Add(300*time.Millisecond))
+		}
+		_ = d.server.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-d.serverDone:
+		case <-time.After(300 * time.Millisecond):
+			_ = d.server.Process.Kill()
+			<-d.serverDone
+		}
+	}
+	if d.owned {
+		_ = os.RemoveAll(d.dir)
+	}
+}
+
+func signalGroups(pids []int, sig syscall.Signal) {
+	for _, pid := range pids {
+		_ = syscall.Kill(-pid, sig)
+	}
+}
+
+// waitExited reports whether every process in pids has exited (and been reaped by the
+// tmux server) before deadline.
+func waitExited(pids []int, deadline time.Time) bool {
+	for {
+		alive := false
+		for _, pid := range pids {
+			if syscall.Kill(pid, 0) == nil {
+				alive = true
+			}
+		}
+		if !alive {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// makeDemoProject makes dir a git repository with branch checked out, as `git init -b
+// branch` would (no git needed): the popup shows its folder and branch.
+func makeDemoProject(dir, branch string) error {
+	gd := filepath.Join(dir, ".git")
+	for _, sub := range []string{"objects/info", "objects/pack", "refs/heads", "refs/tags"} {
+		if err := os.MkdirAll(filepath.Join(gd, sub), 0o755); err != nil {
+			return err
+		}
+	}
+	files := map[string]string{
+		filepath.Join(gd, "HEAD"):   "ref: refs/heads/" + branch + "\n",
+		filepath.Join(gd, "config"): "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n",
+		filepath.Join(dir, "README.md"): "# " + filepath.Base(dir) + "\n\nA project of the Trail Boss demo; " +
+			"its simulated agent works here.\n",
+	}
+	for path, text := range files {
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// demoKeys is how the user reaches the demo's tmux from their keyboard.
+type demoKeys struct {
+	prefix string // what to press for the demo's prefix: "Ctrl-b", or "Ctrl-b Ctrl-b"
+	nested bool   // the demo runs inside a tmux whose own prefix is Ctrl-b
+}
+
+// outerTmuxPrefix returns the prefix key of the tmux the demo was started in ("C-b"), "" when
+// it was started outside tmux. Only asked, never changed; a tmux that does not answer is
+// taken to have tmux's default prefix.
+func outerTmuxPrefix(getenv func(string) string) string {
+	if getenv("TMUX") == "" {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "tmux", "show-options", "-gv", "prefix").Output()
+	if p := strings.TrimSpace(string(out)); err == nil && p != "" {
+		return p
+	}
+	return "C-b"
+}
+
+// demoKeysFor returns how to reach the demo's keys from inside a tmux with prefix outer ("":
+// not inside tmux). A tmux inside tmux gets its prefix only when the outer one, with the
+// same prefix, is sent it: pressed twice (tmux binds prefix prefix to send-prefix).
+func demoKeysFor(outer string) demoKeys {
+	if outer == "C-b" {
+		return demoKeys{prefix: "Ctrl-b Ctrl-b", nested: true}
+	}
+	return demoKeys{prefix: "Ctrl-b"}
+}
+
+// note says, in two lines, how to reach the demo's keys from inside the user's tmux.
+func (k demoKeys) note() string {
+	return "You started the demo inside tmux, which takes Ctrl-b first: press it twice to reach the demo\n" +
+		"(Ctrl-b Ctrl-b Tab; Ctrl-b Ctrl-b d leaves). Or run make demo outside tmux."
+}
+
+// welcome is the text of the demo's first window.
+func (k demoKeys) welcome() string {
+	var b strings.Builder
+	b.WriteString("\n  Trail Boss demo\n  ───────────────\n")
+	if k.nested {
+		b.WriteString("  " + strings.ReplaceAll(k.note(), "\n", "\n  ") + "\n\n")
+	}
+	p := k.prefix
+	fmt.Fprintf(&b, `  Three simulated agents (windows 1–3) are working, each in a project of its own. One after
+  another they stop to wait for you: a permission prompt, or a finished turn. The status
+  line counts them: ⚠ N stuck.
+
+  Press  %[1]s Tab   to land on the oldest stuck pane;
+         type a line + Enter in that pane to answer it (it leaves the queue and works a
+         few seconds before its next question), then %[1]s Tab again for the next one.
+  Press  %[1]s g     to see the whole queue in a popup, with a preview; Enter jumps.
+  Press  %[1]s S     to skip the one you are on (it cools down for 30 s).
+
+  Window 9 runs the daemon. Leave with %[1]s d: the demo stops everything it started
+  and removes its temp folder.
+`, p)
+	return b.String()
+}
 
 func freeLoopbackAddr() (string, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -161,18 +481,3 @@ func freeLoopbackAddr() (string, error) {
 func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
-
-const welcome = `
-  Trail Boss demo
-  ───────────────
-  Three simulated agents (windows 1–3) are working. One after another they stop to wait
-  for you: a permission prompt, or a finished turn. The status line counts them: ⚠ N stuck.
-
-  Press  Ctrl-b Tab   to land on the oldest stuck pane.
-         type a line + Enter in that pane to answer it (it leaves the queue),
-         then Ctrl-b Tab again for the next one.
-  Press  Ctrl-b g     to see the whole queue in a popup, with a preview; Enter jumps.
-  Press  Ctrl-b S     to skip the one you are on (it cools down for 30 s).
-
-  Window 9 runs the daemon. Leave with Ctrl-b d; the demo cleans up after itself.
-`

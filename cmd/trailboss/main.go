@@ -18,10 +18,11 @@ var version = "dev"
 
 func main() { os.Exit(mainExit()) }
 
-// mainExit runs the command line with SIGINT and SIGTERM cancelling its context (so the
-// daemon shuts down gracefully) and returns the exit code.
+// mainExit runs the command line with SIGINT, SIGTERM and SIGHUP (a closed terminal)
+// cancelling its context, so that every long-running command (the daemon, the demo and its
+// agents, the popup) stops cleanly, and returns the exit code.
 func mainExit() int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	return exitCode(run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr), os.Stderr)
 }

@@ -29,12 +29,13 @@ func runDemoAgent(ctx context.Context, e *env, args []string) error {
 	session := fs.String("session", "", "session id (default: random)")
 	transcript := fs.String("transcript", "", "transcript file to append to (default: under $HOME/.claude/projects)")
 	work := fs.Duration("work", 1500*time.Millisecond, "how long each turn works before it stops")
+	first := fs.Duration("first", -1, "how long the first turn works (default: --work)")
 	script := fs.String("script", "stop:Done. Shall I go on?", "turns, separated by |: stop:TEXT, ask:COMMAND, or idle (work forever); the last repeats")
 	hooks := fs.String("hooks", "all", "comma-separated hook events to fire (the others are 'lost'), or all")
 	if err := parse(fs, args, e.stderr); err != nil {
 		return err
 	}
-	a := &simAgent{out: e.stdout, work: *work, session: *session, transcript: *transcript, hooks: *hooks}
+	a := &simAgent{out: e.stdout, session: *session, transcript: *transcript, hooks: *hooks}
 	if a.session == "" {
 		a.session = randomID()
 	}
@@ -48,28 +49,59 @@ func runDemoAgent(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	turns := strings.Split(*script, "|")
-	in := bufio.NewScanner(e.stdin)
+	a.in = readLines(e.stdin)
 
 	a.hook(ctx, map[string]any{"hook_event_name": "SessionStart", "source": "startup"})
 	fmt.Fprintf(a.out, "simulated agent %s\n", a.session)
-	for i := 0; ; i++ {
+	for i := 0; ctx.Err() == nil; i++ {
 		turn := turns[min(i, len(turns)-1)]
 		kind, text, _ := strings.Cut(turn, ":")
 		if kind == "idle" {
 			<-ctx.Done()
 			return nil
 		}
-		a.working(ctx)
+		a.work = *work
+		if i == 0 && *first >= 0 {
+			a.work = *first
+		}
+		if !a.working(ctx) {
+			return nil
+		}
 		switch kind {
 		case "ask":
-			if !a.askPermission(ctx, text, in) {
+			if !a.askPermission(ctx, text) {
 				return nil
 			}
 		default:
-			if !a.stop(ctx, text, in) {
+			if !a.stop(ctx, text) {
 				return nil
 			}
 		}
+	}
+	return nil
+}
+
+// readLines returns the lines read from r, one at a time; the channel closes at the end of
+// r. A line typed in the agent's pane is the human's answer.
+func readLines(r io.Reader) <-chan string {
+	lines := make(chan string)
+	go func() {
+		defer close(lines)
+		in := bufio.NewScanner(r)
+		for in.Scan() {
+			lines <- in.Text()
+		}
+	}()
+	return lines
+}
+
+// answer returns the human's next line; false when the input ended or ctx did.
+func (a *simAgent) answer(ctx context.Context) (string, bool) {
+	select {
+	case <-ctx.Done():
+		return "", false
+	case l, ok := <-a.in:
+		return l, ok
 	}
 }
 
@@ -77,8 +109,9 @@ type simAgent struct {
 	out                      io.Writer
 	work                     time.Duration
 	session, transcript, cwd string
-	last                     string // uuid of the last transcript line
-	hooks                    string // which hook events fire: "all" or a comma list
+	last                     string        // uuid of the last transcript line
+	hooks                    string        // which hook events fire: "all" or a comma list
+	in                       <-chan string // the lines typed in the pane
 }
 
 // selfPath returns how to run this binary again. argv[0] is preferred over the resolved
@@ -149,44 +182,47 @@ func (a *simAgent) line(typ string, message map[string]any, extra map[string]any
 	_, _ = f.Write(append(b, '\n'))
 }
 
-func (a *simAgent) working(ctx context.Context) {
+// working shows a spinner with the seconds spent for a.work, as Claude Code does while it
+// works; false when ctx ended first.
+func (a *simAgent) working(ctx context.Context) bool {
 	spin := []string{"·", "✢", "✳", "✶", "✻", "✽"}
-	deadline := time.Now().Add(a.work)
-	for i := 0; time.Now().Before(deadline); i++ {
-		fmt.Fprintf(a.out, "\r%s Working… (esc to interrupt)", spin[i%len(spin)])
+	start := time.Now()
+	for i := 0; time.Since(start) < a.work; i++ {
+		fmt.Fprintf(a.out, "\r%s Working… (%ds · esc to interrupt)", spin[i%len(spin)], int(time.Since(start).Seconds()))
 		select {
 		case <-ctx.Done():
-			return
+			return false
 		case <-time.After(150 * time.Millisecond):
 		}
 	}
-	fmt.Fprint(a.out, "\r                                  \r")
+	fmt.Fprint(a.out, "\r\x1b[K")
+	return true
 }
 
 // stop ends a turn with text and waits for the human's next prompt.
-func (a *simAgent) stop(ctx context.Context, text string, in *bufio.Scanner) bool {
+func (a *simAgent) stop(ctx context.Context, text string) bool {
 	a.line("assistant", map[string]any{"role": "assistant", "stop_reason": "end_turn",
 		"content": []map[string]any{{"type": "text", "text": text}}}, nil)
 	a.line("system", nil, map[string]any{"subtype": "turn_duration", "durationMs": a.work.Milliseconds()})
 	a.hook(ctx, map[string]any{"hook_event_name": "Stop", "stop_hook_active": false, "last_assistant_message": text})
 	fmt.Fprintf(a.out, "● %s\n\n> ", text)
-	if !in.Scan() {
+	prompt, ok := a.answer(ctx)
+	if !ok {
 		return false
 	}
-	prompt := in.Text()
 	a.hook(ctx, map[string]any{"hook_event_name": "UserPromptSubmit", "prompt": prompt})
 	a.line("user", map[string]any{"role": "user", "content": prompt}, nil)
 	return true
 }
 
 // askPermission waits at a permission prompt for command; any answer lets the tool run.
-func (a *simAgent) askPermission(ctx context.Context, command string, in *bufio.Scanner) bool {
+func (a *simAgent) askPermission(ctx context.Context, command string) bool {
 	toolID := "toolu_" + randomID()[:12]
 	input := map[string]any{"command": command}
 	a.hook(ctx, map[string]any{"hook_event_name": "PermissionRequest", "tool_name": "Bash",
 		"tool_input": input, "permission_mode": "default"})
 	fmt.Fprintf(a.out, "Bash command\n  %s\nDo you want to proceed?\n❯ 1. Yes\n  2. No\n> ", command)
-	if !in.Scan() {
+	if _, ok := a.answer(ctx); !ok {
 		return false
 	}
 	// The tool call is written only after the permission is answered, as Claude Code does.
