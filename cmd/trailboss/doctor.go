@@ -63,6 +63,7 @@ func runDoctor(ctx context.Context, e *env, args []string) error {
 		out = append(out, d.daemon(ctx)...)
 	}
 	out = append(out, d.hooks()...)
+	out = append(out, d.codexAppServer()...)
 	if socket != "" {
 		out = append(out, d.tmuxSetup(ctx)...)
 	}

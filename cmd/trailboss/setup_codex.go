@@ -66,7 +66,7 @@ func planCodex(getenv func(string) string, home string, f setupFlags, bin string
 	}
 	c, notes, err := planCodexFile(path, codexProgram(bin), f.undo)
 	if err == nil && !f.undo {
-		if pids := sharedCodexAppServers(); len(pids) > 0 {
+		if pids := sharedCodexAppServers(filepath.Dir(path)); len(pids) > 0 {
 			notes = append(notes, fmt.Sprintf("Codex's shared app-server is running now (pid %s): Codex uses a running one "+
 				"even with daemon_auto_start = false. Stop it once no Codex is working: codex app-server daemon stop",
 				joinPIDs(pids)))
@@ -183,10 +183,12 @@ func appServerNotes(a hooks.CodexAppServer, path string) []string {
 	return nil
 }
 
-// sharedCodexAppServers returns the pids of the shared Codex app-servers running now: `codex
-// app-server` processes that listen for TUIs (--listen, --managed-daemon), not the stdio one
-// an editor runs for itself nor the daemon's helpers. It reads /proc; none elsewhere.
-func sharedCodexAppServers() []int {
+// sharedCodexAppServers returns the pids of the shared Codex app-servers of codexHome running
+// now: `codex app-server` processes that listen for TUIs (--listen, --managed-daemon), not
+// the stdio one an editor runs for itself nor the daemon's helpers, whose binary lies under
+// codexHome (Codex runs a copy from CODEX_HOME/packages) or whose CODEX_HOME is codexHome.
+// It reads /proc; it finds none elsewhere.
+func sharedCodexAppServers(codexHome string) []int {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil
@@ -202,11 +204,28 @@ func sharedCodexAppServers() []int {
 			continue
 		}
 		argv := strings.Split(strings.TrimSuffix(string(b), "\x00"), "\x00")
-		if hooks.IsCodexAppServer(argv) && (slices.Contains(argv, "--managed-daemon") || slices.Contains(argv, "--listen")) {
+		if !hooks.IsCodexAppServer(argv) || !(slices.Contains(argv, "--managed-daemon") || slices.Contains(argv, "--listen")) {
+			continue
+		}
+		if strings.HasPrefix(argv[0], codexHome+string(filepath.Separator)) || processEnv(pid, "CODEX_HOME") == codexHome {
 			pids = append(pids, pid)
 		}
 	}
 	return pids
+}
+
+// processEnv returns the value of key in the environment process pid started with, or "".
+func processEnv(pid int, key string) string {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "environ"))
+	if err != nil {
+		return ""
+	}
+	for _, kv := range strings.Split(string(b), "\x00") {
+		if k, v, ok := strings.Cut(kv, "="); ok && k == key {
+			return v
+		}
+	}
+	return ""
 }
 
 func joinPIDs(pids []int) string {
