@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/trailboss/trailboss/adapter"
 )
@@ -15,30 +14,8 @@ import (
 // Harness is the harness name Claude Code events carry.
 const Harness = "claude"
 
-// Meta is what arrives beside a hook payload: the hook's environment, read by the emitter.
-type Meta struct {
-	Pane      string    // TMUX_PANE, or "" outside tmux
-	Tmux      string    // TMUX ("socket,pid,index"), or ""
-	EmittedAt time.Time // when the hook ran; the event's source time
-}
-
-// hookPayload holds the fields of a hook's stdin JSON that matter to us. Claude Code adds
-// optional fields often, so unknown ones are ignored.
-type hookPayload struct {
-	SessionID      string          `json:"session_id"`
-	TranscriptPath string          `json:"transcript_path"`
-	Cwd            string          `json:"cwd"`
-	HookEventName  string          `json:"hook_event_name"`
-	ToolName       string          `json:"tool_name"`
-	ToolInput      json.RawMessage `json:"tool_input"`
-	LastMessage    *string         `json:"last_assistant_message"`
-	Message        string          `json:"message"`
-	Notification   string          `json:"notification_type"`
-	Error          json.RawMessage `json:"error"`
-	ErrorDetails   json.RawMessage `json:"error_details"`
-	Source         string          `json:"source"`
-	Reason         string          `json:"reason"`
-}
+// Meta is what arrives beside a hook payload.
+type Meta = adapter.Meta
 
 // ErrUnknownEvent is returned for a hook event that says nothing about waiting (such as
 // SubagentStop or PreCompact): the daemon acknowledges it and changes nothing.
@@ -48,54 +25,16 @@ var ErrUnknownEvent = fmt.Errorf("hook %w", adapter.ErrIgnored)
 // adapter.ErrInvalid for a payload that is not one JSON object with a session_id and a known
 // shape, and ErrUnknownEvent for a valid payload of an event we do not use.
 func ParseHook(body []byte, meta Meta) (adapter.Event, error) {
-	var p hookPayload
-	if err := adapter.DecodeOne(body, &p, "hook payload"); err != nil {
-		return adapter.Event{}, err
-	}
-	if p.HookEventName == "" {
-		return adapter.Event{}, fmt.Errorf("%w: missing hook_event_name", adapter.ErrInvalid)
-	}
-	socket, err := adapter.SocketFromTmuxEnv(meta.Tmux)
-	if err != nil {
-		return adapter.Event{}, err
-	}
-	ev := adapter.Event{
-		Harness:        Harness,
-		SessionID:      p.SessionID,
-		Pane:           meta.Pane,
-		TmuxSocket:     socket,
-		TranscriptPath: p.TranscriptPath,
-		Cwd:            p.Cwd,
-		At:             meta.EmittedAt,
-	}
-	if !classify(&ev, &p) {
-		ev.Kind = adapter.KindTouch // validate the identity fields all the same
-		if err := ev.Validate(); err != nil {
-			return adapter.Event{}, err
-		}
-		return adapter.Event{}, fmt.Errorf("%w: %q", ErrUnknownEvent, adapter.CleanText(p.HookEventName, 60))
-	}
-	ev.Summary = adapter.CleanText(ev.Summary, adapter.MaxSummaryLen)
-	if err := ev.Validate(); err != nil {
-		return adapter.Event{}, err
-	}
-	return ev, nil
+	return adapter.ParseHook(Harness, body, meta, classify, ErrUnknownEvent)
 }
 
 // classify sets the event's kind, reason, detail and summary from the hook event, and
 // reports false for an event we do not use.
-func classify(ev *adapter.Event, p *hookPayload) bool {
+func classify(ev *adapter.Event, p *adapter.HookPayload) bool {
 	stuck := func(reason, detail, summary string) {
 		ev.Kind, ev.Reason, ev.Detail, ev.Summary = adapter.KindStuck, reason, detail, summary
 	}
 	switch p.HookEventName {
-	case "SessionStart":
-		ev.Kind, ev.Detail = adapter.KindStart, p.Source
-	case "Stop":
-		stuck(adapter.ReasonStopped, "", adapter.Deref(p.LastMessage))
-	case "StopFailure":
-		// The turn died on an API error; Stop does not fire, so this is the only signal.
-		stuck(adapter.ReasonStopped, "error", failureSummary(p))
 	case "PermissionRequest":
 		if detail, summary, ok := humanTool(p.ToolName, p.ToolInput); ok {
 			// Claude Code 2.1.197 asks permission for the question or plan it has just
@@ -125,12 +64,10 @@ func classify(ev *adapter.Event, p *hookPayload) bool {
 			ev.Kind = adapter.KindTouch
 		}
 		ev.Backup = ev.Kind == adapter.KindStuck
-	case "UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "PermissionDenied":
+	case "PermissionDenied":
 		ev.Kind = adapter.KindUnstuck
-	case "SessionEnd":
-		ev.Kind, ev.Detail = adapter.KindEnd, p.Reason
 	default:
-		return false
+		return adapter.ClassifyHook(ev, p)
 	}
 	return true
 }
@@ -151,22 +88,6 @@ func humanTool(tool string, input json.RawMessage) (detail, summary string, ok b
 		return DetailPlan, planSummary(input), true
 	}
 	return "", "", false
-}
-
-// failureSummary says why a turn died. Claude Code 2.1.197 sends error "unknown" with no
-// details and puts the API's words in last_assistant_message; "unknown" tells the operator
-// nothing, so it is left out.
-func failureSummary(p *hookPayload) string {
-	errText := adapter.RawText(p.Error)
-	if strings.EqualFold(errText, "unknown") {
-		errText = ""
-	}
-	msg := adapter.JoinNonEmpty(": ", errText, adapter.RawText(p.ErrorDetails))
-	summary := adapter.JoinNonEmpty(" — ", msg, adapter.Deref(p.LastMessage))
-	if summary == "" {
-		return "the request to the model failed"
-	}
-	return summary
 }
 
 // toolSummary says what a tool wants to do, in the words the operator needs to decide.

@@ -6,7 +6,6 @@ package codex
 import (
 	"encoding/json"
 	"fmt"
-	"time"
 
 	"github.com/trailboss/trailboss/adapter"
 )
@@ -14,13 +13,8 @@ import (
 // Harness is the harness name Codex events carry.
 const Harness = "codex"
 
-// Meta is what arrives beside a payload: the environment of the program Codex ran, read by
-// the emitter.
-type Meta struct {
-	Pane      string    // TMUX_PANE, or "" outside tmux
-	Tmux      string    // TMUX ("socket,pid,index"), or ""
-	EmittedAt time.Time // when Codex ran the program; the event's source time
-}
+// Meta is what arrives beside a payload: the environment of the program Codex ran.
+type Meta = adapter.Meta
 
 // ErrUnknownEvent is returned for a valid payload that says nothing about waiting (a notify
 // type other than agent-turn-complete, or a hook such as SubagentStop or PreCompact): the
@@ -55,20 +49,7 @@ func Parse(body []byte, meta Meta) ([]adapter.Event, error) {
 	return []adapter.Event{answered, t.Event}, nil
 }
 
-// finish cleans the summary and validates ev; for an event we do not use (known false) it
-// still validates the identity fields, then returns ErrUnknownEvent naming it.
+// finish is adapter.Finish for Codex's events.
 func finish(ev adapter.Event, known bool, name string) (adapter.Event, error) {
-	if !known {
-		ev.Kind = adapter.KindTouch
-		if err := ev.Validate(); err != nil {
-			return adapter.Event{}, err
-		}
-		return adapter.Event{}, fmt.Errorf("%w: %q", ErrUnknownEvent, adapter.CleanText(name, 60))
-	}
-	ev.Summary = adapter.CleanText(ev.Summary, adapter.MaxSummaryLen)
-	ev.Detail = adapter.CleanText(ev.Detail, 80)
-	if err := ev.Validate(); err != nil {
-		return adapter.Event{}, err
-	}
-	return ev, nil
+	return adapter.Finish(ev, known, name, ErrUnknownEvent)
 }
