@@ -13,17 +13,11 @@ import (
 	"os"
 	"sort"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	"github.com/go-chi/chi/v5"
 
 	"github.com/trailboss/trailboss/adapter"
-	"github.com/trailboss/trailboss/adapter/claude"
-	"github.com/trailboss/trailboss/adapter/codex"
-	"github.com/trailboss/trailboss/adapter/generic"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/wire"
 )
@@ -44,17 +38,8 @@ type API struct {
 	Token   string
 	Version string
 	Log     *slog.Logger
-	Now     func() time.Time
-	// SocketExists reports whether a tmux socket is there; nil means IsSocket. An event
-	// from a tmux server that does not exist could never be navigated to.
-	SocketExists func(path string) bool
-
-	events atomic.Int64 // hook events applied since start, from the API and the spool
-
+	Ingest  *Ingestor      // the way in for every payload
 	Screens *ScreenWatcher // nil when the screen adapter is off
-
-	idsMu    sync.Mutex
-	inflight map[string]chan struct{} // generic event ids being applied right now
 }
 
 // IsSocket reports whether path is a unix socket.
@@ -71,8 +56,8 @@ func (a *API) Handler() http.Handler {
 	r.Get("/healthz", a.healthz)
 	r.Group(func(r chi.Router) {
 		r.Use(a.requireToken)
-		for name, parse := range hookParsers {
-			r.Post("/v1/hooks/"+name, a.hookRoute(parse))
+		for name := range hookParsers {
+			r.Post("/v1/hooks/"+name, a.hookRoute(name))
 		}
 		r.Post("/v1/events", a.genericEvent)
 		r.Get("/v1/queue", a.queue)
@@ -170,24 +155,9 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	return body, true
 }
 
-// hookParser turns one harness's hook payload, with where and when the hook ran, into the
-// events it says. It is all a harness adds to the API.
-type hookParser func(body []byte, pane, tmux string, at time.Time) ([]adapter.Event, error)
-
-// hookParsers are the harnesses whose hooks post to /v1/hooks/NAME (and spool as NAME).
-var hookParsers = map[string]hookParser{
-	claude.Harness: func(body []byte, pane, tmux string, at time.Time) ([]adapter.Event, error) {
-		ev, err := claude.ParseHook(body, claude.Meta{Pane: pane, Tmux: tmux, EmittedAt: at})
-		return []adapter.Event{ev}, err
-	},
-	codex.Harness: func(body []byte, pane, tmux string, at time.Time) ([]adapter.Event, error) {
-		return codex.Parse(body, codex.Meta{Pane: pane, Tmux: tmux, EmittedAt: at})
-	},
-}
-
 // hookRoute serves one harness's hook payloads, with the emitter's headers: the pane, the
 // TMUX value and when the hook ran.
-func (a *API) hookRoute(parse hookParser) http.HandlerFunc {
+func (a *API) hookRoute(harness string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		body, ok := readBody(w, r)
 		if !ok {
@@ -204,62 +174,35 @@ func (a *API) hookRoute(parse hookParser) http.HandlerFunc {
 		}
 		// Once the event is here it is committed even if the hook gives up waiting: the
 		// hook may have spooled it too, and applying an event twice changes nothing.
-		res := a.ingestHook(context.WithoutCancel(r.Context()), parse, body, r.Header.Get(HeaderPane), r.Header.Get(HeaderTmux), at)
-		if res.code != http.StatusOK {
-			writeError(w, res.code, res.msg)
+		res, err := a.Ingest.Hook(context.WithoutCancel(r.Context()), harness, body,
+			r.Header.Get(HeaderPane), r.Header.Get(HeaderTmux), at)
+		if err != nil {
+			writeIngestError(w, err)
 			return
 		}
-		out := map[string]any{"ok": true, "changed": res.changed}
-		if res.msg != "" {
-			out["ignored"] = res.msg
+		out := map[string]any{"ok": true, "changed": res.Changed}
+		if res.Ignored != "" {
+			out["ignored"] = res.Ignored
 		}
 		writeJSON(w, http.StatusOK, out)
 	}
 }
 
-// ingestResult is what became of one hook payload, as an HTTP status.
-type ingestResult struct {
-	code      int
-	changed   bool
-	duplicate bool           // a generic event whose id was applied before
-	msg       string         // the error, or why an acknowledged payload was ignored
-	refusal   *generic.Error // why a generic envelope was refused
-}
-
-// ingestHook turns one hook payload into its events and applies them in order; the API and
-// the spool drain both come through here. A zero at means "now"; a time in the future is
-// not believed, because it would make every later real event look old.
-func (a *API) ingestHook(ctx context.Context, parse hookParser, body []byte, pane, tmux string, at time.Time) ingestResult {
-	now := a.Now()
-	if at.IsZero() || !at.Before(now.Add(2*time.Second)) {
-		at = now
-	}
-	if !utf8.Valid(body) {
-		return ingestResult{code: http.StatusBadRequest, msg: "body is not valid UTF-8"}
-	}
-	evs, err := parse(body, pane, tmux, at)
+// writeIngestError answers what the ingestor said: the sender's fault is 400 (with the
+// envelope's problems when it was one), a store that cannot write is 503.
+func writeIngestError(w http.ResponseWriter, err error) {
+	var refused *RefusedError
 	switch {
-	case errors.Is(err, adapter.ErrIgnored):
-		return ingestResult{code: http.StatusOK, msg: err.Error()}
-	case err != nil:
-		return ingestResult{code: http.StatusBadRequest, msg: err.Error()}
+	case errors.As(err, &refused) && refused.Envelope != nil:
+		writeJSON(w, http.StatusBadRequest, map[string]any{"error": refused.Error(),
+			"reason": refused.Envelope.Reason, "problems": refused.Envelope.Problems})
+	case errors.As(err, &refused):
+		writeError(w, http.StatusBadRequest, refused.Error())
+	case errors.Is(err, ErrNotStored):
+		writeError(w, http.StatusServiceUnavailable, err.Error())
+	default:
+		writeError(w, http.StatusInternalServerError, err.Error())
 	}
-	// Every event of one payload comes from the same place.
-	if socket := evs[0].TmuxSocket; !a.socketOK(socket) {
-		return ingestResult{code: http.StatusBadRequest,
-			msg: "tmux socket " + adapter.CleanText(socket, 200) + " (from TMUX) does not exist or is not a socket"}
-	}
-	var changed bool
-	for _, ev := range evs {
-		c, err := a.Engine.Ingest(ctx, ev)
-		if err != nil {
-			a.Log.Error("ingest", "session", ev.SessionID, "err", err)
-			return ingestResult{code: http.StatusServiceUnavailable, msg: "event not stored: " + err.Error()}
-		}
-		changed = changed || c
-	}
-	a.events.Add(1)
-	return ingestResult{code: http.StatusOK, changed: changed}
 }
 
 // genericEvent takes one versioned envelope (adapter/generic) from anything that has no
@@ -269,88 +212,12 @@ func (a *API) genericEvent(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	res := a.ingestGeneric(context.WithoutCancel(r.Context()), body)
-	if res.code != http.StatusOK {
-		out := map[string]any{"error": res.msg}
-		if res.refusal != nil {
-			out["reason"], out["problems"] = res.refusal.Reason, res.refusal.Problems
-		}
-		writeJSON(w, res.code, out)
+	res, err := a.Ingest.Generic(context.WithoutCancel(r.Context()), body)
+	if err != nil {
+		writeIngestError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "changed": res.changed, "duplicate": res.duplicate})
-}
-
-// ingestGeneric applies one envelope unless its id was applied before. The event is
-// applied before its id is recorded: a crash between the two makes a retry apply it again,
-// which the queue rules make harmless, where the other order would lose it.
-func (a *API) ingestGeneric(ctx context.Context, body []byte) ingestResult {
-	if !utf8.Valid(body) {
-		return ingestResult{code: http.StatusBadRequest, msg: "body is not valid UTF-8"}
-	}
-	p, err := generic.Parse(body, a.Now())
-	var refusal *generic.Error
-	if errors.As(err, &refusal) {
-		return ingestResult{code: http.StatusBadRequest, msg: refusal.Error(), refusal: refusal}
-	}
-	if !a.socketOK(p.Event.TmuxSocket) {
-		return ingestResult{code: http.StatusBadRequest,
-			msg: "tmux socket " + adapter.CleanText(p.Event.TmuxSocket, 200) + " does not exist or is not a socket"}
-	}
-	release := a.claimID(p.ID) // a concurrent repeat waits for this one, then sees it done
-	defer release()
-	seen, err := a.Engine.store.EventSeen(ctx, p.ID)
-	if err != nil {
-		return ingestResult{code: http.StatusServiceUnavailable, msg: err.Error()}
-	}
-	if seen {
-		return ingestResult{code: http.StatusOK, duplicate: true}
-	}
-	changed, err := a.Engine.Ingest(ctx, p.Event)
-	if err == nil {
-		err = a.Engine.store.RecordEvent(ctx, p.ID, a.Now())
-	}
-	if err != nil {
-		a.Log.Error("ingest generic event", "id", p.ID, "err", err)
-		return ingestResult{code: http.StatusServiceUnavailable, msg: "event not stored: " + err.Error()}
-	}
-	a.events.Add(1)
-	return ingestResult{code: http.StatusOK, changed: changed}
-}
-
-// claimID waits until no other request is applying id, marks it as ours, and returns the
-// function that lets the next one in.
-func (a *API) claimID(id string) func() {
-	for {
-		a.idsMu.Lock()
-		if a.inflight == nil {
-			a.inflight = make(map[string]chan struct{})
-		}
-		wait, busy := a.inflight[id]
-		if !busy {
-			done := make(chan struct{})
-			a.inflight[id] = done
-			a.idsMu.Unlock()
-			return func() {
-				a.idsMu.Lock()
-				delete(a.inflight, id)
-				a.idsMu.Unlock()
-				close(done)
-			}
-		}
-		a.idsMu.Unlock()
-		<-wait
-	}
-}
-
-func (a *API) socketOK(path string) bool {
-	if path == "" {
-		return true
-	}
-	if a.SocketExists != nil {
-		return a.SocketExists(path)
-	}
-	return IsSocket(path)
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "changed": res.Changed, "duplicate": res.Duplicate})
 }
 
 func toItem(pos int, it queue.Item) wire.Item {
@@ -451,7 +318,7 @@ func (a *API) dismiss(w http.ResponseWriter, r *http.Request) {
 
 func (a *API) status(w http.ResponseWriter, r *http.Request) {
 	stuck, cooling, ready := a.Engine.Status()
-	writeJSON(w, http.StatusOK, wire.Status{Stuck: stuck, Cooling: cooling, Ready: ready, Events: a.events.Load()})
+	writeJSON(w, http.StatusOK, wire.Status{Stuck: stuck, Cooling: cooling, Ready: ready, Events: a.Ingest.Events()})
 }
 
 // watch adds (POST) or removes (DELETE) a pane for the screen adapter to watch:
@@ -467,7 +334,7 @@ func (a *API) watch(w http.ResponseWriter, r *http.Request) {
 	case !adapter.ValidPane(pane):
 		writeError(w, http.StatusBadRequest, "pane "+adapter.CleanText(pane, 40)+" is not a tmux pane id (% and digits)")
 		return
-	case !a.socketOK(socket) || socket == "":
+	case socket == "" || !a.Ingest.socketOK(socket):
 		writeError(w, http.StatusBadRequest, "socket "+adapter.CleanText(socket, 200)+" is not a tmux server's socket")
 		return
 	}

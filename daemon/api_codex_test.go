@@ -138,7 +138,7 @@ func TestCodexUnknownAndBadPayloadsChangeNothing(t *testing.T) {
 
 func TestSpoolDrainAppliesCodexPayloads(t *testing.T) {
 	f := newAPI(t)
-	api := &API{Engine: f.engine, Token: testToken, Log: discard, Now: time.Now,
+	ingest := &Ingestor{Engine: f.engine, Log: discard, Now: time.Now,
 		SocketExists: func(path string) bool { return path == testSocket }}
 	dir := t.TempDir()
 	at := time.Now().Add(-time.Minute).UTC()
@@ -147,7 +147,7 @@ func TestSpoolDrainAppliesCodexPayloads(t *testing.T) {
 	if err := spool.Write(dir, ev); err != nil {
 		t.Fatal(err)
 	}
-	(&SpoolDrainer{API: api, StateDir: dir, Log: discard}).Drain(t.Context())
+	(&SpoolDrainer{Ingest: ingest, StateDir: dir, Log: discard}).Drain(t.Context())
 	items := f.engine.Items()
 	if len(items) != 1 || items[0].ID != "spooled-thread" || items[0].Harness != "codex" || items[0].Pane != "%7" ||
 		!items[0].Since.Equal(at) {

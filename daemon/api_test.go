@@ -24,8 +24,8 @@ func newAPI(t *testing.T) *apiFixture {
 	t.Helper()
 	e, _ := newEngine(t)
 	f := &apiFixture{engine: e, now: t0.Add(time.Hour)}
-	a := &API{Engine: e, Token: testToken, Version: "v-test", Log: discard, Now: func() time.Time { return f.now },
-		SocketExists: func(path string) bool { return path == testSocket }}
+	a := &API{Engine: e, Token: testToken, Version: "v-test", Log: discard, Ingest: &Ingestor{Engine: e, Log: discard,
+		Now: func() time.Time { return f.now }, SocketExists: func(path string) bool { return path == testSocket }}}
 	f.h = a.Handler()
 	return f
 }

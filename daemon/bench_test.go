@@ -65,7 +65,8 @@ func BenchmarkIngestDurable(b *testing.B) {
 // with the server.
 func BenchmarkHookOverLoopback(b *testing.B) {
 	e := benchEngine(b)
-	api := &API{Engine: e, Token: "tok", Log: discard, Now: time.Now, SocketExists: func(string) bool { return true }}
+	api := &API{Engine: e, Token: "tok", Log: discard,
+		Ingest: &Ingestor{Engine: e, Log: discard, Now: time.Now, SocketExists: func(string) bool { return true }}}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)

@@ -144,7 +144,8 @@ func Run(ctx context.Context, cfg Config) error {
 		engine.OnStuck = hook.Enqueue
 	}
 
-	api := &API{Engine: engine, Token: token, Version: cfg.Version, Log: log.With("component", "api"), Now: time.Now}
+	ingest := &Ingestor{Engine: engine, Now: time.Now, Log: log.With("component", "ingest")}
+	api := &API{Engine: engine, Token: token, Version: cfg.Version, Log: log.With("component", "api"), Ingest: ingest}
 	var screens *ScreenWatcher
 	if cfg.ScreenTick > 0 {
 		screens = &ScreenWatcher{Engine: engine, Tmux: tmuxctl.New, Tick: cfg.ScreenTick, Quiet: 2,
@@ -169,7 +170,7 @@ func Run(ctx context.Context, cfg Config) error {
 	live := &LiveStates{Engine: engine, Sweep: cfg.Sweep, Watch: !cfg.NoWatch,
 		Own: claude.ConfigDir(os.Getenv), Log: log.With("component", "livestate")}
 	g.Go(func() error { return live.Run(gctx) })
-	drainer := &SpoolDrainer{API: api, StateDir: cfg.StateDir, Interval: time.Second, Log: log.With("component", "spool")}
+	drainer := &SpoolDrainer{Ingest: ingest, StateDir: cfg.StateDir, Interval: time.Second, Log: log.With("component", "spool")}
 	g.Go(func() error { return drainer.Run(gctx) })
 	if screens != nil {
 		g.Go(func() error { return screens.Run(gctx) })

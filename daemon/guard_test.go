@@ -42,14 +42,14 @@ func bufferLog() (*slog.Logger, *syncBuffer) {
 // answers that request 500, is logged with its stack, and every other request is served
 // as before (the engine's lock was not left held).
 func TestRequestThatPanicsIsAnswered500AndTheDaemonGoesOn(t *testing.T) {
-	hookParsers["boom"] = func([]byte, string, string, time.Time) ([]adapter.Event, error) {
+	hookParsers["boom"] = func([]byte, adapter.Meta) ([]adapter.Event, error) {
 		panic("a parser bug")
 	}
 	t.Cleanup(func() { delete(hookParsers, "boom") })
 	log, buf := bufferLog()
 	f := newAPI(t)
-	a := &API{Engine: f.engine, Token: testToken, Log: log, Now: time.Now,
-		SocketExists: func(path string) bool { return path == testSocket }}
+	a := &API{Engine: f.engine, Token: testToken, Log: log, Ingest: &Ingestor{Engine: f.engine, Log: log, Now: time.Now,
+		SocketExists: func(path string) bool { return path == testSocket }}}
 	f.h = a.Handler()
 
 	rec := f.do(http.MethodPost, "/v1/hooks/boom", strings.NewReader(`{}`))

@@ -2,8 +2,8 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"log/slog"
-	"net/http"
 	"os"
 	"time"
 
@@ -14,7 +14,7 @@ import (
 // or too slow to answer them in time: at start, then every Interval (a ReadDir of an empty
 // folder when there is nothing to do).
 type SpoolDrainer struct {
-	API      *API
+	Ingest   *Ingestor
 	StateDir string
 	Interval time.Duration
 	Log      *slog.Logger
@@ -53,25 +53,20 @@ func (d *SpoolDrainer) Drain(ctx context.Context) {
 			d.Log.Warn("dropped an unreadable spooled event", "file", en.Path, "err", en.Err)
 		case time.Since(en.Event.EmittedAt) > spool.MaxAge:
 			d.Log.Info("dropped a spooled event too old to be true", "file", en.Path, "emitted", en.Event.EmittedAt)
-		case en.Event.Harness != spool.Generic && hookParsers[en.Event.Harness] == nil:
-			d.Log.Warn("dropped a spooled event of an unknown harness", "file", en.Path, "harness", en.Event.Harness)
 		default:
-			res := ingestResult{code: http.StatusInternalServerError, msg: "internal error"}
-			// A spooled event that trips a bug is dropped like a refused one, not retried forever.
-			_ = guard(d.Log, "applying a spooled event", []any{"file", en.Path}, func() {
-				if en.Event.Harness == spool.Generic {
-					res = d.API.ingestGeneric(ctx, en.Event.Body)
-				} else {
-					res = d.API.ingestHook(ctx, hookParsers[en.Event.Harness], en.Event.Body,
-						en.Event.Pane, en.Event.Tmux, en.Event.EmittedAt)
-				}
-			})
-			if res.code == http.StatusServiceUnavailable {
-				return // the store is failing: keep this and the rest for later
+			var err error
+			if bug := guard(d.Log, "applying a spooled event", []any{"file", en.Path}, func() {
+				err = d.apply(ctx, en.Event)
+			}); bug != nil {
+				err = bug
 			}
-			if res.code != http.StatusOK {
-				d.Log.Warn("dropped a spooled event the daemon refuses", "file", en.Path, "why", res.msg)
-			} else {
+			switch {
+			case errors.Is(err, ErrNotStored):
+				return // the store is failing: keep this and the rest for later
+			case err != nil:
+				// Refused, or it tripped a bug: dropped, not retried forever.
+				d.Log.Warn("dropped a spooled event the daemon refuses", "file", en.Path, "why", err)
+			default:
 				applied++
 			}
 		}
@@ -83,4 +78,14 @@ func (d *SpoolDrainer) Drain(ctx context.Context) {
 	if applied > 0 {
 		d.Log.Info("applied spooled events", "count", applied)
 	}
+}
+
+// apply hands one spooled event to the ingestor as its emitter would have.
+func (d *SpoolDrainer) apply(ctx context.Context, ev spool.Event) error {
+	if ev.Harness == spool.Generic {
+		_, err := d.Ingest.Generic(ctx, ev.Body)
+		return err
+	}
+	_, err := d.Ingest.Hook(ctx, ev.Harness, ev.Body, ev.Pane, ev.Tmux, ev.EmittedAt)
+	return err
 }

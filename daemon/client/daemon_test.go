@@ -36,7 +36,8 @@ func TestClientAgainstTheRealAPI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	api := &daemon.API{Engine: engine, Token: tok, Version: "v", Log: log, Now: time.Now}
+	api := &daemon.API{Engine: engine, Token: tok, Version: "v", Log: log,
+		Ingest: &daemon.Ingestor{Engine: engine, Log: log, Now: time.Now}}
 	srv := httptest.NewServer(api.Handler())
 	defer srv.Close()
 	c, err := client.New(strings.TrimPrefix(srv.URL, "http://"), dir, 2*time.Second)

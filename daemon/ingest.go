@@ -1,0 +1,190 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	"github.com/trailboss/trailboss/adapter"
+	"github.com/trailboss/trailboss/adapter/claude"
+	"github.com/trailboss/trailboss/adapter/codex"
+	"github.com/trailboss/trailboss/adapter/generic"
+)
+
+// The ingestor is the one way a harness's payload becomes queue events: the HTTP API and
+// the spool drain both call it, and each maps its typed errors to what it must do (an
+// HTTP status; keep or drop a spooled file).
+
+// ErrNotStored means the store could not take the event (a full or failing disk): it was
+// not applied, and the same payload may be sent again later.
+var ErrNotStored = errors.New("event not stored")
+
+// RefusedError is a payload the daemon will never take: malformed, of an unknown harness,
+// or naming a tmux server that does not exist. Sending it again changes nothing.
+type RefusedError struct {
+	Reason   string
+	Envelope *generic.Error // why a generic envelope was refused, with each problem; or nil
+}
+
+func (e *RefusedError) Error() string { return e.Reason }
+
+func refusal(format string, args ...any) error {
+	return &RefusedError{Reason: fmt.Sprintf(format, args...)}
+}
+
+// Ingested is what became of one accepted payload.
+type Ingested struct {
+	Changed   bool   // the queue or a session changed
+	Duplicate bool   // a generic event whose id was applied before
+	Ignored   string // why a valid payload of an event Trail Boss does not use changed nothing
+}
+
+// hookParser turns one harness's hook payload, with where and when the hook ran, into the
+// events it says. It is all a harness adds to the daemon.
+type hookParser func(body []byte, meta adapter.Meta) ([]adapter.Event, error)
+
+// hookParsers are the harnesses whose hooks post to /v1/hooks/NAME (and spool as NAME).
+var hookParsers = map[string]hookParser{
+	claude.Harness: func(body []byte, meta adapter.Meta) ([]adapter.Event, error) {
+		ev, err := claude.ParseHook(body, meta)
+		return []adapter.Event{ev}, err
+	},
+	codex.Harness: codex.Parse,
+}
+
+// KnownHarness reports whether payloads of harness can be ingested as hooks.
+func KnownHarness(harness string) bool { return hookParsers[harness] != nil }
+
+// Ingestor applies payloads to the engine.
+type Ingestor struct {
+	Engine *Engine
+	Now    func() time.Time
+	// SocketExists reports whether a tmux socket is there; nil means IsSocket. An event
+	// from a tmux server that does not exist could never be navigated to.
+	SocketExists func(path string) bool
+	Log          *slog.Logger
+
+	events   atomic.Int64 // payloads applied since start, from the API and the spool
+	idsMu    sync.Mutex
+	inflight map[string]chan struct{} // generic event ids being applied right now
+}
+
+// Events returns how many payloads were applied since the daemon started.
+func (in *Ingestor) Events() int64 { return in.events.Load() }
+
+// Hook turns one hook payload of harness into its events and applies them in order. pane
+// and tmux are the hook's TMUX_PANE and TMUX; a zero at means "now", and a time in the
+// future is not believed, because it would make every later real event look old. It
+// returns a *RefusedError for a payload the daemon will never take and ErrNotStored when
+// the store failed.
+func (in *Ingestor) Hook(ctx context.Context, harness string, body []byte, pane, tmux string, at time.Time) (Ingested, error) {
+	parse := hookParsers[harness]
+	if parse == nil {
+		return Ingested{}, refusal("no adapter for harness %q", adapter.CleanText(harness, 40))
+	}
+	now := in.Now()
+	if at.IsZero() || !at.Before(now.Add(2*time.Second)) {
+		at = now
+	}
+	if !utf8.Valid(body) {
+		return Ingested{}, refusal("body is not valid UTF-8")
+	}
+	evs, err := parse(body, adapter.Meta{Pane: pane, Tmux: tmux, EmittedAt: at})
+	switch {
+	case errors.Is(err, adapter.ErrIgnored):
+		return Ingested{Ignored: err.Error()}, nil
+	case err != nil:
+		return Ingested{}, refusal("%s", err)
+	}
+	// Every event of one payload comes from the same place.
+	if socket := evs[0].TmuxSocket; !in.socketOK(socket) {
+		return Ingested{}, refusal("tmux socket %s (from TMUX) does not exist or is not a socket", adapter.CleanText(socket, 200))
+	}
+	var res Ingested
+	for _, ev := range evs {
+		changed, err := in.Engine.Ingest(ctx, ev)
+		if err != nil {
+			in.Log.Error("ingest", "session", ev.SessionID, "err", err)
+			return Ingested{}, fmt.Errorf("%w: %v", ErrNotStored, err)
+		}
+		res.Changed = res.Changed || changed
+	}
+	in.events.Add(1)
+	return res, nil
+}
+
+// Generic applies one generic envelope unless its id was applied before. The event is
+// applied before its id is recorded: a crash between the two makes a retry apply it again,
+// which the queue rules make harmless, where the other order would lose it. Errors as Hook.
+func (in *Ingestor) Generic(ctx context.Context, body []byte) (Ingested, error) {
+	if !utf8.Valid(body) {
+		return Ingested{}, refusal("body is not valid UTF-8")
+	}
+	p, err := generic.Parse(body, in.Now())
+	var envelope *generic.Error
+	if errors.As(err, &envelope) {
+		return Ingested{}, &RefusedError{Reason: envelope.Error(), Envelope: envelope}
+	}
+	if !in.socketOK(p.Event.TmuxSocket) {
+		return Ingested{}, refusal("tmux socket %s does not exist or is not a socket", adapter.CleanText(p.Event.TmuxSocket, 200))
+	}
+	release := in.claimID(p.ID) // a concurrent repeat waits for this one, then sees it done
+	defer release()
+	seen, err := in.Engine.store.EventSeen(ctx, p.ID)
+	if err != nil {
+		return Ingested{}, fmt.Errorf("%w: %v", ErrNotStored, err)
+	}
+	if seen {
+		return Ingested{Duplicate: true}, nil
+	}
+	changed, err := in.Engine.Ingest(ctx, p.Event)
+	if err == nil {
+		err = in.Engine.store.RecordEvent(ctx, p.ID, in.Now())
+	}
+	if err != nil {
+		in.Log.Error("ingest generic event", "id", p.ID, "err", err)
+		return Ingested{}, fmt.Errorf("%w: %v", ErrNotStored, err)
+	}
+	in.events.Add(1)
+	return Ingested{Changed: changed}, nil
+}
+
+// claimID waits until no other request is applying id, marks it as ours, and returns the
+// function that lets the next one in.
+func (in *Ingestor) claimID(id string) func() {
+	for {
+		in.idsMu.Lock()
+		if in.inflight == nil {
+			in.inflight = make(map[string]chan struct{})
+		}
+		wait, busy := in.inflight[id]
+		if !busy {
+			done := make(chan struct{})
+			in.inflight[id] = done
+			in.idsMu.Unlock()
+			return func() {
+				in.idsMu.Lock()
+				delete(in.inflight, id)
+				in.idsMu.Unlock()
+				close(done)
+			}
+		}
+		in.idsMu.Unlock()
+		<-wait
+	}
+}
+
+func (in *Ingestor) socketOK(path string) bool {
+	if path == "" {
+		return true
+	}
+	if in.SocketExists != nil {
+		return in.SocketExists(path)
+	}
+	return IsSocket(path)
+}
