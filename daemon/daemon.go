@@ -121,7 +121,11 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	defer lock.Release()
+	defer func() {
+		if err := lock.Release(); err != nil {
+			log.Warn("release the state directory's lock", "err", err)
+		}
+	}()
 	// Listen before anything slow, so that a taken address is said at once.
 	ln, err := listen(cfg.Addr)
 	if err != nil {

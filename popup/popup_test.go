@@ -198,7 +198,7 @@ func TestPreviewIsCapturedOnSelectionAndCachedPerPane(t *testing.T) {
 		t.Errorf("captures = %v, want each pane once (cached)", got)
 	}
 	// A refresh captures the selected pane again: its screen moves on.
-	m, _ = send(t, m, tickMsg(clock))
+	_, _ = send(t, m, tickMsg(clock))
 	if got := tm.captures(); !slices.Equal(got, []string{"%2", "%3", "%2"}) {
 		t.Errorf("captures after a refresh = %v, want the selected pane again", got)
 	}

@@ -276,14 +276,16 @@ func ruleOf(s string) rule {
 		return notRule
 	}
 	first, last := []rune(s)[0], []rune(s)[len([]rune(s))-1]
-	switch {
-	case first == '╭' || first == '┌' || first == '╔':
+	switch first {
+	case '╭', '┌', '╔':
 		return ruleTop
-	case first == '╰' || first == '└' || first == '╚':
+	case '╰', '└', '╚':
 		return ruleBottom
 	}
 	for _, r := range s {
-		if !(r >= 0x2500 && r <= 0x257f) && !(r >= 0x2580 && r <= 0x259f) && r != ' ' {
+		boxDrawing := r >= 0x2500 && r <= 0x257f
+		blocks := r >= 0x2580 && r <= 0x259f
+		if !boxDrawing && !blocks && r != ' ' {
 			return notRule
 		}
 	}

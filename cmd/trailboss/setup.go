@@ -143,7 +143,7 @@ func runSetup(ctx context.Context, e *env, args []string) error {
 			if c.remove {
 				new = nil
 			}
-			w.Write(diff.Diff(c.path, old, c.path+" (after)", new))
+			fmt.Fprintf(w, "%s", diff.Diff(c.path, old, c.path+" (after)", new))
 		}
 		if tmuxSocket != "" {
 			if f.undo {

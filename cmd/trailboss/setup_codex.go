@@ -204,7 +204,8 @@ func sharedCodexAppServers(codexHome string) []int {
 			continue
 		}
 		argv := strings.Split(strings.TrimSuffix(string(b), "\x00"), "\x00")
-		if !hooks.IsCodexAppServer(argv) || !(slices.Contains(argv, "--managed-daemon") || slices.Contains(argv, "--listen")) {
+		serving := slices.Contains(argv, "--managed-daemon") || slices.Contains(argv, "--listen")
+		if !hooks.IsCodexAppServer(argv) || !serving {
 			continue
 		}
 		if strings.HasPrefix(argv[0], codexHome+string(filepath.Separator)) || processEnv(pid, "CODEX_HOME") == codexHome {

@@ -126,7 +126,7 @@ func (s *Store) migrateFile(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
-	defer tx.Rollback()
+	defer func() { _ = tx.Rollback() }() // a no-op once committed
 	var n int
 	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM migrations WHERE name = ?`, name).Scan(&n); err != nil {
 		return err
@@ -214,7 +214,7 @@ func (s *Store) save(ctx context.Context, sessions []queue.Session) error {
 	if err != nil {
 		return err
 	}
-	defer tx.Rollback()
+	defer func() { _ = tx.Rollback() }() // a no-op once committed
 	stmt, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO sessions (`+columns+`)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {

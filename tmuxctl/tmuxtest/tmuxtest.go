@@ -208,8 +208,10 @@ func (e *Env) Attach(t testing.TB, session string) string {
 		t.Fatalf("start script(1) for a tmux client: %v", err)
 	}
 	stdin.Close()
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
+	// exited closes when script(1) exits; waitErr is its exit status then.
+	exited := make(chan struct{})
+	var waitErr error
+	go func() { waitErr = cmd.Wait(); close(exited) }()
 
 	var name string
 	deadline := time.Now().Add(commandTimeout)
@@ -223,7 +225,8 @@ func (e *Env) Attach(t testing.TB, session string) string {
 			break
 		}
 		select {
-		case err := <-exited:
+		case <-exited:
+			err := waitErr
 			keepOpen.Close()
 			out, _ := os.ReadFile(typescript)
 			t.Fatalf("tmux client for session %q exited before attaching: %v: %s %q",
@@ -231,9 +234,9 @@ func (e *Env) Attach(t testing.TB, session string) string {
 		case <-time.After(10 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			<-exited
-			keepOpen.Close()
+			_ = cmd.Process.Kill()
+			<-exited // killed: its exit status says nothing
+			_ = keepOpen.Close()
 			t.Fatalf("tmux client for session %q not listed after %v", session, commandTimeout)
 		}
 	}
@@ -245,15 +248,15 @@ func (e *Env) Attach(t testing.TB, session string) string {
 		// pipe before script exits would type ^D into it.
 		ctx, cancel := context.WithTimeout(context.Background(), commandTimeout)
 		defer cancel()
-		e.command(ctx, "detach-client", "-t", name).Run()
+		_ = e.command(ctx, "detach-client", "-t", name).Run() // it may have left already
 		select {
 		case <-exited:
 		case <-time.After(5 * time.Second):
-			cmd.Process.Signal(syscall.SIGTERM)
+			_ = cmd.Process.Signal(syscall.SIGTERM)
 			select {
 			case <-exited:
 			case <-time.After(5 * time.Second):
-				cmd.Process.Kill()
+				_ = cmd.Process.Kill()
 				<-exited
 			}
 		}

@@ -51,7 +51,7 @@ func Start() (*Server, error) {
 	s.served.Add(1)
 	go func() {
 		defer s.served.Done()
-		s.srv.Serve(ln) // returns http.ErrServerClosed once Close is called
+		_ = s.srv.Serve(ln) // returns http.ErrServerClosed once Close is called
 	}()
 	return s, nil
 }
@@ -149,5 +149,5 @@ func writeError(w http.ResponseWriter, status int, kind, msg string) {
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(v) // a failed write means the client left; nothing to tell it
+	_ = json.NewEncoder(w).Encode(v) // a failed write means the client left; nothing to tell it
 }
