@@ -6,7 +6,7 @@ GO ?= go
 BIN := bin/trailboss
 AGENTS := $(CURDIR)/bin/agents
 
-.PHONY: all build test test-agents test-short vet demo bench fuzz stress clean
+.PHONY: all build test test-agents test-short vet lint demo bench fuzz stress clean
 
 all: build
 
@@ -33,6 +33,18 @@ test-agents: vet
 # Unit tests only (no tmux needed).
 test-short:
 	$(GO) test -count=1 -short ./...
+
+# golangci-lint with .golangci.yml (errcheck, staticcheck, govet, ineffassign, unused),
+# installed into bin/ at this version on first use.
+GOLANGCI_VERSION := v2.15.0
+GOLANGCI := bin/golangci-lint-$(GOLANGCI_VERSION)
+lint: $(GOLANGCI)
+	$(GOLANGCI) run ./...
+
+$(GOLANGCI):
+	@mkdir -p bin
+	GOBIN=$(CURDIR)/bin $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_VERSION)
+	mv bin/golangci-lint $(GOLANGCI)
 
 vet:
 	$(GO) vet ./...
