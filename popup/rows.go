@@ -1,11 +1,9 @@
 package popup
 
 import (
-	"fmt"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 	"unicode"
 
 	"github.com/charmbracelet/x/ansi"
@@ -143,21 +141,4 @@ func sanitizeScreen(s string) []string {
 		lines = lines[:len(lines)-1]
 	}
 	return lines
-}
-
-// Age renders a duration the way a glance wants it: 12s, 4m, 3h, 2d. A negative one (a
-// clock a little ahead) is 0s.
-func Age(d time.Duration) string {
-	switch {
-	case d < 0:
-		return "0s"
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh", int(d.Hours()))
-	default:
-		return fmt.Sprintf("%dd", int(d.Hours()/24))
-	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/trailboss/trailboss/daemon/client"
+	"github.com/trailboss/trailboss/daemon/queue"
 )
 
 // The messages of the views without a list.
@@ -172,7 +173,7 @@ func (m Model) columns() columns {
 		r := &m.rows[vi]
 		w.num = max(w.num, len(r.num))
 		if r.item.Ready {
-			a := len(Age(now.Sub(r.item.Since)))
+			a := len(queue.Age(now.Sub(r.item.Since)))
 			w.age, w.ageShort = max(w.age, a), max(w.ageShort, a)
 		} else {
 			w.age = max(w.age, ansi.StringWidth(coolingText(r.item, now, false)))
@@ -190,7 +191,7 @@ func (m Model) columns() columns {
 func coolingText(it client.Item, now time.Time, short bool) string {
 	left := ""
 	if it.CooldownUntil != nil && it.CooldownUntil.After(now) {
-		left = Age(it.CooldownUntil.Sub(now))
+		left = queue.Age(it.CooldownUntil.Sub(now))
 	}
 	switch {
 	case short:
@@ -257,7 +258,7 @@ func (m Model) list(c columns, height int) string {
 		}
 		cells = append(cells[:0], style(st.Number, pad(r.num, c.num)))
 		if c.age > 0 {
-			age := Age(now.Sub(r.item.Since))
+			age := queue.Age(now.Sub(r.item.Since))
 			if cooling {
 				age = coolingText(r.item, now, c.coolShort)
 			}

@@ -14,10 +14,10 @@ import (
 	"time"
 
 	"github.com/trailboss/trailboss/daemon/client"
+	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/spool"
 	"github.com/trailboss/trailboss/daemon/statedir"
 	"github.com/trailboss/trailboss/hooks"
-	"github.com/trailboss/trailboss/popup"
 	"github.com/trailboss/trailboss/tmuxctl"
 )
 
@@ -174,7 +174,7 @@ func (d *doctor) daemon(ctx context.Context) []finding {
 			nopane = append(nopane, clipRunes(s.SessionID, 8))
 		}
 		f.detail = append(f.detail, fmt.Sprintf("%-8s  %-8s  %-7s  %s ago  %s", clipRunes(s.SessionID, 8), pane, state,
-			popup.Age(now.Sub(s.LastEventAt)), filepath.Base(s.Cwd)))
+			queue.Age(now.Sub(s.LastEventAt)), filepath.Base(s.Cwd)))
 	}
 	out = append(out, f)
 	if len(nopane) > 0 {
@@ -381,10 +381,10 @@ func (d *doctor) emitLog() finding {
 	if strings.Contains(msg, hooks.SpooledNote) {
 		if pending, err := spool.List(d.place.stateDir); err == nil && len(pending) == 0 {
 			// Every spooled event has been applied since: nothing was lost.
-			return finding{level: good, what: "hooks that could not reach the daemon " + popup.Age(time.Since(t)) +
+			return finding{level: good, what: "hooks that could not reach the daemon " + queue.Age(time.Since(t)) +
 				" ago were delivered from the spool since"}
 		}
 	}
-	return finding{level: note, what: "a hook failed " + popup.Age(time.Since(t)) + " ago: " + msg,
+	return finding{level: note, what: "a hook failed " + queue.Age(time.Since(t)) + " ago: " + msg,
 		detail: []string{"see " + path}}
 }

@@ -11,7 +11,7 @@ import (
 
 	"github.com/trailboss/trailboss/daemon"
 	"github.com/trailboss/trailboss/daemon/client"
-	"github.com/trailboss/trailboss/popup"
+	"github.com/trailboss/trailboss/daemon/queue"
 )
 
 func runStatus(ctx context.Context, e *env, args []string) error {
@@ -75,7 +75,7 @@ func runLs(ctx context.Context, e *env, args []string) error {
 		if it.Detail != "" {
 			reason += "/" + it.Detail
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", pos, popup.Age(now.Sub(it.Since)), reason, it.Pane,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", pos, queue.Age(now.Sub(it.Since)), reason, it.Pane,
 			clipRunes(it.SessionID, 8), filepath.Base(it.Cwd), clipRunes(it.Summary, 60))
 	}
 	return tw.Flush()
