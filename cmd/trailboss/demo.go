@@ -85,14 +85,14 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 	if d.addr == "" {
 		a, err := freeLoopbackAddr()
 		if err != nil {
-			d.stop()
+			_ = d.stop() // nothing runs yet: this removes the folder
 			return err
 		}
 		d.addr = a
 	}
 	keys := demoKeysFor(outerTmuxPrefix(e.getenv))
 	if err := d.start(ctx, keys); err != nil {
-		d.stop()
+		_ = d.stop() // what did not stop is killed; why the start failed is what matters
 		if ctx.Err() != nil {
 			fmt.Fprintln(e.stdout, "Trail Boss demo interrupted while starting; it has cleaned up after itself.")
 			return nil
@@ -119,8 +119,53 @@ type demo struct {
 	fast                    bool
 	owned                   bool // dir was made by the demo, so the demo removes it
 
-	server     *exec.Cmd     // the tmux server (tmux -D), a child of this process
-	serverDone chan struct{} // closed once the server has exited
+	server, daemon *child // the tmux server (tmux -D) and the daemon, children of this process
+}
+
+// child is a process the demo started and waits for.
+type child struct {
+	cmd  *exec.Cmd
+	done chan struct{} // closed once it has exited
+}
+
+// startChild starts argv in the demo's environment (plus env) and folder, in a session of
+// its own so that no signal meant for the terminal reaches it, with its output in logName.
+func (d *demo) startChild(logName string, env []string, argv ...string) (*child, error) {
+	log, err := os.Create(filepath.Join(d.dir, logName))
+	if err != nil {
+		return nil, err
+	}
+	defer log.Close()
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = append(d.environ(), env...)
+	cmd.Dir = d.dir
+	cmd.Stdout, cmd.Stderr = log, log
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	c := &child{cmd: cmd, done: make(chan struct{})}
+	go func() {
+		_ = cmd.Wait()
+		close(c.done)
+	}()
+	return c, nil
+}
+
+// said returns the last lines a child wrote to logName.
+func (d *demo) said(logName string) string {
+	b, _ := os.ReadFile(filepath.Join(d.dir, logName))
+	return lastLines(string(b), 3)
+}
+
+// exited reports whether c exited before deadline.
+func (c *child) exited(deadline time.Time) bool {
+	select {
+	case <-c.done:
+		return true
+	case <-time.After(time.Until(deadline)):
+		return false
+	}
 }
 
 // environ is the environment of everything the demo runs: the user's, minus whatever would
@@ -179,15 +224,20 @@ func (d *demo) start(ctx context.Context, keys demoKeys) error {
 		"sh", "-c", "cat WELCOME; exec sh"); err != nil {
 		return err
 	}
-	// The daemon's window stays when the daemon exits, so that what it said can be read; it
-	// goes to a file too, because tmux can lose what a pane wrote just before it died.
-	daemonWin := demoSession + ":9"
-	if _, err := d.tmux("new-window", "-d", "-t", daemonWin, "-n", "daemon", "-c", d.dir,
-		"sh", "-c", `"$0" daemon --cooldown 30s --sweep 2s 2>&1 | tee daemon.log`, d.self,
-		";", "set-option", "-w", "-t", daemonWin, "remain-on-exit", "on"); err != nil {
+	// The daemon runs as the demo's own child, so that the demo knows at once when it
+	// stops and why; it is told the demo's tmux server as if it ran in it. Window 9 shows
+	// what it says.
+	daemon, err := d.startChild("daemon.log", []string{fmt.Sprintf("TMUX=%s,%d,0", d.socket, d.server.cmd.Process.Pid)},
+		d.self, "daemon", "--cooldown", "30s", "--sweep", "2s")
+	if err != nil {
+		return fmt.Errorf("start its daemon: %w", err)
+	}
+	d.daemon = daemon
+	if _, err := d.tmux("new-window", "-d", "-t", demoSession+":9", "-n", "daemon", "-c", d.dir,
+		"tail", "-n", "+1", "-f", "daemon.log"); err != nil {
 		return err
 	}
-	if err := d.waitDaemon(ctx, daemonWin); err != nil {
+	if err := d.waitDaemon(ctx); err != nil {
 		return err
 	}
 	for i, a := range demoAgents {
@@ -208,38 +258,21 @@ func (d *demo) start(ctx context.Context, keys demoKeys) error {
 }
 
 // startServer starts the demo's tmux server in the foreground (tmux -D) as a child of this
-// process, in a session of its own so that no signal meant for the terminal reaches it, and
-// waits until it accepts commands.
+// process, and waits until it accepts commands.
 func (d *demo) startServer() error {
-	log, err := os.Create(filepath.Join(d.dir, "tmux-server.log"))
+	server, err := d.startChild("tmux-server.log", nil, "tmux", "-D", "-S", d.socket, "-f", filepath.Join(d.dir, "tmux.conf"))
 	if err != nil {
-		return err
-	}
-	defer log.Close()
-	cmd := exec.Command("tmux", "-D", "-S", d.socket, "-f", filepath.Join(d.dir, "tmux.conf"))
-	cmd.Env = d.environ()
-	cmd.Dir = d.dir
-	cmd.Stdout, cmd.Stderr = log, log
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start the demo's tmux server: %w", err)
 	}
-	d.server, d.serverDone = cmd, make(chan struct{})
-	go func() {
-		_ = cmd.Wait()
-		close(d.serverDone)
-	}()
+	d.server = server
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		if c, err := net.Dial("unix", d.socket); err == nil {
 			c.Close()
 			return nil
 		}
-		select {
-		case <-d.serverDone:
-			said, _ := os.ReadFile(filepath.Join(d.dir, "tmux-server.log"))
-			return fmt.Errorf("the demo's tmux server exited at once: %s", strings.TrimSpace(string(said)))
-		case <-time.After(10 * time.Millisecond):
+		if server.exited(time.Now().Add(10 * time.Millisecond)) {
+			return fmt.Errorf("the demo's tmux server stopped at once: %s", d.said("tmux-server.log"))
 		}
 		if time.Now().After(deadline) {
 			return fmt.Errorf("the demo's tmux server did not open its socket %s within 5 s", d.socket)
@@ -248,8 +281,8 @@ func (d *demo) startServer() error {
 }
 
 // waitDaemon waits until the demo's daemon answers. It returns at once, with what the
-// daemon said, when the daemon exits instead.
-func (d *demo) waitDaemon(ctx context.Context, win string) error {
+// daemon said, when the daemon stops instead.
+func (d *demo) waitDaemon(ctx context.Context) error {
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
 		if c, err := client.New(d.addr, filepath.Join(d.dir, "state"), 500*time.Millisecond); err == nil {
@@ -257,13 +290,11 @@ func (d *demo) waitDaemon(ctx context.Context, win string) error {
 				return nil
 			}
 		}
-		if dead, _ := d.tmux("display-message", "-p", "-t", win, "#{pane_dead}"); strings.TrimSpace(dead) == "1" {
-			said, _ := os.ReadFile(filepath.Join(d.dir, "daemon.log"))
-			return fmt.Errorf("its daemon stopped: %s", lastLines(string(said), 3))
-		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
+		case <-d.daemon.done:
+			return fmt.Errorf("its daemon stopped: %s", d.said("daemon.log"))
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
@@ -288,7 +319,7 @@ func (d *demo) attach(ctx context.Context, e *env) error {
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	cmd.Env = d.environ()
 	if err := cmd.Start(); err != nil {
-		d.stop()
+		_ = d.stop() // what did not stop is killed; why tmux did not start is what matters
 		return fmt.Errorf("attach to the demo: %w", err)
 	}
 	done := make(chan error, 1)
@@ -301,7 +332,7 @@ func (d *demo) attach(ctx context.Context, e *env) error {
 		// Detach first: the client gives the terminal back as it found it.
 		_, _ = d.tmux("detach-client", "-s", "="+demoSession)
 	}
-	d.stop()
+	stopErr := d.stop()
 	if done != nil {
 		select {
 		case <-done:
@@ -309,6 +340,9 @@ func (d *demo) attach(ctx context.Context, e *env) error {
 			_ = cmd.Process.Kill()
 			<-done
 		}
+	}
+	if stopErr != nil {
+		fmt.Fprintln(e.stderr, "trailboss: demo:", stopErr)
 	}
 	switch {
 	case ctx.Err() != nil:
@@ -323,64 +357,85 @@ func (d *demo) attach(ctx context.Context, e *env) error {
 	return nil
 }
 
-// stop ends everything the demo started and waits until it has: each pane's processes get
-// SIGHUP, as a closed terminal would send, and what has not exited within demoStopWait is
-// killed; then the tmux server. The demo's folder goes too when the demo made it.
-func (d *demo) stop() {
+// stop ends everything the demo started and waits until it has: the daemon and each
+// pane's processes get SIGHUP, as a closed terminal would send, and what has not exited
+// within demoStopWait is killed; then the tmux server. The demo's folder goes too when the
+// demo made it. It returns an error naming what had to be killed.
+func (d *demo) stop() error {
+	var killed []string
+	panes := map[int]string{} // pid → its window's name
 	if d.server != nil {
-		var pids []int
-		if out, err := d.tmux("list-panes", "-s", "-t", "="+demoSession, "-F", "#{pane_pid}"); err == nil {
-			for _, f := range strings.Fields(out) {
+		if out, err := d.tmux("list-panes", "-s", "-t", "="+demoSession, "-F", "#{pane_pid} #{window_name}"); err == nil {
+			for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
 				var pid int
-				if _, err := fmt.Sscan(f, &pid); err == nil && pid > 1 {
-					pids = append(pids, pid)
+				var name string
+				if _, err := fmt.Sscan(l, &pid, &name); err == nil && pid > 1 {
+					panes[pid] = name
 				}
 			}
 		}
-		// A pane's process leads a process group of its own: the signal reaches its
-		// children too (an agent's running hook).
-		signalGroups(pids, syscall.SIGHUP)
-		if !waitExited(pids, time.Now().Add(demoStopWait)) {
-			signalGroups(pids, syscall.SIGKILL)
-			waitExited(pids, time.Now().Add(300*time.Millisecond))
+	}
+	// A pane's process leads a process group of its own: the signal reaches its children
+	// too (an agent's running hook).
+	for pid := range panes {
+		_ = syscall.Kill(-pid, syscall.SIGHUP)
+	}
+	if d.daemon != nil {
+		_ = d.daemon.cmd.Process.Signal(syscall.SIGHUP)
+	}
+	deadline := time.Now().Add(demoStopWait)
+	for pid, name := range panes {
+		if !paneExited(pid, deadline) {
+			_ = syscall.Kill(-pid, syscall.SIGKILL)
+			paneExited(pid, time.Now().Add(300*time.Millisecond))
+			killed = append(killed, "window "+name)
 		}
-		_ = d.server.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-d.serverDone:
-		case <-time.After(300 * time.Millisecond):
-			_ = d.server.Process.Kill()
-			<-d.serverDone
+	}
+	if d.daemon != nil && !d.daemon.exited(deadline) {
+		_ = d.daemon.cmd.Process.Kill()
+		<-d.daemon.done
+		killed = append(killed, "the daemon")
+	}
+	if d.server != nil {
+		// The server exits once its last client has gone.
+		_ = d.server.cmd.Process.Signal(syscall.SIGTERM)
+		if !d.server.exited(time.Now().Add(300 * time.Millisecond)) {
+			_ = d.server.cmd.Process.Kill()
+			<-d.server.done
+			killed = append(killed, "its tmux server")
 		}
 	}
 	if d.owned {
 		_ = os.RemoveAll(d.dir)
 	}
-}
-
-func signalGroups(pids []int, sig syscall.Signal) {
-	for _, pid := range pids {
-		_ = syscall.Kill(-pid, sig)
+	if len(killed) > 0 {
+		slices.Sort(killed)
+		return fmt.Errorf("%s did not stop within %v of SIGHUP and had to be killed", strings.Join(killed, ", "), demoStopWait)
 	}
+	return nil
 }
 
-// waitExited reports whether every process in pids has exited (and been reaped by the
-// tmux server) before deadline.
-func waitExited(pids []int, deadline time.Time) bool {
-	for {
-		alive := false
-		for _, pid := range pids {
-			if syscall.Kill(pid, 0) == nil {
-				alive = true
-			}
-		}
-		if !alive {
-			return true
-		}
+// paneExited reports whether a pane's process pid has exited before deadline: it is gone,
+// or it is a zombie that the tmux server has yet to reap (which can take it a while).
+func paneExited(pid int, deadline time.Time) bool {
+	for syscall.Kill(pid, 0) == nil && !zombie(pid) {
 		if time.Now().After(deadline) {
 			return false
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+	return true
+}
+
+// zombie reports whether process pid has exited and waits to be reaped. It reads Linux's
+// /proc; elsewhere it reports false.
+func zombie(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(b, ')') // the command's name, in parentheses, may hold anything
+	return i >= 0 && i+2 < len(b) && b[i+2] == 'Z'
 }
 
 // makeDemoProject makes dir a git repository with branch checked out, as `git init -b
@@ -440,31 +495,36 @@ func demoKeysFor(outer string) demoKeys {
 
 // note says, in two lines, how to reach the demo's keys from inside the user's tmux.
 func (k demoKeys) note() string {
-	return "You started the demo inside tmux, which takes Ctrl-b first: press it twice to reach the demo\n" +
-		"(Ctrl-b Ctrl-b Tab; Ctrl-b Ctrl-b d leaves). Or run make demo outside tmux."
+	return "You are inside tmux, which takes Ctrl-b itself: press it twice to reach the\n" +
+		"demo (Ctrl-b Ctrl-b Tab), or leave tmux and run make demo outside it."
 }
 
-// welcome is the text of the demo's first window.
+// welcome is the text of the demo's first window, at most 78 columns wide.
 func (k demoKeys) welcome() string {
 	var b strings.Builder
 	b.WriteString("\n  Trail Boss demo\n  ───────────────\n")
 	if k.nested {
 		b.WriteString("  " + strings.ReplaceAll(k.note(), "\n", "\n  ") + "\n\n")
 	}
-	p := k.prefix
-	fmt.Fprintf(&b, `  Three simulated agents (windows 1–3) are working, each in a project of its own. One after
-  another they stop to wait for you: a permission prompt, or a finished turn. The status
-  line counts them: ⚠ N stuck.
-
-  Press  %[1]s Tab   to land on the oldest stuck pane;
-         type a line + Enter in that pane to answer it (it leaves the queue and works a
-         few seconds before its next question), then %[1]s Tab again for the next one.
-  Press  %[1]s g     to see the whole queue in a popup, with a preview; Enter jumps.
-  Press  %[1]s S     to skip the one you are on (it cools down for 30 s).
-
-  Window 9 runs the daemon. Leave with %[1]s d: the demo stops everything it started
-  and removes its temp folder.
-`, p)
+	b.WriteString("  Three simulated agents (windows 1-3) work, each in a project of its own.\n" +
+		"  One after another they stop to wait for you: a permission prompt, or a\n" +
+		"  finished turn. The status line counts them: ⚠ N stuck. Window 9 shows\n" +
+		"  the daemon's log.\n\n")
+	w := len(k.prefix) + 6
+	key := func(name, first string, more ...string) {
+		fmt.Fprintf(&b, "  %-*s%s\n", w, k.prefix+" "+name, first)
+		for _, l := range more {
+			fmt.Fprintf(&b, "  %-*s%s\n", w, "", l)
+		}
+	}
+	key("Tab", "lands on the oldest stuck pane. Type a line and",
+		"Enter there to answer it: it leaves the queue,",
+		"works a few seconds, then asks its next question.",
+		k.prefix+" Tab again goes on to the next one.")
+	key("g", "shows the whole queue in a popup, with a preview;", "Enter jumps.")
+	key("S", "skips the one you are on (it cools down for 30 s).")
+	key("d", "leaves: the demo stops everything it started and",
+		"removes its temp folder.")
 	return b.String()
 }
 

@@ -41,6 +41,10 @@ func TestMakeDemo(t *testing.T) {
 	t.Run("detach", func(t *testing.T) {
 		r := startMakeDemo(t, repo, nil, "make", "demo")
 		r.landOnOldest(t)
+		welcome := r.tmux(t, "capture-pane", "-p", "-t", "="+demoSession+":0")
+		if !strings.Contains(welcome, "Ctrl-b Tab") || strings.Contains(welcome, "twice") {
+			t.Errorf("outside tmux, the welcome window does not say Ctrl-b Tab once:\n%s", welcome)
+		}
 		r.checkLooksLikeReadme(t)
 		r.checkAnsweredAgentWorksThenAsks(t)
 		ended := time.Now()
@@ -49,9 +53,7 @@ func TestMakeDemo(t *testing.T) {
 		if err := r.wait(t); err != nil {
 			t.Fatalf("make demo after a detach: %v\n%s", err, r.screen(t))
 		}
-		if s := r.screen(t); !strings.Contains(s, "cleaned up after itself") {
-			t.Errorf("after the detach the demo did not say that it cleaned up:\n%s", s)
-		}
+		r.checkStoppedCleanly(t)
 	})
 
 	t.Run("hangup", func(t *testing.T) {
@@ -62,7 +64,7 @@ func TestMakeDemo(t *testing.T) {
 		r := startMakeDemo(t, repo, []string{tmuxEnv}, "make", "demo")
 		r.landOnOldest(t)
 		welcome := r.tmux(t, "capture-pane", "-p", "-t", "="+demoSession+":0")
-		if !strings.Contains(welcome, "Ctrl-b Ctrl-b Tab") || !strings.Contains(welcome, "outside tmux") {
+		if !strings.Contains(welcome, "press it twice") || !strings.Contains(welcome, "Ctrl-b Ctrl-b Tab") {
 			t.Errorf("inside tmux, the welcome window does not say to press Ctrl-b twice:\n%s", welcome)
 		}
 		pgid := r.jobGroup(t)
@@ -71,6 +73,7 @@ func TestMakeDemo(t *testing.T) {
 			t.Fatal(err)
 		}
 		r.checkNothingLeft(t, ended)
+		r.checkStoppedCleanly(t)
 	})
 
 	t.Run("closed-terminal", func(t *testing.T) {
@@ -92,6 +95,7 @@ func TestMakeDemo(t *testing.T) {
 			t.Fatal(err)
 		}
 		r.checkNothingLeft(t, ended)
+		r.checkStoppedCleanly(t)
 	})
 
 	t.Run("own-failure", func(t *testing.T) {
@@ -114,9 +118,11 @@ func TestMakeDemo(t *testing.T) {
 		if err := r.wait(t); err != nil {
 			t.Fatalf("make build: %v\n%s", err, r.screen(t))
 		}
+		started := time.Now()
 		r = startMakeDemo(t, repo, nil, "./"+filepath.Join("bin", "trailboss"), "demo", "--addr", taken.Addr().String())
 		err = r.wait(t)
 		ended := time.Now()
+		t.Logf("the demo failed, cleaned up and exited %v after it started", ended.Sub(started).Round(time.Millisecond))
 		if err == nil {
 			t.Fatalf("the demo succeeded with its address taken:\n%s", r.screen(t))
 		}
@@ -543,6 +549,20 @@ func (r *makeDemoRun) processes() []runProcess {
 		}
 	}
 	return out
+}
+
+// checkStoppedCleanly waits for the run to end and checks that the demo said it cleaned up
+// and did not have to kill anything: its daemon, agents and shell stopped on SIGHUP.
+func (r *makeDemoRun) checkStoppedCleanly(t *testing.T) {
+	t.Helper()
+	_ = r.wait(t) // make's own exit says only how it was stopped
+	s := r.screen(t)
+	if !strings.Contains(s, "cleaned up after itself") {
+		t.Errorf("the demo did not say that it cleaned up:\n%s", s)
+	}
+	if strings.Contains(s, "had to be killed") {
+		t.Errorf("part of the demo did not stop on SIGHUP:\n%s", s)
+	}
 }
 
 // checkNothingLeft checks that within demoGone of ended no process of the run is left and
