@@ -202,7 +202,7 @@ func (w *ScreenWatcher) discover(ctx context.Context) {
 	_, covered := w.bindings()
 	for _, socket := range w.Servers() {
 		cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		states, err := w.Tmux(socket).PaneStates(cctx)
+		states, err := w.Tmux(socket).PaneProcesses(cctx)
 		cancel()
 		if err != nil {
 			continue // no server there (yet): nothing to watch
@@ -222,7 +222,7 @@ func (w *ScreenWatcher) discover(ctx context.Context) {
 			if !agentCommands[agent] {
 				continue
 			}
-			w.watched[k] = &watchState{harness: agent, drawn: p.Drawn, activity: p.Activity}
+			w.watched[k] = &watchState{harness: agent} // its first tick counts as a change
 			w.Log.Info("watching an agent pane that reports no hooks", "pane", p.ID, "socket", socket,
 				"agent", agent, "command", p.Command)
 		}
@@ -281,7 +281,8 @@ func (w *ScreenWatcher) tick(ctx context.Context) {
 	}
 }
 
-// tickServer is one tick for the watched panes of one tmux server.
+// tickServer is one tick for the watched panes of one tmux server. Its list-panes asks for
+// nothing about the panes' processes, which would cost tmux a look at every pane's.
 func (w *ScreenWatcher) tickServer(ctx context.Context, socket string, bound map[paneKey]binding, covered map[paneKey]bool) {
 	srv := w.Tmux(socket)
 	cctx, cancel := context.WithTimeout(ctx, 2*time.Second)

@@ -14,9 +14,9 @@ func TestForegroundOfAPane(t *testing.T) {
 	e := tmuxtest.New(t)
 	ctx := testContext(t)
 	pane := e.NewPane(t, "main", "sh", "-c", "sleep 1000; true")
-	var st tmuxctl.PaneState
+	var st tmuxctl.PaneProcess
 	e.WaitFor(t, "the pane's sleep", waitLong, func() bool {
-		states, err := e.Server.PaneStates(ctx)
+		states, err := e.Server.PaneProcesses(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
