@@ -119,47 +119,23 @@ type demo struct {
 	fast                    bool
 	owned                   bool // dir was made by the demo, so the demo removes it
 
-	server, daemon *child // the tmux server (tmux -D) and the daemon, children of this process
+	server *tmuxServer // the demo's tmux server, a child of this process
 }
 
-// child is a process the demo started and waits for.
-type child struct {
+// tmuxServer is the demo's tmux server, run in the foreground (tmux -D).
+type tmuxServer struct {
 	cmd  *exec.Cmd
 	done chan struct{} // closed once it has exited
 }
 
-// startChild starts argv in the demo's environment (plus env) and folder, in a session of
-// its own so that no signal meant for the terminal reaches it, with its output in logName.
-func (d *demo) startChild(logName string, env []string, argv ...string) (*child, error) {
-	log, err := os.Create(filepath.Join(d.dir, logName))
-	if err != nil {
-		return nil, err
-	}
-	defer log.Close()
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = append(d.environ(), env...)
-	cmd.Dir = d.dir
-	cmd.Stdout, cmd.Stderr = log, log
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	c := &child{cmd: cmd, done: make(chan struct{})}
-	go func() {
-		_ = cmd.Wait()
-		close(c.done)
-	}()
-	return c, nil
-}
-
-// said returns the last lines a child wrote to logName.
-func (d *demo) said(logName string) string {
-	b, _ := os.ReadFile(filepath.Join(d.dir, logName))
+// said returns the last lines written to the demo's file name.
+func (d *demo) said(name string) string {
+	b, _ := os.ReadFile(filepath.Join(d.dir, name))
 	return lastLines(string(b), 3)
 }
 
-// exited reports whether c exited before deadline.
-func (c *child) exited(deadline time.Time) bool {
+// exited reports whether the server exited before deadline.
+func (c *tmuxServer) exited(deadline time.Time) bool {
 	select {
 	case <-c.done:
 		return true
@@ -224,20 +200,16 @@ func (d *demo) start(ctx context.Context, keys demoKeys) error {
 		"sh", "-c", "cat WELCOME; exec sh"); err != nil {
 		return err
 	}
-	// The daemon runs as the demo's own child, so that the demo knows at once when it
-	// stops and why; it is told the demo's tmux server as if it ran in it. Window 9 shows
-	// what it says.
-	daemon, err := d.startChild("daemon.log", []string{fmt.Sprintf("TMUX=%s,%d,0", d.socket, d.server.cmd.Process.Pid)},
-		d.self, "daemon", "--cooldown", "30s", "--sweep", "2s")
-	if err != nil {
-		return fmt.Errorf("start its daemon: %w", err)
-	}
-	d.daemon = daemon
-	if _, err := d.tmux("new-window", "-d", "-t", demoSession+":9", "-n", "daemon", "-c", d.dir,
-		"tail", "-n", "+1", "-f", "daemon.log"); err != nil {
+	// The daemon's window stays when the daemon exits, and what it says goes to a file as
+	// well: tmux can lose from the screen what a pane wrote just before it died.
+	daemonWin := demoSession + ":9"
+	if _, err := d.tmux("new-window", "-d", "-t", daemonWin, "-n", "daemon", "-c", d.dir,
+		d.self, "daemon", "--cooldown", "30s", "--sweep", "2s",
+		";", "pipe-pane", "-t", daemonWin, "cat >> "+shellQuote(filepath.Join(d.dir, "daemon.log")),
+		";", "set-option", "-w", "-t", daemonWin, "remain-on-exit", "on"); err != nil {
 		return err
 	}
-	if err := d.waitDaemon(ctx); err != nil {
+	if err := d.waitDaemon(ctx, daemonWin); err != nil {
 		return err
 	}
 	for i, a := range demoAgents {
@@ -258,20 +230,34 @@ func (d *demo) start(ctx context.Context, keys demoKeys) error {
 }
 
 // startServer starts the demo's tmux server in the foreground (tmux -D) as a child of this
-// process, and waits until it accepts commands.
+// process, in a session of its own so that no signal meant for the terminal reaches it,
+// and waits until it accepts commands.
 func (d *demo) startServer() error {
-	server, err := d.startChild("tmux-server.log", nil, "tmux", "-D", "-S", d.socket, "-f", filepath.Join(d.dir, "tmux.conf"))
+	log, err := os.Create(filepath.Join(d.dir, "tmux-server.log"))
 	if err != nil {
+		return err
+	}
+	defer log.Close()
+	cmd := exec.Command("tmux", "-D", "-S", d.socket, "-f", filepath.Join(d.dir, "tmux.conf"))
+	cmd.Env = d.environ()
+	cmd.Dir = d.dir
+	cmd.Stdout, cmd.Stderr = log, log
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start the demo's tmux server: %w", err)
 	}
-	d.server = server
+	d.server = &tmuxServer{cmd: cmd, done: make(chan struct{})}
+	go func() {
+		_ = cmd.Wait()
+		close(d.server.done)
+	}()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		if c, err := net.Dial("unix", d.socket); err == nil {
 			c.Close()
 			return nil
 		}
-		if server.exited(time.Now().Add(10 * time.Millisecond)) {
+		if d.server.exited(time.Now().Add(10 * time.Millisecond)) {
 			return fmt.Errorf("the demo's tmux server stopped at once: %s", d.said("tmux-server.log"))
 		}
 		if time.Now().After(deadline) {
@@ -282,7 +268,7 @@ func (d *demo) startServer() error {
 
 // waitDaemon waits until the demo's daemon answers. It returns at once, with what the
 // daemon said, when the daemon stops instead.
-func (d *demo) waitDaemon(ctx context.Context) error {
+func (d *demo) waitDaemon(ctx context.Context, win string) error {
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
 		if c, err := client.New(d.addr, filepath.Join(d.dir, "state"), 500*time.Millisecond); err == nil {
@@ -290,11 +276,17 @@ func (d *demo) waitDaemon(ctx context.Context) error {
 				return nil
 			}
 		}
+		if dead, _ := d.tmux("display-message", "-p", "-t", win, "#{pane_dead}"); strings.TrimSpace(dead) == "1" {
+			// pipe-pane's cat may still be writing what it read.
+			said := d.said("daemon.log")
+			for end := time.Now().Add(time.Second); said == "" && time.Now().Before(end); said = d.said("daemon.log") {
+				time.Sleep(10 * time.Millisecond)
+			}
+			return fmt.Errorf("its daemon stopped: %s", said)
+		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-d.daemon.done:
-			return fmt.Errorf("its daemon stopped: %s", d.said("daemon.log"))
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
@@ -357,10 +349,10 @@ func (d *demo) attach(ctx context.Context, e *env) error {
 	return nil
 }
 
-// stop ends everything the demo started and waits until it has: the daemon and each
-// pane's processes get SIGHUP, as a closed terminal would send, and what has not exited
-// within demoStopWait is killed; then the tmux server. The demo's folder goes too when the
-// demo made it. It returns an error naming what had to be killed.
+// stop ends everything the demo started and waits until it has: each pane's processes (the
+// daemon's too) get SIGHUP, as a closed terminal would send, and what has not exited within
+// demoStopWait is killed; then the tmux server. The demo's folder goes too when the demo
+// made it. It returns an error naming what had to be killed.
 func (d *demo) stop() error {
 	var killed []string
 	panes := map[int]string{} // pid → its window's name
@@ -380,9 +372,6 @@ func (d *demo) stop() error {
 	for pid := range panes {
 		_ = syscall.Kill(-pid, syscall.SIGHUP)
 	}
-	if d.daemon != nil {
-		_ = d.daemon.cmd.Process.Signal(syscall.SIGHUP)
-	}
 	deadline := time.Now().Add(demoStopWait)
 	for pid, name := range panes {
 		if !paneExited(pid, deadline) {
@@ -390,11 +379,6 @@ func (d *demo) stop() error {
 			paneExited(pid, time.Now().Add(300*time.Millisecond))
 			killed = append(killed, "window "+name)
 		}
-	}
-	if d.daemon != nil && !d.daemon.exited(deadline) {
-		_ = d.daemon.cmd.Process.Kill()
-		<-d.daemon.done
-		killed = append(killed, "the daemon")
 	}
 	if d.server != nil {
 		// The server exits once its last client has gone.
@@ -508,8 +492,8 @@ func (k demoKeys) welcome() string {
 	}
 	b.WriteString("  Three simulated agents (windows 1-3) work, each in a project of its own.\n" +
 		"  One after another they stop to wait for you: a permission prompt, or a\n" +
-		"  finished turn. The status line counts them: ⚠ N stuck. Window 9 shows\n" +
-		"  the daemon's log.\n\n")
+		"  finished turn. The status line counts them: ⚠ N stuck. Window 9 runs\n" +
+		"  the daemon.\n\n")
 	w := len(k.prefix) + 6
 	key := func(name, first string, more ...string) {
 		fmt.Fprintf(&b, "  %-*s%s\n", w, k.prefix+" "+name, first)
