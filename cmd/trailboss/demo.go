@@ -135,9 +135,9 @@ func (d *demo) said(name string) string {
 }
 
 // exited reports whether the server exited before deadline.
-func (c *tmuxServer) exited(deadline time.Time) bool {
+func (s *tmuxServer) exited(deadline time.Time) bool {
 	select {
-	case <-c.done:
+	case <-s.done:
 		return true
 	case <-time.After(time.Until(deadline)):
 		return false
@@ -174,6 +174,8 @@ func (d *demo) tmux(args ...string) (string, error) {
 	return string(out), nil
 }
 
+// start makes the demo's folder (projects, config, welcome text), its tmux server, daemon
+// and agents, and returns once the daemon answers and the agents run; it attaches nothing.
 func (d *demo) start(ctx context.Context, keys demoKeys) error {
 	for _, sub := range []string{"home", "config", "state", "transcripts"} {
 		if err := os.MkdirAll(filepath.Join(d.dir, sub), 0o700); err != nil {
