@@ -316,24 +316,27 @@ func (d *demo) attach(ctx context.Context, e *env) error {
 		_ = d.stop() // what did not stop is killed; why tmux did not start is what matters
 		return fmt.Errorf("attach to the demo: %w", err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	// done closes when the client exits; attachErr is its exit status then.
+	done := make(chan struct{})
 	var attachErr error
+	go func() { attachErr = cmd.Wait(); close(done) }()
+	clientLeft := false
 	select {
-	case attachErr = <-done:
-		done = nil
+	case <-done:
+		clientLeft = true
 	case <-ctx.Done():
 		// Detach first: the client gives the terminal back as it found it.
 		_, _ = d.tmux("detach-client", "-s", "="+demoSession)
 	}
 	stopErr := d.stop()
-	if done != nil {
+	if !clientLeft {
 		select {
 		case <-done:
 		case <-time.After(time.Second):
 			_ = cmd.Process.Kill()
 			<-done
 		}
+		attachErr = nil // we ended it: how it exited says nothing
 	}
 	if stopErr != nil {
 		fmt.Fprintln(e.stderr, "trailboss: demo:", stopErr)

@@ -76,11 +76,13 @@ var helps = map[string]commandHelp{
 		"Prints a systemd --user unit that runs the daemon.",
 		"trailboss systemd-unit > ~/.config/systemd/user/trailboss.service"},
 	"demo": {"[--no-attach]",
-		"Try it: an isolated tmux server with the daemon and three simulated agents.",
+		"Try it: an isolated tmux server with the daemon and three simulated agents, each in a\n" +
+			"project of its own. Detaching, Ctrl-C or closing the terminal stops it all and leaves\n" +
+			"nothing behind.",
 		"trailboss demo"},
 	"demo-agent": {"[flags]",
 		"A simulated Claude Code session, for the demo and the tests.",
-		"trailboss demo-agent --name api"},
+		"trailboss demo-agent --session demo-api"},
 }
 
 // usageFor writes NAME's help: its synopsis, what it does, its flags and an example.
