@@ -283,9 +283,9 @@ func CodexSharesAppServer(config []byte) bool {
 func CodexNotifyChain(user []string, bin string) string {
 	words := make([]string, len(user))
 	for i, w := range user {
-		words[i] = shellQuoteWord(w)
+		words[i] = ShellWord(w)
 	}
-	script := strings.Join(words, " ") + ` "$1"; ` + shellQuoteWord(bin) + ` emit --codex "$1"`
+	script := strings.Join(words, " ") + ` "$1"; ` + ShellWord(bin) + ` emit --codex "$1"`
 	return "notify = " + tomlArray([]string{"sh", "-c", script, "trailboss-notify"})
 }
 
@@ -320,7 +320,7 @@ func codexHooksBlock(bin string, events []string) string {
 	var b strings.Builder
 	b.WriteString(codexHooksStart + "\n")
 	b.WriteString("# Trail Boss: approvals and answers. Codex runs these once you trust them (/hooks in Codex).\n")
-	command := tomlString(shellQuoteWord(bin) + " emit --codex")
+	command := tomlString(ShellWord(bin) + " emit --codex")
 	for i, ev := range events {
 		if i > 0 {
 			b.WriteString("\n")
@@ -608,15 +608,4 @@ func tomlArray(items []string) string {
 		q[i] = tomlString(s)
 	}
 	return "[" + strings.Join(q, ", ") + "]"
-}
-
-var plainWord = regexp.MustCompile(`^[A-Za-z0-9_./+:@%=,-]+$`)
-
-// shellQuoteWord writes s as one word for sh: as it is when it is plain, else in single
-// quotes.
-func shellQuoteWord(s string) string {
-	if plainWord.MatchString(s) {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

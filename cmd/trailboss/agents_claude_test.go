@@ -5,6 +5,7 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/trailboss/trailboss/hooks"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -73,7 +74,7 @@ func (w *claudeWorld) startClaude() string {
 	pane := w.pane("ANTHROPIC_BASE_URL="+w.fake.URL, "ANTHROPIC_API_KEY="+fakeAnthropicKey,
 		"DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1",
 		"DISABLE_ERROR_REPORTING=1")
-	w.typeLine(pane, shellWord(w.bin))
+	w.typeLine(pane, hooks.ShellWord(w.bin))
 	w.waitSession(pane, "Claude Code's SessionStart", 60*time.Second)
 	w.waitScreen(pane, `❯`, 30*time.Second)
 	return pane
@@ -107,7 +108,7 @@ func (w *agentWorld) bindKeys() {
 		w.t.Fatal(err)
 	}
 	conf := filepath.Join(w.tm.Dir, "trailboss.tmux.conf")
-	if err := os.WriteFile(conf, []byte(tmuxLines(tmuxSettings{bin: shellWord(bin)})), 0o600); err != nil {
+	if err := os.WriteFile(conf, []byte(tmuxLines(tmuxSettings{bin: hooks.ShellWord(bin)})), 0o600); err != nil {
 		w.t.Fatal(err)
 	}
 	w.tm.Tmux(w.t, "source-file", conf)

@@ -5,6 +5,7 @@ package main
 // TUIs side by side, and its hidden title threads, which are nobody's session.
 
 import (
+	"github.com/trailboss/trailboss/hooks"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -88,7 +89,7 @@ func (w *codexWorld) startCodex(bin string) string {
 	}
 	review := strings.Contains(string(config), "[[hooks.") && !strings.Contains(string(config), "trusted_hash")
 	pane := w.pane(w.keyEnv+"=fake", "CODEX_HOME="+w.home)
-	w.typeLine(pane, shellWord(bin))
+	w.typeLine(pane, hooks.ShellWord(bin))
 	if review {
 		w.waitScreen(pane, `Hooks need review`, 60*time.Second)
 		// A key pressed while the dialog is still being set up is lost: press again.

@@ -10,6 +10,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/trailboss/trailboss/hooks"
 	"hash/fnv"
 	"math/rand/v2"
 	"os"
@@ -95,7 +96,7 @@ func pollingBaseline(b *testing.B, n int, window time.Duration) {
 			b.Fatal(err)
 		}
 		fifos[i] = f
-		return "exec cat " + shellQuote(path)
+		return "exec cat " + hooks.ShellWord(path)
 	})
 	defer func() {
 		for _, f := range fifos {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/trailboss/trailboss/hooks"
 	"net"
 	"os"
 	"os/exec"
@@ -207,7 +208,7 @@ func (d *demo) start(ctx context.Context, keys demoKeys) error {
 	daemonWin := demoSession + ":9"
 	if _, err := d.tmux("new-window", "-d", "-t", daemonWin, "-n", "daemon", "-c", d.dir,
 		d.self, "daemon", "--cooldown", "30s", "--sweep", "2s",
-		";", "pipe-pane", "-t", daemonWin, "cat >> "+shellQuote(filepath.Join(d.dir, "daemon.log")),
+		";", "pipe-pane", "-t", daemonWin, "cat >> "+hooks.ShellWord(filepath.Join(d.dir, "daemon.log")),
 		";", "set-option", "-w", "-t", daemonWin, "remain-on-exit", "on"); err != nil {
 		return err
 	}
@@ -524,9 +525,4 @@ func freeLoopbackAddr() (string, error) {
 	}
 	defer ln.Close()
 	return ln.Addr().String(), nil
-}
-
-// shellQuote quotes s for sh.
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/trailboss/trailboss/hooks"
 	"net"
 	"os"
 	"os/exec"
@@ -245,7 +246,7 @@ func startMakeDemo(t *testing.T, repo string, extra []string, argv ...string) *m
 
 	quoted := make([]string, len(argv))
 	for i, a := range argv {
-		quoted[i] = shellQuote(a)
+		quoted[i] = hooks.ShellWord(a)
 	}
 	r.cmd = exec.Command("script", "-qefc", "stty cols 200 rows 50; exec "+strings.Join(quoted, " "), r.typescript)
 	r.cmd.Dir = repo

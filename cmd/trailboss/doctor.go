@@ -132,7 +132,7 @@ func (d *doctor) token() finding {
 	}
 	if fi, err := os.Stat(path); err == nil && fi.Mode().Perm()&0o077 != 0 {
 		return finding{level: bad, what: fmt.Sprintf("token %s is readable by others (mode %v)", path, fi.Mode().Perm()),
-			fix: "chmod 600 " + shellQuote(path)}
+			fix: "chmod 600 " + hooks.ShellWord(path)}
 	}
 	return finding{level: good, what: "token readable: " + path}
 }

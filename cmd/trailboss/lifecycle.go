@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/trailboss/trailboss/hooks"
 	"net"
 	"os"
 	"os/exec"
@@ -94,7 +95,7 @@ func startInTmux(ctx context.Context, socket string, argv []string) error {
 	tmux := tmuxctl.New(socket)
 	quoted := make([]string, len(argv))
 	for i, a := range argv {
-		quoted[i] = shellQuote(a)
+		quoted[i] = hooks.ShellWord(a)
 	}
 	// On failure keep the window for a moment so that the reason can be read.
 	cmd := strings.Join(quoted, " ") + ` || { echo "trailboss daemon exited"; sleep 30; }`

@@ -10,6 +10,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/trailboss/trailboss/hooks"
 	"io"
 	"net"
 	"net/http"
@@ -227,7 +228,7 @@ func cmdPane(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) > 1 {
 		quoted := make([]string, len(args)-1)
 		for i, a := range args[1:] {
-			quoted[i] = shellQuote(a)
+			quoted[i] = hooks.ShellWord(a)
 		}
 		targs = append(targs, strings.Join(quoted, " "))
 	}
@@ -254,7 +255,7 @@ func cmdAttach(ts *testscript.TestScript, neg bool, args []string) {
 	before, _ := runTmux(ts, "list-clients", "-F", "#{client_name}")
 	fifo := filepath.Join(ts.Getenv("WORK"), "keys-"+args[0])
 	ts.Check(mkfifo(fifo))
-	cmd := exec.Command("script", "-qfc", "stty cols 160 rows 40; exec tmux -u -S "+shellQuote(ts.Getenv("TMUX_SOCK"))+" attach -t "+shellQuote(session), "/dev/null")
+	cmd := exec.Command("script", "-qfc", "stty cols 160 rows 40; exec tmux -u -S "+hooks.ShellWord(ts.Getenv("TMUX_SOCK"))+" attach -t "+hooks.ShellWord(session), "/dev/null")
 	cmd.Env = scriptEnv(ts)
 	in, err := os.OpenFile(fifo, os.O_RDWR, 0) // RDWR: opening does not wait for a reader
 	ts.Check(err)
@@ -328,7 +329,7 @@ func cmdBindKeys(ts *testscript.TestScript, neg bool, args []string) {
 	bin, err := exec.LookPath("trailboss")
 	ts.Check(err)
 	conf := filepath.Join(ts.Getenv("WORK"), "trailboss.tmux.conf")
-	ts.Check(os.WriteFile(conf, []byte(tmuxLines(tmuxSettings{bin: shellWord(bin)})), 0o600))
+	ts.Check(os.WriteFile(conf, []byte(tmuxLines(tmuxSettings{bin: hooks.ShellWord(bin)})), 0o600))
 	_, err = runTmux(ts, "source-file", conf)
 	ts.Check(err)
 	// run-shell jobs get the server's global environment: give them the script's.

@@ -217,7 +217,7 @@ func runSetup(ctx context.Context, e *env, args []string) error {
 func scopeFlags(f setupFlags) string {
 	s := ""
 	if f.project != "" {
-		s += " --project " + shellWord(f.project)
+		s += " --project " + hooks.ShellWord(f.project)
 	}
 	if f.noTmux {
 		s += " --no-tmux"

@@ -8,6 +8,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/trailboss/trailboss/hooks"
 	"os"
 	"os/exec"
 	"regexp"
@@ -112,8 +113,7 @@ func tmuxLines(s tmuxSettings) string {
 }
 
 var (
-	plainKey       = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
-	plainShellWord = regexp.MustCompile(`^[A-Za-z0-9_./+:@%=,-]+$`)
+	plainKey = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 )
 
 // tmuxKeyWord writes a key name as one tmux config word.
@@ -130,14 +130,6 @@ func tmuxQuote(s string) string {
 	return `"` + r.Replace(s) + `"`
 }
 
-// shellWord returns s as one sh word: as it is when nothing in it is special to sh.
-func shellWord(s string) string {
-	if plainShellWord.MatchString(s) {
-		return s
-	}
-	return shellQuote(s)
-}
-
 // demoTmuxConf is the whole tmux config of the demo's own server: its look, then the
 // lines every user gets, with all three keys and the status segment.
 func demoTmuxConf(self string) string {
@@ -145,7 +137,7 @@ func demoTmuxConf(self string) string {
 	b.WriteString("set -g mouse on\nset -g status-interval 1\nset -g base-index 0\n")
 	b.WriteString(`set -g status-left "#[bold] trail boss demo #[default]| "` + "\n")
 	b.WriteString("set -g status-left-length 30\nset -g status-right-length 60\nset -g status-right \"\"\n")
-	b.WriteString(tmuxLines(tmuxSettings{bin: shellWord(self), statusKnown: true}))
+	b.WriteString(tmuxLines(tmuxSettings{bin: hooks.ShellWord(self), statusKnown: true}))
 	return b.String()
 }
 
@@ -160,14 +152,14 @@ func trailbossBin() (word, why string) {
 func binWord(self string, lookPath func(string) (string, error)) (word, why string) {
 	onPath, err := lookPath("trailboss")
 	if err != nil {
-		return shellWord(self), "no trailboss on your PATH, so this binary's absolute path"
+		return hooks.ShellWord(self), "no trailboss on your PATH, so this binary's absolute path"
 	}
 	a, errA := os.Stat(onPath)
 	b, errB := os.Stat(self)
 	if errA == nil && errB == nil && os.SameFile(a, b) {
 		return "trailboss", "the trailboss on your PATH is this binary"
 	}
-	return shellWord(self), "the trailboss on your PATH (" + onPath + ") is another binary, so this binary's absolute path"
+	return hooks.ShellWord(self), "the trailboss on your PATH (" + onPath + ") is another binary, so this binary's absolute path"
 }
 
 // ---- talking to the running tmux server ----------------------------------------------------

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"github.com/trailboss/trailboss/hooks"
 	"os"
 	"path/filepath"
 	"strings"
@@ -104,7 +105,7 @@ func TestTmuxLinesStatus(t *testing.T) {
 }
 
 func TestTmuxLinesQuoteTheBinary(t *testing.T) {
-	out := tmuxLines(tmuxSettings{bin: shellWord("/home/a b/$x/trailboss"), statusOff: true})
+	out := tmuxLines(tmuxSettings{bin: hooks.ShellWord("/home/a b/$x/trailboss"), statusOff: true})
 	// tmux unquotes "…\$…" to $, sh then reads '…' literally.
 	want := `bind-key Tab run-shell -b "'/home/a b/\$x/trailboss' jump-next`
 	if !strings.Contains(out, want) {
@@ -122,8 +123,8 @@ func TestShellWord(t *testing.T) {
 		"":                          "''",
 		"/opt/tb-1.2_3+x/trailboss": "/opt/tb-1.2_3+x/trailboss",
 	} {
-		if got := shellWord(in); got != want {
-			t.Errorf("shellWord(%q) = %s, want %s", in, got, want)
+		if got := hooks.ShellWord(in); got != want {
+			t.Errorf("hooks.ShellWord(%q) = %s, want %s", in, got, want)
 		}
 	}
 }

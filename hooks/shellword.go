@@ -1,0 +1,19 @@
+package hooks
+
+import (
+	"regexp"
+	"strings"
+)
+
+// plainWord is what sh reads as one literal word, quoted or not.
+var plainWord = regexp.MustCompile(`^[A-Za-z0-9_./+:@%=,-]+$`)
+
+// ShellWord returns s as one word for sh: as it is when nothing in it is special to sh,
+// else in single quotes. Every command line Trail Boss writes for a shell (hook commands,
+// tmux lines, the fixes doctor prints) quotes with it.
+func ShellWord(s string) string {
+	if plainWord.MatchString(s) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
