@@ -5,7 +5,6 @@ package main
 // TUIs side by side, and its hidden title threads, which are nobody's session.
 
 import (
-	"github.com/trailboss/trailboss/hooks"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/trailboss/trailboss/daemon/client"
+	"github.com/trailboss/trailboss/hooks"
 	"github.com/trailboss/trailboss/testscripts/fakeapi/openai"
 )
 
@@ -120,9 +120,10 @@ func (w *codexWorld) waitApproval(pane string) time.Time {
 }
 
 // humanPause is how long a person looks at an approval before answering it. The screen
-// adapter reads a screen once it has been quiet for a second; an approval answered before it
-// was read leaves the queue only when its command has run (PostToolUse).
-const humanPause = 3 * time.Second
+// adapter reads a screen once it has been quiet for a second (1.5–2.5 s after Codex draws
+// it); an approval answered before it was read leaves the queue only when its command has
+// run (PostToolUse).
+const humanPause = 5 * time.Second
 
 // codexProcesses returns the pids of the Codex processes of CODEX_HOME home: those whose
 // binary lies under it (the app-server runs a copy from home/packages), and the TUIs and
@@ -234,19 +235,19 @@ func TestRealCodex(t *testing.T) {
 	w.waitItem(pane, "the slow turn's end", 30*time.Second, hasSummary(`^slow-1 .* slow-20$`))
 
 	// An approval: its hook queues it as a permission with the command, before Codex draws it.
-	w.typeLine(pane, "run sleep 4 && touch probe.txt && ls")
+	w.typeLine(pane, "run sleep 8 && touch probe.txt && ls")
 	drawn := w.waitApproval(pane)
 	it, _ = w.waitItem(pane, "the approval", 5*time.Second, isPermission)
-	if it.Detail != "Bash" || !strings.Contains(it.Summary, "sleep 4 && touch probe.txt && ls") || it.SessionID != thread {
+	if it.Detail != "Bash" || !strings.Contains(it.Summary, "sleep 8 && touch probe.txt && ls") || it.SessionID != thread {
 		t.Fatalf("approval: %+v", it)
 	}
 	t.Logf("approval drawn %v after it was queued", drawn.Sub(it.Since).Round(time.Millisecond))
 	time.Sleep(humanPause)
-	if it, _ := w.item(pane); it.Summary != "Bash: sleep 4 && touch probe.txt && ls — Run sleep 4 && touch probe.txt && ls outside the sandbox?" {
+	if it, _ := w.item(pane); it.Summary != "Bash: sleep 8 && touch probe.txt && ls — Run sleep 8 && touch probe.txt && ls outside the sandbox?" {
 		t.Errorf("the screen changed what the hook said: %+v", it)
 	}
 	// Approved with Enter: it leaves the queue at the keypress (the screen moved on), not when
-	// the command ends (PostToolUse, 4 s later).
+	// the command ends (PostToolUse, 8 s later).
 	w.keys(pane, "Enter")
 	took = w.waitGone(pane, "the approved command to leave the queue", 5*time.Second)
 	t.Logf("approved with Enter → out of the queue in %v", took)
