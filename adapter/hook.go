@@ -37,6 +37,12 @@ type HookPayload struct {
 	Reason         string          `json:"reason"`
 }
 
+// Stuck makes e say its session waits for its human, for reason, with a finer detail and
+// the words that say what it waits for.
+func (e *Event) Stuck(reason, detail, summary string) {
+	e.Kind, e.Reason, e.Detail, e.Summary = KindStuck, reason, detail, summary
+}
+
 // ClassifyHook sets ev from the hook events whose meaning Claude Code and Codex share — a
 // session starting or ending, a turn ending or dying on an API error, a prompt or a tool
 // that ran — and reports false for any other, which a harness's own classifier handles.
@@ -45,10 +51,10 @@ func ClassifyHook(ev *Event, p *HookPayload) bool {
 	case "SessionStart":
 		ev.Kind, ev.Detail = KindStart, p.Source
 	case "Stop":
-		ev.Kind, ev.Reason, ev.Summary = KindStuck, ReasonStopped, Deref(p.LastMessage)
+		ev.Stuck(ReasonStopped, "", Deref(p.LastMessage))
 	case "StopFailure":
 		// The turn died on an API error; Stop does not fire, so this is the only signal.
-		ev.Kind, ev.Reason, ev.Detail, ev.Summary = KindStuck, ReasonStopped, "error", failureSummary(p)
+		ev.Stuck(ReasonStopped, "error", failureSummary(p))
 	case "UserPromptSubmit", "PostToolUse", "PostToolUseFailure":
 		// The human answered, or a tool ran: the session moved on.
 		ev.Kind = KindUnstuck

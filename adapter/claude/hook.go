@@ -28,26 +28,23 @@ func ParseHook(body []byte, meta Meta) (adapter.Event, error) {
 	return adapter.ParseHook(Harness, body, meta, classify, ErrUnknownEvent)
 }
 
-// classify sets the event's kind, reason, detail and summary from the hook event, and
-// reports false for an event we do not use.
+// classify sets what a Claude Code hook event says of its own: a question or a plan, a
+// permission, a notification; the rest is adapter.ClassifyHook's.
 func classify(ev *adapter.Event, p *adapter.HookPayload) bool {
-	stuck := func(reason, detail, summary string) {
-		ev.Kind, ev.Reason, ev.Detail, ev.Summary = adapter.KindStuck, reason, detail, summary
-	}
 	switch p.HookEventName {
 	case "PermissionRequest":
 		if detail, summary, ok := humanTool(p.ToolName, p.ToolInput); ok {
 			// Claude Code 2.1.197 asks permission for the question or plan it has just
 			// shown: the same wait as the PreToolUse before it, so it says the same.
-			stuck(adapter.ReasonPermission, detail, summary)
+			ev.Stuck(adapter.ReasonPermission, detail, summary)
 			break
 		}
-		stuck(adapter.ReasonPermission, p.ToolName, toolSummary(p.ToolName, p.ToolInput))
+		ev.Stuck(adapter.ReasonPermission, p.ToolName, toolSummary(p.ToolName, p.ToolInput))
 	case "PreToolUse":
 		// A question or a plan blocks on the human as soon as the tool starts; any other
 		// tool starting is progress.
 		if detail, summary, ok := humanTool(p.ToolName, p.ToolInput); ok {
-			stuck(adapter.ReasonPermission, detail, summary)
+			ev.Stuck(adapter.ReasonPermission, detail, summary)
 			break
 		}
 		ev.Kind = adapter.KindUnstuck
@@ -55,11 +52,11 @@ func classify(ev *adapter.Event, p *adapter.HookPayload) bool {
 		// Late backups: permission_prompt comes 6 s after a dialog, idle_prompt after 60 s idle.
 		switch p.Notification {
 		case "permission_prompt":
-			stuck(adapter.ReasonPermission, "notification", p.Message)
+			ev.Stuck(adapter.ReasonPermission, "notification", p.Message)
 		case "idle_prompt":
-			stuck(adapter.ReasonStopped, "idle", p.Message)
+			ev.Stuck(adapter.ReasonStopped, "idle", p.Message)
 		case "elicitation_dialog", "agent_needs_input":
-			stuck(adapter.ReasonPermission, "input", p.Message)
+			ev.Stuck(adapter.ReasonPermission, "input", p.Message)
 		default:
 			ev.Kind = adapter.KindTouch
 		}

@@ -18,15 +18,12 @@ func ParseHook(body []byte, meta Meta) (adapter.Event, error) {
 	return adapter.ParseHook(Harness, body, meta, classify, ErrUnknownEvent)
 }
 
-// classify sets the event's kind, reason, detail and summary from the hook event, and
-// reports false for an event we do not use.
+// classify sets what a Codex hook event says of its own: an approval request; the rest is
+// adapter.ClassifyHook's.
 func classify(ev *adapter.Event, p *adapter.HookPayload) bool {
-	stuck := func(reason, detail, summary string) {
-		ev.Kind, ev.Reason, ev.Detail, ev.Summary = adapter.KindStuck, reason, detail, summary
-	}
 	switch p.HookEventName {
 	case "PermissionRequest":
-		stuck(adapter.ReasonPermission, p.ToolName, toolSummary(p.ToolName, p.ToolInput))
+		ev.Stuck(adapter.ReasonPermission, p.ToolName, toolSummary(p.ToolName, p.ToolInput))
 	case "PreToolUse":
 		// A tool is about to run: the session moved on.
 		ev.Kind = adapter.KindUnstuck
