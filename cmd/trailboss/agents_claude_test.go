@@ -5,7 +5,6 @@ package main
 
 import (
 	"encoding/json"
-	"github.com/trailboss/trailboss/hooks"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/trailboss/trailboss/hooks"
 
 	"github.com/trailboss/trailboss/daemon/client"
 	"github.com/trailboss/trailboss/testscripts/fakeapi/anthropic"

@@ -10,7 +10,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/trailboss/trailboss/hooks"
 	"hash/fnv"
 	"math/rand/v2"
 	"os"
@@ -20,6 +19,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/trailboss/trailboss/hooks"
 
 	"github.com/trailboss/trailboss/tmuxctl/tmuxtest"
 )

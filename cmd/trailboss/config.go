@@ -2,65 +2,20 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
-	"github.com/trailboss/trailboss/daemon"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
 
-	"github.com/pelletier/go-toml/v2"
+	"github.com/trailboss/trailboss/daemon"
 
-	"github.com/trailboss/trailboss/daemon/statedir"
+	"github.com/pelletier/go-toml/v2"
 )
 
 // defaultAddr is where the daemon listens unless told otherwise.
 const defaultAddr = "127.0.0.1:4000"
-
-// place is where the daemon is and where its state lives.
-type place struct {
-	addr     string
-	stateDir string
-}
-
-// placeFlags adds --addr and --state-dir to fs; resolve fills in what they left empty.
-func placeFlags(fs *flag.FlagSet, p *place) {
-	fs.StringVar(&p.addr, "addr", "", "daemon address (default $TRAILBOSS_ADDR, else the running daemon's, else "+defaultAddr+")")
-	fs.StringVar(&p.stateDir, "state-dir", "", "state directory (default $TRAILBOSS_STATE_DIR, $XDG_STATE_HOME/trailboss)")
-}
-
-// resolve fills in a client's place: flags, then the environment, then the address the
-// daemon of the state directory recorded, then the default. Clients never read the config
-// file: they are on the hot path, and the daemon's record already says where it listens.
-func (p *place) resolve(getenv func(string) string) error {
-	if p.stateDir == "" {
-		d, err := statedir.Default()
-		if err != nil {
-			return err
-		}
-		p.stateDir = d
-	}
-	if p.addr == "" {
-		p.addr = getenv("TRAILBOSS_ADDR")
-	}
-	if p.addr == "" {
-		p.addr = statedir.LastAddr(p.stateDir)
-	}
-	if p.addr == "" {
-		p.addr = defaultAddr
-	}
-	return nil
-}
-
-// parsePlace parses args with fs (which has the place flags) and resolves the place.
-func parsePlace(fs *flag.FlagSet, p *place, args []string, e *env) error {
-	if err := parse(fs, args, e.stderr); err != nil {
-		return err
-	}
-	return p.resolve(e.getenv)
-}
 
 // fileConfig is $XDG_CONFIG_HOME/trailboss/config.toml. Flags and the environment override
 // it; it overrides the defaults.

@@ -64,12 +64,3 @@ func runDaemon(ctx context.Context, e *env, args []string) error {
 		NoWatch: *noWatch, ScreenTick: *screenTick, Reset: *reset, OnStuck: cfg.OnStuck, Version: version, Log: log,
 	})
 }
-
-func firstNonEmpty(values ...string) string {
-	for _, v := range values {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
-}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/trailboss/trailboss/hooks"
 	"net"
 	"os"
 	"os/exec"
@@ -15,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/trailboss/trailboss/hooks"
 
 	"github.com/trailboss/trailboss/daemon/client"
 )

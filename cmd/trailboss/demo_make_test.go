@@ -11,7 +11,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/trailboss/trailboss/hooks"
 	"net"
 	"os"
 	"os/exec"
@@ -24,6 +23,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/trailboss/trailboss/hooks"
 
 	"github.com/trailboss/trailboss/daemon/client"
 	"github.com/trailboss/trailboss/daemon/statedir"

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"strings"
 )
 
 // commandHelp is what `trailboss NAME --help` says around the flags.
@@ -102,47 +100,4 @@ func usageFor(w io.Writer, fs *flag.FlagSet) {
 	if h.example != "" {
 		fmt.Fprintf(w, "\nExample:\n  %s\n", h.example)
 	}
-}
-
-// parse parses args with fs, refusing positional arguments. -h or --help prints the
-// command's help to out (flag.ErrHelp, exit 0); a bad flag is reported once, with the way
-// to the help.
-func parse(fs *flag.FlagSet, args []string, out io.Writer) error {
-	rest, err := parseArgs(fs, args, out, 0)
-	if err != nil {
-		return err
-	}
-	if len(rest) > 0 {
-		return fmt.Errorf("%w: %s takes no arguments, got %q (see trailboss %s --help)",
-			errUsage, fs.Name(), strings.Join(rest, " "), fs.Name())
-	}
-	return nil
-}
-
-// parseArgs parses flags anywhere among args and returns the other arguments, at most max
-// of them.
-func parseArgs(fs *flag.FlagSet, args []string, out io.Writer, max int) ([]string, error) {
-	fs.SetOutput(io.Discard) // the error is reported once, by the caller
-	fs.Usage = func() {}
-	var rest []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				usageFor(out, fs)
-				return nil, err
-			}
-			return nil, fmt.Errorf("%w: %s: %v (see trailboss %s --help)", errUsage, fs.Name(), err, fs.Name())
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			break
-		}
-		rest = append(rest, args[0])
-		args = args[1:]
-	}
-	if len(rest) > max {
-		return nil, fmt.Errorf("%w: %s takes at most %d argument(s), got %q (see trailboss %s --help)",
-			errUsage, fs.Name(), max, strings.Join(rest, " "), fs.Name())
-	}
-	return rest, nil
 }

@@ -111,8 +111,3 @@ func usage(w io.Writer) {
 	}
 	fmt.Fprintln(w, "\nEnvironment: TRAILBOSS_ADDR (default 127.0.0.1:4000), TRAILBOSS_STATE_DIR.")
 }
-
-func runVersion(ctx context.Context, e *env, args []string) error {
-	fmt.Fprintln(e.stdout, "trailboss", version)
-	return nil
-}

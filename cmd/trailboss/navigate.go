@@ -108,14 +108,6 @@ func (n *navigator) land(ctx context.Context, it client.Item, found bool, err er
 	return nil
 }
 
-func runJumpNext(ctx context.Context, e *env, args []string) error {
-	return navigate(ctx, e, "jump-next", args, (*client.Client).Next, "trailboss: nothing stuck")
-}
-
-func runSkip(ctx context.Context, e *env, args []string) error {
-	return navigate(ctx, e, "skip", args, (*client.Client).Skip, "trailboss: nothing else is stuck")
-}
-
 // navigate asks the daemon where to go (next, or skip and then next) for the client and
 // lands it there.
 func navigate(ctx context.Context, e *env, name string, args []string,

@@ -10,7 +10,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/trailboss/trailboss/hooks"
 	"io"
 	"net"
 	"net/http"
@@ -23,6 +22,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/trailboss/trailboss/hooks"
 
 	"github.com/rogpeppe/go-internal/testscript"
 

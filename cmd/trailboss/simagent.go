@@ -114,20 +114,6 @@ type simAgent struct {
 	in                       <-chan string // the lines typed in the pane
 }
 
-// selfPath returns how to run this binary again. argv[0] is preferred over the resolved
-// executable because a multi-call binary (as the test harness makes) is told apart by name.
-func selfPath() string {
-	if p, err := exec.LookPath(os.Args[0]); err == nil {
-		if abs, err := filepath.Abs(p); err == nil {
-			return abs
-		}
-	}
-	if p, err := os.Executable(); err == nil {
-		return p
-	}
-	return os.Args[0]
-}
-
 // projectDir is Claude Code's folder name for a launch directory.
 func projectDir(cwd string) string {
 	var b strings.Builder

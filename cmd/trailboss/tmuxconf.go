@@ -8,12 +8,13 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"github.com/trailboss/trailboss/hooks"
 	"os"
 	"os/exec"
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/trailboss/trailboss/hooks"
 
 	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/tmuxctl"

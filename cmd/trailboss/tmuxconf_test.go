@@ -2,11 +2,12 @@ package main
 
 import (
 	"errors"
-	"github.com/trailboss/trailboss/hooks"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/trailboss/trailboss/hooks"
 )
 
 func TestTmuxLinesDefaults(t *testing.T) {

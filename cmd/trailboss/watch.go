@@ -16,10 +16,6 @@ func runWatch(ctx context.Context, e *env, args []string) error {
 	return watchCommand(ctx, e, "watch", args, false)
 }
 
-func runUnwatch(ctx context.Context, e *env, args []string) error {
-	return watchCommand(ctx, e, "unwatch", args, true)
-}
-
 func watchCommand(ctx context.Context, e *env, name string, args []string, stop bool) error {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	var p place

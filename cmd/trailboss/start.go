@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
-	"github.com/trailboss/trailboss/hooks"
 	"net"
 	"os"
 	"os/exec"
@@ -17,6 +15,7 @@ import (
 	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/daemon/client"
 	"github.com/trailboss/trailboss/daemon/statedir"
+	"github.com/trailboss/trailboss/hooks"
 	"github.com/trailboss/trailboss/tmuxctl"
 )
 
@@ -136,83 +135,4 @@ func waitRunning(ctx context.Context, p place, timeout time.Duration) (string, e
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-}
-
-// runStop stops the daemon of this state directory with SIGTERM and waits until it is gone.
-func runStop(ctx context.Context, e *env, args []string) error {
-	fs := flag.NewFlagSet("stop", flag.ContinueOnError)
-	var p place
-	placeFlags(fs, &p)
-	if err := parsePlace(fs, &p, args, e); err != nil {
-		return err
-	}
-	pid, err := stopDaemon(p.stateDir)
-	switch {
-	case err != nil:
-		return err
-	case pid == 0:
-		fmt.Fprintln(e.stdout, "trailboss daemon is not running")
-	default:
-		fmt.Fprintf(e.stdout, "trailboss daemon stopped (pid %d)\n", pid)
-	}
-	return nil
-}
-
-// stopDaemon stops the daemon of stateDir with SIGTERM and waits until it is gone. It
-// returns its pid, or 0 when none was running.
-func stopDaemon(stateDir string) (int, error) {
-	rec, held := statedir.Holder(stateDir)
-	if !held {
-		return 0, nil
-	}
-	pid := statedir.HolderPID(rec)
-	if pid <= 0 {
-		return 0, fmt.Errorf("cannot tell the daemon's pid from %q", rec)
-	}
-	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil && !errors.Is(err, syscall.ESRCH) {
-		return 0, fmt.Errorf("stop daemon (pid %d): %w", pid, err)
-	}
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if _, held := statedir.Holder(stateDir); !held {
-			return pid, nil
-		}
-	}
-	return 0, fmt.Errorf("the daemon (pid %d) did not stop within 10 s", pid)
-}
-
-// runSystemdUnit prints a systemd --user unit that keeps the daemon running across
-// reboots and logins.
-func runSystemdUnit(ctx context.Context, e *env, args []string) error {
-	fs := flag.NewFlagSet("systemd-unit", flag.ContinueOnError)
-	var p place
-	placeFlags(fs, &p)
-	if err := parsePlace(fs, &p, args, e); err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stdout, `# Trail Boss daemon as a systemd user service. Install it with:
-#   trailboss systemd-unit > ~/.config/systemd/user/trailboss.service
-#   systemctl --user daemon-reload && systemctl --user enable --now trailboss
-# (loginctl enable-linger $USER keeps it running while you are logged out.)
-[Unit]
-Description=Trail Boss: the queue of coding agents waiting in tmux
-After=default.target
-
-[Service]
-ExecStart=%s daemon --addr %s --state-dir %s
-Restart=on-failure
-RestartSec=2
-
-[Install]
-WantedBy=default.target
-`, systemdQuote(selfPath()), systemdQuote(p.addr), systemdQuote(p.stateDir))
-	return nil
-}
-
-// systemdQuote quotes a word for an ExecStart line when it needs it.
-func systemdQuote(s string) string {
-	if !strings.ContainsAny(s, " \t\"'\\$%") {
-		return s
-	}
-	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, `$`, `$$`, `%`, `%%`)
-	return `"` + r.Replace(s) + `"`
 }

@@ -1,0 +1,127 @@
+package main
+
+// The helpers every command shares: flag parsing, where the daemon is, how to run this
+// binary again. (Shell words are quoted with hooks.ShellWord; ages shown with queue.Age.)
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/trailboss/trailboss/daemon/statedir"
+)
+
+// selfPath returns how to run this binary again. argv[0] is preferred over the resolved
+// executable because a multi-call binary (as the test harness makes) is told apart by name.
+func selfPath() string {
+	if p, err := exec.LookPath(os.Args[0]); err == nil {
+		if abs, err := filepath.Abs(p); err == nil {
+			return abs
+		}
+	}
+	if p, err := os.Executable(); err == nil {
+		return p
+	}
+	return os.Args[0]
+}
+
+// firstNonEmpty returns the first of values that is not empty, or "".
+func firstNonEmpty(values ...string) string {
+	for _, v := range values {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// parse parses args with fs, refusing positional arguments. -h or --help prints the
+// command's help to out (flag.ErrHelp, exit 0); a bad flag is reported once, with the way
+// to the help.
+func parse(fs *flag.FlagSet, args []string, out io.Writer) error {
+	rest, err := parseArgs(fs, args, out, 0)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return fmt.Errorf("%w: %s takes no arguments, got %q (see trailboss %s --help)",
+			errUsage, fs.Name(), strings.Join(rest, " "), fs.Name())
+	}
+	return nil
+}
+
+// parseArgs parses flags anywhere among args and returns the other arguments, at most max
+// of them.
+func parseArgs(fs *flag.FlagSet, args []string, out io.Writer, max int) ([]string, error) {
+	fs.SetOutput(io.Discard) // the error is reported once, by the caller
+	fs.Usage = func() {}
+	var rest []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				usageFor(out, fs)
+				return nil, err
+			}
+			return nil, fmt.Errorf("%w: %s: %v (see trailboss %s --help)", errUsage, fs.Name(), err, fs.Name())
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			break
+		}
+		rest = append(rest, args[0])
+		args = args[1:]
+	}
+	if len(rest) > max {
+		return nil, fmt.Errorf("%w: %s takes at most %d argument(s), got %q (see trailboss %s --help)",
+			errUsage, fs.Name(), max, strings.Join(rest, " "), fs.Name())
+	}
+	return rest, nil
+}
+
+// place is where the daemon is and where its state lives.
+type place struct {
+	addr     string
+	stateDir string
+}
+
+// placeFlags adds --addr and --state-dir to fs; resolve fills in what they left empty.
+func placeFlags(fs *flag.FlagSet, p *place) {
+	fs.StringVar(&p.addr, "addr", "", "daemon address (default $TRAILBOSS_ADDR, else the running daemon's, else "+defaultAddr+")")
+	fs.StringVar(&p.stateDir, "state-dir", "", "state directory (default $TRAILBOSS_STATE_DIR, $XDG_STATE_HOME/trailboss)")
+}
+
+// resolve fills in a client's place: flags, then the environment, then the address the
+// daemon of the state directory recorded, then the default. Clients never read the config
+// file: they are on the hot path, and the daemon's record already says where it listens.
+func (p *place) resolve(getenv func(string) string) error {
+	if p.stateDir == "" {
+		d, err := statedir.Default()
+		if err != nil {
+			return err
+		}
+		p.stateDir = d
+	}
+	if p.addr == "" {
+		p.addr = getenv("TRAILBOSS_ADDR")
+	}
+	if p.addr == "" {
+		p.addr = statedir.LastAddr(p.stateDir)
+	}
+	if p.addr == "" {
+		p.addr = defaultAddr
+	}
+	return nil
+}
+
+// parsePlace parses args with fs (which has the place flags) and resolves the place.
+func parsePlace(fs *flag.FlagSet, p *place, args []string, e *env) error {
+	if err := parse(fs, args, e.stderr); err != nil {
+		return err
+	}
+	return p.resolve(e.getenv)
+}

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"path/filepath"
+	"text/tabwriter"
+	"time"
+
+	"github.com/trailboss/trailboss/daemon/client"
+	"github.com/trailboss/trailboss/daemon/queue"
+)
+
+func runLs(ctx context.Context, e *env, args []string) error {
+	fs := flag.NewFlagSet("ls", flag.ContinueOnError)
+	var p place
+	placeFlags(fs, &p)
+	asJSON := fs.Bool("json", false, "print the queue as JSON")
+	if err := parsePlace(fs, &p, args, e); err != nil {
+		return err
+	}
+	c, err := client.New(p.addr, p.stateDir, 2*time.Second)
+	if err != nil {
+		return err
+	}
+	items, err := c.Queue(ctx)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		if items == nil {
+			items = []client.Item{}
+		}
+		return enc.Encode(map[string]any{"items": items})
+	}
+	if len(items) == 0 {
+		fmt.Fprintln(e.stdout, "nothing stuck")
+		return nil
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "#\tAGE\tREASON\tPANE\tSESSION\tPROJECT\tSUMMARY")
+	now := time.Now()
+	for _, it := range items {
+		pos := fmt.Sprint(it.Position)
+		if !it.Ready {
+			pos += "~" // cooling down after a skip
+		}
+		reason := it.Reason
+		if it.Detail != "" {
+			reason += "/" + it.Detail
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", pos, queue.Age(now.Sub(it.Since)), reason, it.Pane,
+			clipRunes(it.SessionID, 8), filepath.Base(it.Cwd), clipRunes(it.Summary, 60))
+	}
+	return tw.Flush()
+}
+
+func clipRunes(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}

@@ -1,0 +1,45 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"strings"
+)
+
+// runSystemdUnit prints a systemd --user unit that keeps the daemon running across
+// reboots and logins.
+func runSystemdUnit(ctx context.Context, e *env, args []string) error {
+	fs := flag.NewFlagSet("systemd-unit", flag.ContinueOnError)
+	var p place
+	placeFlags(fs, &p)
+	if err := parsePlace(fs, &p, args, e); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, `# Trail Boss daemon as a systemd user service. Install it with:
+#   trailboss systemd-unit > ~/.config/systemd/user/trailboss.service
+#   systemctl --user daemon-reload && systemctl --user enable --now trailboss
+# (loginctl enable-linger $USER keeps it running while you are logged out.)
+[Unit]
+Description=Trail Boss: the queue of coding agents waiting in tmux
+After=default.target
+
+[Service]
+ExecStart=%s daemon --addr %s --state-dir %s
+Restart=on-failure
+RestartSec=2
+
+[Install]
+WantedBy=default.target
+`, systemdQuote(selfPath()), systemdQuote(p.addr), systemdQuote(p.stateDir))
+	return nil
+}
+
+// systemdQuote quotes a word for an ExecStart line when it needs it.
+func systemdQuote(s string) string {
+	if !strings.ContainsAny(s, " \t\"'\\$%") {
+		return s
+	}
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, `$`, `$$`, `%`, `%%`)
+	return `"` + r.Replace(s) + `"`
+}
