@@ -96,8 +96,8 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzClassifyLine -fuzztime 60s ./adapter/claude/
 	$(GO) test -run '^$$' -fuzz FuzzParsePanes -fuzztime 60s ./tmuxctl/
 	$(GO) test -run '^$$' -fuzz FuzzParseClients -fuzztime 60s ./tmuxctl/
-	$(GO) test -run '^$$' -fuzz FuzzInstallUninstall -fuzztime 60s ./hooks/
-	$(GO) test -run '^$$' -fuzz FuzzInstallUninstallCodex -fuzztime 60s ./hooks/
+	$(GO) test -run '^$$' -fuzz '^FuzzInstallUninstall$$' -fuzztime 60s ./hooks/install/
+	$(GO) test -run '^$$' -fuzz FuzzInstallUninstallCodex -fuzztime 60s ./hooks/install/
 	$(GO) test -run '^$$' -fuzz 'FuzzParse$$' -fuzztime 60s ./adapter/codex/
 	$(GO) test -run '^$$' -fuzz 'FuzzParse$$' -fuzztime 60s ./adapter/generic/
 	$(GO) test -run '^$$' -fuzz FuzzStripANSI -fuzztime 60s ./adapter/prompt/

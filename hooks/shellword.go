@@ -1,3 +1,6 @@
+// Package hooks is how the agents' hooks reach Trail Boss: emit is the command every hook
+// runs, install writes Trail Boss into the agents' settings and tmux.conf. This package holds
+// what both share.
 package hooks
 
 import (

@@ -18,6 +18,8 @@ import (
 	"github.com/trailboss/trailboss/daemon/spool"
 	"github.com/trailboss/trailboss/daemon/statedir"
 	"github.com/trailboss/trailboss/hooks"
+	"github.com/trailboss/trailboss/hooks/emit"
+	"github.com/trailboss/trailboss/hooks/install"
 	"github.com/trailboss/trailboss/tmuxctl"
 )
 
@@ -208,7 +210,7 @@ func (d *doctor) hooks() []finding {
 	var out []finding
 	var where []string
 	missing := map[string]bool{}
-	for _, ev := range hooks.Events() {
+	for _, ev := range install.Events() {
 		missing[ev.Name] = true
 	}
 	for _, path := range d.settingsFiles() {
@@ -236,7 +238,7 @@ func (d *doctor) hooks() []finding {
 		for ev, groups := range s.Hooks {
 			for _, g := range groups {
 				for _, h := range g.Hooks {
-					if hooks.IsTrailbossEmit(h.Command) {
+					if install.IsTrailbossEmit(h.Command) {
 						delete(missing, ev)
 						found = true
 					}
@@ -252,7 +254,7 @@ func (d *doctor) hooks() []finding {
 		out = append(out, finding{level: bad, what: "Claude Code hooks not installed", fix: "trailboss setup"})
 	case len(missing) > 0:
 		var ev []string
-		for _, e := range hooks.Events() {
+		for _, e := range install.Events() {
 			if missing[e.Name] {
 				ev = append(ev, e.Name)
 			}
@@ -378,7 +380,7 @@ func (d *doctor) emitLog() finding {
 	if last == "" || err != nil || time.Since(t) > 24*time.Hour {
 		return finding{level: good, what: "no hook failures logged in the last day"}
 	}
-	if strings.Contains(msg, hooks.SpooledNote) {
+	if strings.Contains(msg, emit.SpooledNote) {
 		if pending, err := spool.List(d.place.stateDir); err == nil && len(pending) == 0 {
 			// Every spooled event has been applied since: nothing was lost.
 			return finding{level: good, what: "hooks that could not reach the daemon " + queue.Age(time.Since(t)) +

@@ -4,22 +4,22 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/trailboss/trailboss/hooks"
+	"github.com/trailboss/trailboss/hooks/install"
 )
 
 // codexAppServer reports on Codex's shared app-server, when Trail Boss is in Codex's config:
 // a running one runs every Codex's hooks and notify with the environment of the Codex that
-// started it, so `trailboss emit --codex` drops what it runs (see hooks.ErrSharedAppServer).
+// started it, so `trailboss emit --codex` drops what it runs (see emit.ErrSharedAppServer).
 func (d *doctor) codexAppServer() []finding {
 	path := codexConfigPath(d.getenv, homeDir(d.getenv))
 	config, err := os.ReadFile(path)
 	if err != nil {
 		return nil // no Codex config: Trail Boss is not in it
 	}
-	if notify, hooksIn := hooks.CodexInstalled(config); !notify && !hooksIn {
+	if notify, hooksIn := install.CodexInstalled(config); !notify && !hooksIn {
 		return nil
 	}
-	shares := hooks.CodexSharesAppServer(config)
+	shares := install.CodexSharesAppServer(config)
 	if pids := sharedCodexAppServers(filepath.Dir(path)); len(pids) > 0 {
 		f := finding{level: bad, what: "Codex's shared app-server is running (pid " + joinPIDs(pids) + "): " +
 			"Trail Boss drops the Codex events it runs",

@@ -10,11 +10,11 @@ import (
 	"time"
 
 	"github.com/trailboss/trailboss/daemon/statedir"
-	"github.com/trailboss/trailboss/hooks"
+	"github.com/trailboss/trailboss/hooks/emit"
 )
 
 // runEmit is what every Claude Code hook runs. It must never slow or break Claude Code: it
-// prints nothing, always exits 0, and gives up within hooks.EmitTimeout. Failures go to
+// prints nothing, always exits 0, and gives up within emit.EmitTimeout. Failures go to
 // emit.log in the state directory. It takes no flags, so nothing is parsed on the hot path.
 func runEmit(ctx context.Context, e *env, args []string) error {
 	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
@@ -33,10 +33,10 @@ func runEmit(ctx context.Context, e *env, args []string) error {
 		return nil // nowhere to even log to
 	}
 	addr := firstNonEmpty(e.getenv("TRAILBOSS_ADDR"), statedir.LastAddr(dir), defaultAddr)
-	em := &hooks.Emitter{Addr: addr, StateDir: dir, Getenv: e.getenv, Stdin: e.stdin,
-		Timeout: hooks.EmitTimeout - hooks.EmitReserve, Now: time.Now}
+	em := &emit.Emitter{Addr: addr, StateDir: dir, Getenv: e.getenv, Stdin: e.stdin,
+		Timeout: emit.EmitTimeout - emit.EmitReserve, Now: time.Now}
 	if err := em.Emit(ctx); err != nil {
-		hooks.LogFailure(dir, time.Now(), err)
+		emit.LogFailure(dir, time.Now(), err)
 	}
 	return nil
 }
@@ -54,10 +54,10 @@ func runEmitCodex(ctx context.Context, e *env, args []string) error {
 		arg = []byte(args[len(args)-1])
 	}
 	addr := firstNonEmpty(e.getenv("TRAILBOSS_ADDR"), statedir.LastAddr(dir), defaultAddr)
-	em := &hooks.Emitter{Addr: addr, StateDir: dir, Getenv: e.getenv, Stdin: e.stdin,
-		Timeout: hooks.EmitTimeout - hooks.EmitReserve, Now: time.Now}
+	em := &emit.Emitter{Addr: addr, StateDir: dir, Getenv: e.getenv, Stdin: e.stdin,
+		Timeout: emit.EmitTimeout - emit.EmitReserve, Now: time.Now}
 	if err := em.EmitCodex(ctx, arg); err != nil {
-		hooks.LogFailure(dir, time.Now(), err)
+		emit.LogFailure(dir, time.Now(), err)
 	}
 	return nil
 }
@@ -103,12 +103,12 @@ func runEmitGeneric(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	addr := firstNonEmpty(e.getenv("TRAILBOSS_ADDR"), statedir.LastAddr(dir), defaultAddr)
-	em := &hooks.Emitter{Addr: addr, StateDir: dir, Getenv: e.getenv, Timeout: 2 * time.Second, Now: time.Now}
+	em := &emit.Emitter{Addr: addr, StateDir: dir, Getenv: e.getenv, Timeout: 2 * time.Second, Now: time.Now}
 	if err := em.EmitGeneric(ctx, body); err != nil {
-		if hooks.IsRefused(err) {
+		if emit.IsRefused(err) {
 			return err
 		}
-		hooks.LogFailure(dir, time.Now(), err)
+		emit.LogFailure(dir, time.Now(), err)
 	}
 	return nil
 }

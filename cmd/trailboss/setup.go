@@ -20,6 +20,7 @@ import (
 
 	"github.com/trailboss/trailboss/daemon/statedir"
 	"github.com/trailboss/trailboss/hooks"
+	"github.com/trailboss/trailboss/hooks/install"
 	"github.com/trailboss/trailboss/tmuxctl"
 )
 
@@ -328,7 +329,7 @@ func planClaude(path, command string, undo bool) (*fileChange, error) {
 	}
 	backup := path + backupSuffix
 	if !undo {
-		c.new, err = hooks.Install(old, command)
+		c.new, err = install.Install(old, command)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w (nothing was changed)", path, err)
 		}
@@ -337,7 +338,7 @@ func planClaude(path, command string, undo bool) (*fileChange, error) {
 			c.said = "✓ Claude Code hooks already set up in " + path
 			return c, nil
 		}
-		c.said = fmt.Sprintf("✓ Claude Code hooks added to %s (%d events)", path, len(hooks.Events()))
+		c.said = fmt.Sprintf("✓ Claude Code hooks added to %s (%d events)", path, len(install.Events()))
 		if !fileExists(backup) { // the first install keeps the original; later ones keep that
 			c.saveBackup = backup
 			if existed {
@@ -362,13 +363,13 @@ func planClaude(path, command string, undo bool) (*fileChange, error) {
 		}
 		return c, nil
 	}
-	c.new, err = hooks.Uninstall(old, command)
+	c.new, err = install.Uninstall(old, command)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w (nothing was changed)", path, err)
 	}
 	how := "took out Trail Boss's hooks, kept everything else"
 	switch {
-	case hasBackup && len(saved) == 0 && hooks.SameJSON(c.new, []byte("{}")):
+	case hasBackup && len(saved) == 0 && install.SameJSON(c.new, []byte("{}")):
 		c.remove = true // setup created the file and nothing else was put in it since
 	case hasBackup && sameAsBefore(c.new, saved, command):
 		c.new = saved // the same settings as before setup: give back their very bytes
@@ -393,15 +394,15 @@ func planClaude(path, command string, undo bool) (*fileChange, error) {
 // setup: the same JSON, or the same as saved after an install and uninstall of its own
 // (which drop an empty "hooks" or event list that was there before).
 func sameAsBefore(now, saved []byte, command string) bool {
-	if hooks.SameJSON(now, saved) {
+	if install.SameJSON(now, saved) {
 		return true
 	}
-	in, err := hooks.Install(saved, command)
+	in, err := install.Install(saved, command)
 	if err != nil {
 		return false
 	}
-	out, err := hooks.Uninstall(in, command)
-	return err == nil && hooks.SameJSON(now, out)
+	out, err := install.Uninstall(in, command)
+	return err == nil && install.SameJSON(now, out)
 }
 
 // write makes the change on disk: the backup first, then the file (atomically), then the
@@ -469,93 +470,6 @@ func writeAtomic(path string, data []byte, mode fs.FileMode) error {
 	return os.Rename(tmp.Name(), path)
 }
 
-// ---- the tmux config -----------------------------------------------------------------------
-
-const (
-	blockStart = "# >>> trailboss >>>"
-	blockEnd   = "# <<< trailboss <<<"
-)
-
-// tmuxBlock is what setup adds to the tmux config: one line that runs tmux-conf --apply
-// when tmux reads its config, so the keys follow the @trailboss-*-key options, the status
-// segment is added once however often the config is sourced, and the daemon is started.
-func tmuxBlock(bin string) string {
-	return blockStart + "\n" +
-		"# Trail Boss keys and status segment. `trailboss setup --undo` removes this block.\n" +
-		"run-shell " + tmuxQuote(bin+" tmux-conf --apply") + "\n" +
-		blockEnd + "\n"
-}
-
-// findBlock returns where the trailboss block starts and where its end marker's line ends
-// (before its newline), or ok=false. Markers are whole lines. A start marker without an
-// end is an error.
-func findBlock(conf []byte) (start, end int, ok bool, err error) {
-	start = -1
-	for off := 0; off < len(conf); {
-		n := bytes.IndexByte(conf[off:], '\n')
-		lineEnd := len(conf)
-		if n >= 0 {
-			lineEnd = off + n
-		}
-		line := string(bytes.TrimRight(conf[off:lineEnd], " \t\r"))
-		switch {
-		case start < 0 && line == blockStart:
-			start = off
-		case start >= 0 && line == blockEnd:
-			return start, lineEnd, true, nil
-		}
-		off = lineEnd + 1
-	}
-	if start >= 0 {
-		return 0, 0, false, fmt.Errorf("the trailboss block has a start marker %q but no end marker %q: fix it by hand", blockStart, blockEnd)
-	}
-	return 0, 0, false, nil
-}
-
-// addTmuxBlock returns conf with block at its end, or with the block already there
-// replaced by block. When conf lacks a final newline, the newline the block needs goes
-// before it and the block ends without one, so that removeTmuxBlock can give back conf
-// exactly.
-func addTmuxBlock(conf []byte, block string) ([]byte, error) {
-	start, end, ok, err := findBlock(conf)
-	if err != nil {
-		return nil, err
-	}
-	body := strings.TrimSuffix(block, "\n")
-	if ok {
-		return spliceBytes(conf, start, end, body), nil
-	}
-	switch {
-	case len(conf) == 0, conf[len(conf)-1] == '\n':
-		return append(bytes.Clone(conf), block...), nil
-	default:
-		return append(bytes.Clone(conf), "\n"+body...), nil
-	}
-}
-
-// removeTmuxBlock returns conf without the block addTmuxBlock added, and whether there was
-// one.
-func removeTmuxBlock(conf []byte) ([]byte, bool, error) {
-	start, end, ok, err := findBlock(conf)
-	if err != nil || !ok {
-		return conf, false, err
-	}
-	if end < len(conf) && conf[end] == '\n' {
-		return spliceBytes(conf, start, end+1, ""), true, nil
-	}
-	if start > 0 { // the block ends the file without a newline: the one before it is ours
-		start--
-	}
-	return spliceBytes(conf, start, end, ""), true, nil
-}
-
-func spliceBytes(b []byte, from, to int, with string) []byte {
-	out := make([]byte, 0, len(b)-(to-from)+len(with))
-	out = append(out, b[:from]...)
-	out = append(out, with...)
-	return append(out, b[to:]...)
-}
-
 func planTmux(path, bin string, undo bool) (*fileChange, error) {
 	old, mode, existed, err := readIfExists(path)
 	if err != nil {
@@ -566,7 +480,7 @@ func planTmux(path, bin string, undo bool) (*fileChange, error) {
 		c.mode = 0o644
 	}
 	if !undo {
-		c.new, err = addTmuxBlock(old, tmuxBlock(bin))
+		c.new, err = install.AddTmuxBlock(old, install.TmuxBlock(bin))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
@@ -576,13 +490,13 @@ func planTmux(path, bin string, undo bool) (*fileChange, error) {
 			return c, nil
 		}
 		c.said = "✓ tmux: added a trailboss block to " + path + " (keys prefix Tab, g, S; status segment); tmux applies it when it starts"
-		if bytes.Contains(old, []byte(blockStart)) {
+		if install.HasTmuxBlock(old) {
 			c.said = "✓ tmux: updated the trailboss block in " + path
 		}
 		return c, nil
 	}
 	var found bool
-	c.new, found, err = removeTmuxBlock(old)
+	c.new, found, err = install.RemoveTmuxBlock(old)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

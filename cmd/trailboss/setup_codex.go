@@ -15,7 +15,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/trailboss/trailboss/hooks"
+	"github.com/trailboss/trailboss/hooks/emit"
+	"github.com/trailboss/trailboss/hooks/install"
 )
 
 // codexConfigPath is $CODEX_HOME/config.toml, else ~/.codex/config.toml.
@@ -53,7 +54,7 @@ func planCodex(getenv func(string) string, home string, f setupFlags, bin string
 		if err != nil {
 			return codexSetup{}, err
 		}
-		notify, hooksIn := hooks.CodexInstalled(old)
+		notify, hooksIn := install.CodexInstalled(old)
 		switch {
 		case f.undo && (notify || hooksIn || fileExists(path+backupSuffix)):
 			// Taken out below, as with --codex.
@@ -87,7 +88,7 @@ func planCodexFile(path, bin string, undo bool) (*fileChange, []string, error) {
 	}
 	backup := path + backupSuffix
 	if !undo {
-		res, err := hooks.InstallCodex(old, bin)
+		res, err := install.InstallCodex(old, bin)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w (nothing was changed)", path, err)
 		}
@@ -97,7 +98,7 @@ func planCodexFile(path, bin string, undo bool) (*fileChange, []string, error) {
 		case res.UserNotify != nil:
 			notes = append(notes, fmt.Sprintf("Codex already runs a notify program (%s) in %s; Trail Boss left it alone "+
 				"and gets turn ends from a Stop hook instead. To have both through notify, make that line:\n    %s",
-				strings.Join(res.UserNotify, " "), path, hooks.CodexNotifyChain(res.UserNotify, bin)))
+				strings.Join(res.UserNotify, " "), path, install.CodexNotifyChain(res.UserNotify, bin)))
 		case res.UserNotifyOdd:
 			notes = append(notes, "Codex's notify in "+path+" is not a list of strings; Trail Boss left it alone "+
 				"and gets turn ends from a Stop hook instead.")
@@ -140,7 +141,7 @@ func planCodexFile(path, bin string, undo bool) (*fileChange, []string, error) {
 		return c, nil, nil
 	}
 	var found bool
-	c.new, found, err = hooks.UninstallCodex(old)
+	c.new, found, err = install.UninstallCodex(old)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w (nothing was changed)", path, err)
 	}
@@ -165,18 +166,18 @@ func planCodexFile(path, bin string, undo bool) (*fileChange, []string, error) {
 }
 
 // appServerNotes explains what setup did about Codex's shared app-server (see
-// hooks.ErrSharedAppServer for why it matters).
-func appServerNotes(a hooks.CodexAppServer, path string) []string {
+// emit.ErrSharedAppServer for why it matters).
+func appServerNotes(a install.CodexAppServer, path string) []string {
 	const why = "Codex's TUIs otherwise share one background app-server, which runs every Codex's hooks and notify " +
 		"with the environment of the first Codex started, so Trail Boss could not tell which pane they are from"
 	switch a {
-	case hooks.AppServerTurnedOff:
+	case install.AppServerTurnedOff:
 		return []string{why + ". Setup turned it off ([features] daemon_auto_start = false in " + path +
 			"): each Codex now runs its own, and its events carry its own pane."}
-	case hooks.AppServerKeptOn:
+	case install.AppServerKeptOn:
 		return []string{path + " says daemon_auto_start = true. " + why + ": Trail Boss drops what that app-server runs " +
 			"and sees only the approvals it reads off each pane. Set it to false to have every event."}
-	case hooks.AppServerNotEdited:
+	case install.AppServerNotEdited:
 		return []string{why + ". Setup left [features] in " + path + " alone (it is written in a way setup does not edit): " +
 			"add daemon_auto_start = false to it by hand."}
 	}
@@ -205,7 +206,7 @@ func sharedCodexAppServers(codexHome string) []int {
 		}
 		argv := strings.Split(strings.TrimSuffix(string(b), "\x00"), "\x00")
 		serving := slices.Contains(argv, "--managed-daemon") || slices.Contains(argv, "--listen")
-		if !hooks.IsCodexAppServer(argv) || !serving {
+		if !emit.IsCodexAppServer(argv) || !serving {
 			continue
 		}
 		if strings.HasPrefix(argv[0], codexHome+string(filepath.Separator)) || processEnv(pid, "CODEX_HOME") == codexHome {

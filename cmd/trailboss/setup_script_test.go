@@ -11,8 +11,7 @@ import (
 	"strings"
 
 	"github.com/rogpeppe/go-internal/testscript"
-
-	"github.com/trailboss/trailboss/hooks"
+	"github.com/trailboss/trailboss/hooks/install"
 )
 
 func init() {
@@ -40,7 +39,7 @@ func cmdRunHook(ts *testscript.TestScript, neg bool, args []string) {
 	var commands []string
 	for _, g := range s.Hooks[event] {
 		for _, h := range g.Hooks {
-			if h.Type == "command" && hooks.IsTrailbossEmit(h.Command) {
+			if h.Type == "command" && install.IsTrailbossEmit(h.Command) {
 				commands = append(commands, h.Command)
 			}
 		}

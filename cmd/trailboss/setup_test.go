@@ -8,76 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/trailboss/trailboss/hooks"
+	"github.com/trailboss/trailboss/hooks/install"
 )
-
-func TestTmuxBlockRoundTrip(t *testing.T) {
-	block := tmuxBlock("trailboss")
-	for _, conf := range []string{
-		"",
-		"set -g mouse on\n",
-		"set -g mouse on",
-		"set -g mouse on\n\n",
-		"\n",
-		"# >>> trailboss >>> is only a marker at the start of a line\n  # >>> trailboss >>>\n",
-		"run '~/.tmux/plugins/tpm/tpm'\n",
-	} {
-		added, err := addTmuxBlock([]byte(conf), block)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.HasPrefix(added, []byte(conf)) || !bytes.Contains(added, []byte(strings.TrimSuffix(block, "\n"))) {
-			t.Errorf("%q: added = %q", conf, added)
-		}
-		if again, _ := addTmuxBlock(added, block); !bytes.Equal(again, added) {
-			t.Errorf("%q: adding twice changed it: %q", conf, again)
-		}
-		back, found, err := removeTmuxBlock(added)
-		if err != nil || !found {
-			t.Fatalf("%q: remove: found=%v err=%v", conf, found, err)
-		}
-		if string(back) != conf {
-			t.Errorf("%q: round trip gave %q", conf, back)
-		}
-		// Lines the user adds after the block stay when it goes.
-		withMore := append(bytes.Clone(added), "\nset -g history-limit 5000\n"...)
-		if bytes.HasSuffix(added, []byte("\n")) {
-			withMore = append(bytes.Clone(added), "set -g history-limit 5000\n"...)
-		}
-		rest, _, _ := removeTmuxBlock(withMore)
-		if !bytes.Contains(rest, []byte("set -g history-limit 5000\n")) || bytes.Contains(rest, []byte("trailboss tmux-conf")) {
-			t.Errorf("%q: with a line after the block, removal gave %q", conf, rest)
-		}
-	}
-}
-
-func TestTmuxBlockReplacedWhenTheBinaryMoved(t *testing.T) {
-	conf := "set -g mouse on\n" + tmuxBlock("/old/trailboss") + "bind r source-file ~/.tmux.conf\n"
-	got, err := addTmuxBlock([]byte(conf), tmuxBlock("trailboss"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := "set -g mouse on\n" + tmuxBlock("trailboss") + "bind r source-file ~/.tmux.conf\n"
-	if string(got) != want {
-		t.Errorf("got:\n%s\nwant:\n%s", got, want)
-	}
-}
-
-func TestTmuxBlockWithoutEnd(t *testing.T) {
-	conf := []byte("set -g mouse on\n# >>> trailboss >>>\nrun-shell \"trailboss tmux-conf --apply\"\n")
-	if _, err := addTmuxBlock(conf, tmuxBlock("trailboss")); err == nil || !strings.Contains(err.Error(), "no end marker") {
-		t.Errorf("add: %v", err)
-	}
-	if _, _, err := removeTmuxBlock(conf); err == nil {
-		t.Error("remove: no error")
-	}
-}
-
-func TestTmuxBlockLine(t *testing.T) {
-	if got := tmuxBlock("'/my dir/trailboss'"); !strings.Contains(got, "\nrun-shell \"'/my dir/trailboss' tmux-conf --apply\"\n") {
-		t.Errorf("got:\n%s", got)
-	}
-}
 
 func TestSettingsPath(t *testing.T) {
 	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -176,7 +108,7 @@ func TestClaudeBackupAndUndo(t *testing.T) {
 	if fileExists(path + backupSuffix) {
 		t.Error("the backup is still there")
 	}
-	if len(hooks.Installed(got, "trailboss emit")) != 0 {
+	if len(install.Installed(got, "trailboss emit")) != 0 {
 		t.Error("hooks left")
 	}
 }
@@ -253,7 +185,7 @@ func TestWriteAtomicFollowsSymlink(t *testing.T) {
 		t.Fatalf("the link was replaced by a file")
 	}
 	b, _ := os.ReadFile(target)
-	if len(hooks.Installed(b, "trailboss emit")) == 0 {
+	if len(install.Installed(b, "trailboss emit")) == 0 {
 		t.Errorf("the target was not written: %s", b)
 	}
 	if fi, _ := os.Stat(target); fi.Mode().Perm() != 0o640 {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/trailboss/trailboss/hooks"
+	"github.com/trailboss/trailboss/hooks/install"
 
 	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/tmuxctl"
@@ -96,19 +97,19 @@ func tmuxLines(s tmuxSettings) string {
 			// The pane the client is on comes with the key press too: it saves asking tmux.
 			sh = s.bin + " " + k.verb + where + " --pane #{q:pane_id}"
 		}
-		fmt.Fprintf(&b, "bind-key %s run-shell -b %s\n", tmuxKeyWord(key), tmuxQuote(sh))
+		fmt.Fprintf(&b, "bind-key %s run-shell -b %s\n", tmuxKeyWord(key), install.TmuxQuote(sh))
 	}
 	switch {
 	case s.statusOff:
 	case s.statusKnown:
 		if !strings.Contains(s.statusLeft, "@trailboss_status") && !strings.Contains(s.statusRight, "@trailboss_status") {
-			fmt.Fprintf(&b, "set -ag status-right %s\n", tmuxQuote(statusSegment))
+			fmt.Fprintf(&b, "set -ag status-right %s\n", install.TmuxQuote(statusSegment))
 		}
 	default:
 		// Decided by tmux when the lines run, so that sourcing them again (or after a
 		// status-right that already shows it) adds nothing.
 		cond := "#{||:#{==:#{" + statusOption + "},off},#{||:#{m:*@trailboss_status*,#{status-left}},#{m:*@trailboss_status*,#{status-right}}}}"
-		fmt.Fprintf(&b, "if-shell -F %s \"\" %s\n", tmuxQuote(cond), tmuxQuote("set -ag status-right '"+statusSegment+"'"))
+		fmt.Fprintf(&b, "if-shell -F %s \"\" %s\n", install.TmuxQuote(cond), install.TmuxQuote("set -ag status-right '"+statusSegment+"'"))
 	}
 	return b.String()
 }
@@ -122,13 +123,7 @@ func tmuxKeyWord(k string) string {
 	if plainKey.MatchString(k) {
 		return k
 	}
-	return tmuxQuote(k)
-}
-
-// tmuxQuote quotes s as one double-quoted tmux config word.
-func tmuxQuote(s string) string {
-	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, `$`, `\$`)
-	return `"` + r.Replace(s) + `"`
+	return install.TmuxQuote(k)
 }
 
 // demoTmuxConf is the whole tmux config of the demo's own server: its look, then the

@@ -3,6 +3,7 @@
 package client
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -42,6 +43,50 @@ func (e *DownError) Error() string { return ErrDown.Error() }
 
 // Is makes errors.Is(err, ErrDown) hold.
 func (e *DownError) Is(target error) bool { return target == ErrDown }
+
+// RefusedError is the daemon's "no" to what was posted (a 4xx answer): sending it again
+// would only be refused again.
+type RefusedError struct {
+	Status  string // "400 Bad Request"
+	Message string // the daemon's reason
+}
+
+func (e *RefusedError) Error() string {
+	return "daemon refused the event: " + e.Status + ": " + e.Message
+}
+
+// Post sends body (JSON) to path with the given extra headers, and returns nil once the
+// daemon acknowledged it. A 4xx answer is a *RefusedError; an unreachable daemon is
+// ErrDown; a daemon that could not take it (5xx) is another error. The emitter posts
+// every hook's payload through it.
+func (c *Client) Post(ctx context.Context, path string, body []byte, headers map[string]string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+path, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	req.Header.Set("Content-Type", "application/json")
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return &DownError{Addr: strings.TrimPrefix(c.base, "http://"), Cause: err}
+	}
+	defer resp.Body.Close()
+	reply, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+	var e wire.Error
+	if json.Unmarshal(reply, &e) != nil || e.Error == "" {
+		e.Error = strings.TrimSpace(string(reply))
+	}
+	switch {
+	case resp.StatusCode >= 500:
+		return fmt.Errorf("daemon could not take the event: %s: %s", resp.Status, e.Error)
+	case resp.StatusCode >= 300:
+		return &RefusedError{Status: resp.Status, Message: e.Error}
+	}
+	return nil
+}
 
 // ForeignError is ErrForeign with the address.
 type ForeignError struct{ Addr string }

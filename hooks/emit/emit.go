@@ -1,21 +1,20 @@
-// Package hooks is Trail Boss's side of the harnesses' hooks: the emitter that each hook runs
-// (emit.go, codex_emit.go), the installer of Trail Boss's entries in Claude Code's settings
-// (settings.go), and of its notify program and hooks in Codex CLI's config (codexconfig.go).
-package hooks
+// Package emit is what every hook runs: it posts the harness's payload to the daemon with
+// the tmux place of the hook (emit.go for Claude Code and generic events, codex_emit.go for
+// Codex), within a budget that can never slow the agent, and spools what the daemon did not
+// take in time.
+package emit
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/trailboss/trailboss/adapter"
+	"github.com/trailboss/trailboss/daemon/client"
 	"github.com/trailboss/trailboss/daemon/spool"
 	"github.com/trailboss/trailboss/daemon/statedir"
 	"github.com/trailboss/trailboss/tmuxctl"
@@ -89,7 +88,7 @@ func (e *Emitter) EmitGeneric(ctx context.Context, envelope []byte) error {
 // IsRefused reports whether err is the daemon's "no" to a payload (bad input), as opposed
 // to a daemon that could not be reached in time.
 func IsRefused(err error) bool {
-	var refused *refusedError
+	var refused *client.RefusedError
 	return errors.As(err, &refused)
 }
 
@@ -109,44 +108,19 @@ func (e *Emitter) spoolUnlessAcknowledged(err error, ev spool.Event) error {
 // the spool, and is not lost.
 const SpooledNote = "kept in the spool for the daemon"
 
-// refusedError is the daemon's "no" to a payload: spooling it would only be refused again.
-type refusedError struct {
-	status string
-	msg    string
-}
-
-func (r *refusedError) Error() string {
-	return "daemon refused the event: " + r.status + ": " + r.msg
-}
-
-// post sends the payload to path and returns nil once the daemon acknowledged it.
+// post sends the payload to path through the daemon's client and returns nil once the
+// daemon acknowledged it.
 func (e *Emitter) post(ctx context.Context, path string, body []byte, headers map[string]string) error {
-	token, err := statedir.ReadToken(e.StateDir)
-	if err != nil {
-		return err
+	c, err := client.New(e.Addr, e.StateDir, e.Timeout)
+	if err == nil {
+		err = c.Post(ctx, path, body, headers)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+e.Addr+path, bytes.NewReader(body))
-	if err != nil {
-		return err
+	// emit.log is read to find out why: it keeps the cause the person-facing message leaves out.
+	var down *client.DownError
+	if errors.As(err, &down) {
+		return fmt.Errorf("post to daemon at %s: %w", down.Addr, down.Cause)
 	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("Content-Type", "application/json")
-	for k, v := range headers {
-		req.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return fmt.Errorf("post to daemon at %s: %w", e.Addr, err)
-	}
-	defer resp.Body.Close()
-	reply, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-	switch {
-	case resp.StatusCode >= 500:
-		return fmt.Errorf("daemon could not take the event: %s: %s", resp.Status, strings.TrimSpace(string(reply)))
-	case resp.StatusCode >= 300:
-		return &refusedError{status: resp.Status, msg: strings.TrimSpace(string(reply))}
-	}
-	return nil
+	return err
 }
 
 // readWithin reads at most limit bytes of r, giving up when ctx ends (a hook's stdin is

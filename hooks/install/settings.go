@@ -1,4 +1,8 @@
-package hooks
+// Package install writes Trail Boss into the harnesses' own settings and takes it out again
+// byte for byte: its hooks in Claude Code's settings.json (settings.go), its notify program
+// and hooks in Codex CLI's config.toml (codexconfig.go), and its block in tmux.conf
+// (tmuxconf.go).
+package install
 
 // Installing and removing Trail Boss's entries in a Claude Code settings.json. The functions
 // here are pure: bytes in, bytes out; the command line reads and writes the files.

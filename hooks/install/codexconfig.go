@@ -1,4 +1,4 @@
-package hooks
+package install
 
 // Installing and removing Trail Boss's entries in Codex CLI's config.toml. The functions here
 // are pure: bytes in, bytes out; the command line reads and writes the file.
@@ -31,6 +31,7 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 	"github.com/pelletier/go-toml/v2/unstable"
+	"github.com/trailboss/trailboss/hooks"
 )
 
 // Markers of the blocks. Each is a whole line.
@@ -283,9 +284,9 @@ func CodexSharesAppServer(config []byte) bool {
 func CodexNotifyChain(user []string, bin string) string {
 	words := make([]string, len(user))
 	for i, w := range user {
-		words[i] = ShellWord(w)
+		words[i] = hooks.ShellWord(w)
 	}
-	script := strings.Join(words, " ") + ` "$1"; ` + ShellWord(bin) + ` emit --codex "$1"`
+	script := strings.Join(words, " ") + ` "$1"; ` + hooks.ShellWord(bin) + ` emit --codex "$1"`
 	return "notify = " + tomlArray([]string{"sh", "-c", script, "trailboss-notify"})
 }
 
@@ -320,7 +321,7 @@ func codexHooksBlock(bin string, events []string) string {
 	var b strings.Builder
 	b.WriteString(codexHooksStart + "\n")
 	b.WriteString("# Trail Boss: approvals and answers. Codex runs these once you trust them (/hooks in Codex).\n")
-	command := tomlString(ShellWord(bin) + " emit --codex")
+	command := tomlString(hooks.ShellWord(bin) + " emit --codex")
 	for i, ev := range events {
 		if i > 0 {
 			b.WriteString("\n")
