@@ -71,23 +71,39 @@ func procParent(pid int) (int, error) {
 	return ppid, nil
 }
 
-// parseStatPPID returns the parent pid from the text of /proc/pid/stat:
-// "pid (comm) state ppid …". comm may hold spaces and ")", so the fields after it are
-// found from the last ")".
+// parseStatPPID returns the parent pid from the text of /proc/pid/stat.
 func parseStatPPID(stat string) (int, error) {
+	ppid, err := statField(stat, 1, "parent pid")
+	if err == nil && ppid < 0 {
+		return 0, fmt.Errorf("parent pid %d is negative", ppid)
+	}
+	return ppid, err
+}
+
+// parseStatTPGID returns the foreground process group of the process's terminal from the
+// text of /proc/pid/stat; -1 when it has no terminal.
+func parseStatTPGID(stat string) (int, error) {
+	return statField(stat, 5, "terminal process group")
+}
+
+// statField returns the n-th number after the command name in the text of /proc/pid/stat:
+// "pid (comm) state ppid pgrp session tty_nr tpgid …", state being field 0. comm may hold
+// spaces and ")", so the fields after it are found from the last ")". name says what the
+// field is, for the error.
+func statField(stat string, n int, name string) (int, error) {
 	i := strings.LastIndexByte(stat, ')')
 	if i < 0 {
 		return 0, fmt.Errorf("no ')' after the command name in %q", clip(stat))
 	}
 	f := strings.Fields(stat[i+1:])
-	if len(f) < 2 {
-		return 0, fmt.Errorf("no parent pid after the command name in %q", clip(stat))
+	if len(f) <= n {
+		return 0, fmt.Errorf("no %s after the command name in %q", name, clip(stat))
 	}
-	ppid, err := strconv.Atoi(f[1])
-	if err != nil || ppid < 0 || strings.TrimLeft(f[1], "0123456789") != "" {
-		return 0, fmt.Errorf("parent pid %q is not a number", clip(f[1]))
+	v, err := strconv.Atoi(f[n])
+	if err != nil || strings.TrimLeft(strings.TrimPrefix(f[n], "-"), "0123456789") != "" {
+		return 0, fmt.Errorf("%s %q is not a number", name, clip(f[n]))
 	}
-	return ppid, nil
+	return v, nil
 }
 
 // ForegroundGroup returns the foreground process group of the terminal that process pid (a
@@ -156,25 +172,6 @@ func children(proc string, pid int) ([]int, error) {
 		}
 	}
 	return out, nil
-}
-
-// parseStatTPGID returns the foreground process group of the process's terminal from the
-// text of /proc/pid/stat: "pid (comm) state ppid pgrp session tty_nr tpgid …"; -1 when it
-// has no terminal.
-func parseStatTPGID(stat string) (int, error) {
-	i := strings.LastIndexByte(stat, ')')
-	if i < 0 {
-		return 0, fmt.Errorf("no ')' after the command name in %q", clip(stat))
-	}
-	f := strings.Fields(stat[i+1:])
-	if len(f) < 6 {
-		return 0, fmt.Errorf("no terminal process group after the command name in %q", clip(stat))
-	}
-	tpgid, err := strconv.Atoi(f[5])
-	if err != nil {
-		return 0, fmt.Errorf("terminal process group %q is not a number", clip(f[5]))
-	}
-	return tpgid, nil
 }
 
 // NearestAncestor returns the nearest of the first depth ancestors of pid (pid itself
