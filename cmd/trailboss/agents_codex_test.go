@@ -129,22 +129,13 @@ const humanPause = 5 * time.Second
 // binary lies under it (the app-server runs a copy from home/packages), and the TUIs and
 // Node wrappers started with it in their environment.
 func codexProcesses(home string) []int {
-	entries, _ := os.ReadDir("/proc")
 	var pids []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == os.Getpid() {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil {
-			continue
-		}
-		argv := strings.Split(strings.TrimSuffix(string(b), "\x00"), "\x00")
+	for _, p := range liveProcs() {
+		argv := p.argv
 		codex := strings.HasPrefix(filepath.Base(argv[0]), "codex") ||
 			(len(argv) > 1 && filepath.Base(argv[0]) == "node" && filepath.Base(argv[1]) == "codex")
-		if codex && (strings.HasPrefix(argv[0], home+"/") || processEnv(pid, "CODEX_HOME") == home) {
-			pids = append(pids, pid)
+		if codex && (strings.HasPrefix(argv[0], home+"/") || p.env("CODEX_HOME") == home) {
+			pids = append(pids, p.pid)
 		}
 	}
 	return pids

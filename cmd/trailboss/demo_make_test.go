@@ -16,7 +16,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -520,35 +519,13 @@ func (r *makeDemoRun) jobGroup(t *testing.T) int {
 	return 0
 }
 
-// runProcess is a live process of a run.
-type runProcess struct {
-	pid  int
-	argv []string
-}
-
-func (p runProcess) String() string { return fmt.Sprintf("%d %q", p.pid, p.argv) }
-
 // processes returns the live (not zombie) processes that have the run's TMPDIR in their
 // environment or command line.
-func (r *makeDemoRun) processes() []runProcess {
-	entries, _ := os.ReadDir("/proc")
-	var out []runProcess
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == os.Getpid() {
-			continue
-		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		if i := bytes.LastIndexByte(stat, ')'); i < 0 || i+2 >= len(stat) || stat[i+2] == 'Z' {
-			continue
-		}
-		environ, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
-		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if bytes.Contains(environ, []byte("TMPDIR="+r.tmp+"\x00")) || bytes.Contains(cmdline, []byte(r.tmp)) {
-			out = append(out, runProcess{pid: pid, argv: strings.Split(strings.TrimSuffix(string(cmdline), "\x00"), "\x00")})
+func (r *makeDemoRun) processes() []proc {
+	var out []proc
+	for _, p := range liveProcs() {
+		if p.env("TMPDIR") == r.tmp || strings.Contains(strings.Join(p.argv, " "), r.tmp) {
+			out = append(out, p)
 		}
 	}
 	return out
@@ -572,7 +549,7 @@ func (r *makeDemoRun) checkStoppedCleanly(t *testing.T) {
 // TMPDIR is empty: the demo's tmux server, daemon, agents and folder are gone.
 func (r *makeDemoRun) checkNothingLeft(t *testing.T, ended time.Time) {
 	t.Helper()
-	var procs []runProcess
+	var procs []proc
 	var left []string
 	for {
 		procs = r.processes()

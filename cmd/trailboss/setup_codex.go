@@ -9,7 +9,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -190,44 +189,17 @@ func appServerNotes(a install.CodexAppServer, path string) []string {
 // codexHome (Codex runs a copy from CODEX_HOME/packages) or whose CODEX_HOME is codexHome.
 // It reads /proc; it finds none elsewhere.
 func sharedCodexAppServers(codexHome string) []int {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
 	var pids []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
+	for _, p := range liveProcs() {
+		serving := slices.Contains(p.argv, "--managed-daemon") || slices.Contains(p.argv, "--listen")
+		if !emit.IsCodexAppServer(p.argv) || !serving {
 			continue
 		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil {
-			continue
-		}
-		argv := strings.Split(strings.TrimSuffix(string(b), "\x00"), "\x00")
-		serving := slices.Contains(argv, "--managed-daemon") || slices.Contains(argv, "--listen")
-		if !emit.IsCodexAppServer(argv) || !serving {
-			continue
-		}
-		if strings.HasPrefix(argv[0], codexHome+string(filepath.Separator)) || processEnv(pid, "CODEX_HOME") == codexHome {
-			pids = append(pids, pid)
+		if strings.HasPrefix(p.argv[0], codexHome+string(filepath.Separator)) || p.env("CODEX_HOME") == codexHome {
+			pids = append(pids, p.pid)
 		}
 	}
 	return pids
-}
-
-// processEnv returns the value of key in the environment process pid started with, or "".
-func processEnv(pid int, key string) string {
-	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "environ"))
-	if err != nil {
-		return ""
-	}
-	for _, kv := range strings.Split(string(b), "\x00") {
-		if k, v, ok := strings.Cut(kv, "="); ok && k == key {
-			return v
-		}
-	}
-	return ""
 }
 
 func joinPIDs(pids []int) string {
