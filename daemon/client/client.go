@@ -60,6 +60,11 @@ func (e *RefusedError) Error() string {
 // ErrDown; a daemon that could not take it (5xx) is another error. The emitter posts
 // every hook's payload through it.
 func (c *Client) Post(ctx context.Context, path string, body []byte, headers map[string]string) error {
+	return c.PostFor(ctx, path, body, headers, nil)
+}
+
+// PostFor is Post that also decodes a 2xx answer into out (when out is not nil).
+func (c *Client) PostFor(ctx context.Context, path string, body []byte, headers map[string]string, out any) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+path, bytes.NewReader(body))
 	if err != nil {
 		return err
@@ -74,7 +79,7 @@ func (c *Client) Post(ctx context.Context, path string, body []byte, headers map
 		return &DownError{Addr: strings.TrimPrefix(c.base, "http://"), Cause: err}
 	}
 	defer resp.Body.Close()
-	reply, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+	reply, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	var e wire.Error
 	if json.Unmarshal(reply, &e) != nil || e.Error == "" {
 		e.Error = strings.TrimSpace(string(reply))
@@ -84,6 +89,11 @@ func (c *Client) Post(ctx context.Context, path string, body []byte, headers map
 		return fmt.Errorf("daemon could not take the event: %s: %s", resp.Status, e.Error)
 	case resp.StatusCode >= 300:
 		return &RefusedError{Status: resp.Status, Message: e.Error}
+	}
+	if out != nil {
+		if err := json.Unmarshal(reply, out); err != nil {
+			return fmt.Errorf("POST %s: decode the daemon's answer: %w", path, err)
+		}
 	}
 	return nil
 }

@@ -19,6 +19,7 @@ type Item struct {
 	Since          time.Time  `json:"since"`
 	Ready          bool       `json:"ready"`          // false while cooling down after a skip
 	CooldownUntil  *time.Time `json:"cooldown_until"` // set while cooling down
+	Prompt         *Prompt    `json:"prompt,omitempty"` // its pending prompt record, when it can be answered
 }
 
 // Queue is the answer of GET /v1/queue.

@@ -1,0 +1,97 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/trailboss/trailboss/daemon/wire"
+)
+
+// AnswerRefusedError is the daemon's 409 to an answer: nothing was typed, and Reason
+// (wire.RefusedAnswered, …) says why.
+type AnswerRefusedError struct {
+	Reason  string
+	Message string
+}
+
+func (e *AnswerRefusedError) Error() string { return e.Message }
+
+// ErrUnknownPrompt is the daemon's 404 to an answer: no prompt has that id.
+var ErrUnknownPrompt = errors.New("no prompt has that id: it may have been answered and forgotten, or never existed — run trailboss ls to see what is waiting")
+
+// Answer delivers a person's answer to prompt id. A 409 is an *AnswerRefusedError, a 404
+// ErrUnknownPrompt, a 400 a *RefusedError with the daemon's reason.
+func (c *Client) Answer(ctx context.Context, id string, a wire.Answer) (wire.Delivered, error) {
+	var out wire.Delivered
+	body, err := json.Marshal(a)
+	if err != nil {
+		return out, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+"/v1/prompts/"+url.PathEscape(id)+"/answer", bytes.NewReader(body))
+	if err != nil {
+		return out, err
+	}
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return out, &DownError{Addr: strings.TrimPrefix(c.base, "http://"), Cause: err}
+	}
+	defer resp.Body.Close()
+	reply, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	switch resp.StatusCode {
+	case http.StatusOK:
+		if err := json.Unmarshal(reply, &out); err != nil {
+			return out, fmt.Errorf("the daemon's answer could not be read: %w", err)
+		}
+		return out, nil
+	case http.StatusConflict:
+		var r wire.Refused
+		_ = json.Unmarshal(reply, &r)
+		return out, &AnswerRefusedError{Reason: r.Reason, Message: r.Error}
+	case http.StatusNotFound:
+		return out, ErrUnknownPrompt
+	}
+	var e wire.Error
+	if json.Unmarshal(reply, &e) != nil || e.Error == "" {
+		e.Error = strings.TrimSpace(string(reply))
+	}
+	return out, &RefusedError{Status: resp.Status, Message: e.Error}
+}
+
+// WaitPrompt waits up to timeout for prompt id to leave pending and returns its status
+// (and the answer when it was answered). The client's own timeout must be longer.
+func (c *Client) WaitPrompt(ctx context.Context, id string, timeout time.Duration) (wire.PromptWait, error) {
+	var out wire.PromptWait
+	_, err := c.do(ctx, http.MethodGet, "/v1/prompts/"+url.PathEscape(id)+"/wait",
+		url.Values{"timeout": {timeout.String()}}, &out)
+	return out, err
+}
+
+// Deliveries returns the last limit delivery attempts, newest first.
+func (c *Client) Deliveries(ctx context.Context, limit int) ([]wire.Delivery, error) {
+	var out wire.Deliveries
+	_, err := c.do(ctx, http.MethodGet, "/v1/deliveries", url.Values{"limit": {strconv.Itoa(limit)}}, &out)
+	return out.Deliveries, err
+}
+
+// WithTimeout returns a copy of c whose requests may take up to d (for long polls).
+func (c *Client) WithTimeout(d time.Duration) *Client {
+	cp := *c
+	cp.http = &http.Client{Timeout: d}
+	return &cp
+}
+
+// Base returns the daemon's URL ("http://127.0.0.1:4000") and Token its bearer token, for
+// callers that hold a stream open (the PTY supervisor's answer stream).
+func (c *Client) Base() string  { return c.base }
+func (c *Client) Token() string { return c.token }

@@ -1,0 +1,168 @@
+package wire
+
+import "time"
+
+// Prompt kinds: what an answer to a prompt record looks like.
+const (
+	KindPermission = "permission"  // choices allow / deny
+	KindYesNo      = "yes_no"      // choices y / n
+	KindChoice     = "choice"      // choices 1, 2, … (or the menu's own letters)
+	KindFreeText   = "free_text"   // no choices: a line of text
+	KindPressEnter = "press_enter" // one choice: enter
+)
+
+// Prompt statuses.
+const (
+	PromptPending   = "pending"
+	PromptAnswered  = "answered"
+	PromptExpired   = "expired"
+	PromptWithdrawn = "withdrawn" // the session moved on, or its prompt changed
+	PromptFailed    = "failed"    // the session (or the child of trailboss run) ended
+)
+
+// Choice is one answer a prompt offers.
+type Choice struct {
+	Key   string `json:"key"`
+	Label string `json:"label"`
+}
+
+// Prompt is the pending prompt record of a queue item, as GET /v1/queue shows it.
+type Prompt struct {
+	ID        string    `json:"id"`
+	Kind      string    `json:"kind"`
+	Question  string    `json:"question"`
+	Choices   []Choice  `json:"choices"`
+	ExpiresAt time.Time `json:"expires_at"`
+}
+
+// Answer is the body of POST /v1/prompts/{id}/answer: a Choice key or a Text.
+type Answer struct {
+	Choice  string `json:"choice,omitempty"`
+	Text    string `json:"text,omitempty"`
+	Channel string `json:"channel,omitempty"` // api (the default), cli, popup, telegram
+	Nonce   string `json:"nonce,omitempty"`   // checked when given
+}
+
+// Delivery paths.
+const (
+	ViaHook = "hook" // the holding PermissionRequest hook printed the decision
+	ViaKeys = "keys" // typed into the tmux pane
+	ViaPTY  = "pty"  // written to the PTY of trailboss run
+)
+
+// Delivered is the 200 answer of POST /v1/prompts/{id}/answer.
+type Delivered struct {
+	Delivered bool   `json:"delivered"`
+	Via       string `json:"via"`
+	// Confirmed: the agent was seen to take the answer (it moved on, its screen changed,
+	// the hook or the supervisor took it) within a few seconds.
+	Confirmed bool `json:"confirmed"`
+}
+
+// Reasons of a 409 answer: nothing was typed.
+const (
+	RefusedAnswered  = "answered"   // the prompt was answered already
+	RefusedExpired   = "expired"    // its time ran out
+	RefusedChanged   = "changed"    // the session moved on or now asks something else
+	RefusedPaneMoved = "pane_moved" // the pane is gone or belongs to another session
+)
+
+// Refused is the 409 answer of POST /v1/prompts/{id}/answer.
+type Refused struct {
+	Error  string `json:"error"`
+	Reason string `json:"reason"`
+}
+
+// Hold is the daemon's answer to a PermissionRequest hook that may hold: it names the
+// prompt to wait for. Absent when the hook must return at once.
+type Hold struct {
+	PromptID  string    `json:"prompt_id"`
+	ExpiresAt time.Time `json:"expires_at"`
+}
+
+// HookAck is the 200 answer to a hook's POST.
+type HookAck struct {
+	OK   bool  `json:"ok"`
+	Hold *Hold `json:"hold,omitempty"`
+}
+
+// PromptWait is the answer of GET /v1/prompts/{id}/wait.
+type PromptWait struct {
+	Status string       `json:"status"`
+	Answer *GivenAnswer `json:"answer,omitempty"` // when Status is answered
+}
+
+// GivenAnswer is what a person answered, with the label of the choice.
+type GivenAnswer struct {
+	Choice string `json:"choice,omitempty"`
+	Label  string `json:"label,omitempty"`
+	Text   string `json:"text,omitempty"`
+}
+
+// Delivery is one attempt to deliver an answer, as the audit log keeps it.
+type Delivery struct {
+	At        time.Time `json:"at"`
+	Channel   string    `json:"channel"`
+	PromptID  string    `json:"prompt_id"`
+	SessionID string    `json:"session_id"`
+	Pane      string    `json:"pane"`
+	Via       string    `json:"via"`    // hook, keys, pty, or "" when refused before a path
+	Length    int       `json:"length"` // bytes of what was typed or decided; never the text
+	Result    string    `json:"result"` // delivered, confirmed, refused, failed
+	Reason    string    `json:"reason"` // why refused or failed
+}
+
+// Deliveries is the answer of GET /v1/deliveries, newest first.
+type Deliveries struct {
+	Deliveries []Delivery `json:"deliveries"`
+}
+
+// PTY supervisor states for POST /v1/pty/report.
+const (
+	PTYStart   = "start"
+	PTYPrompt  = "prompt"
+	PTYWorking = "working"
+	PTYExit    = "exit"
+)
+
+// PTYPromptReport is what the supervisor's classifier read off its child's output.
+type PTYPromptReport struct {
+	Kind          string   `json:"kind"`
+	Question      string   `json:"question"`
+	Choices       []Choice `json:"choices"`
+	Excerpt       string   `json:"excerpt"`
+	LowConfidence bool     `json:"low_confidence"`
+}
+
+// PTYReport is the body of POST /v1/pty/report.
+type PTYReport struct {
+	SessionID string           `json:"session_id"`
+	Name      string           `json:"name"`
+	Cwd       string           `json:"cwd"`
+	PID       int              `json:"pid"`
+	At        time.Time        `json:"at"`
+	State     string           `json:"state"`
+	Prompt    *PTYPromptReport `json:"prompt,omitempty"`
+	ExitCode  int              `json:"exit_code"`
+}
+
+// PTYReportAck is the answer of POST /v1/pty/report.
+type PTYReportAck struct {
+	OK       bool   `json:"ok"`
+	PromptID string `json:"prompt_id,omitempty"`
+}
+
+// PTYAnswer is one line of GET /v1/pty/answers; an empty one is a heartbeat.
+type PTYAnswer struct {
+	AnswerID string `json:"answer_id,omitempty"`
+	PromptID string `json:"prompt_id,omitempty"`
+	Data     string `json:"data,omitempty"`
+}
+
+// PTYWritten is the body of POST /v1/pty/written.
+type PTYWritten struct {
+	SessionID string `json:"session_id"`
+	AnswerID  string `json:"answer_id"`
+	OK        bool   `json:"ok"`
+	Reason    string `json:"reason,omitempty"`
+}
