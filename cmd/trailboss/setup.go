@@ -339,6 +339,11 @@ func planClaude(path, command string, undo bool) (*fileChange, error) {
 			return c, nil
 		}
 		c.said = fmt.Sprintf("✓ Claude Code hooks added to %s (%d events)", path, len(install.Events()))
+		if had := install.Installed(old, command); len(had) == len(install.Events()) {
+			// An older setup's hooks, brought up to date in place (e.g. PermissionRequest
+			// made synchronous so that it can hold for a delivered answer).
+			c.said = "✓ Claude Code hooks updated in " + path
+		}
 		if !fileExists(backup) { // the first install keeps the original; later ones keep that
 			c.saveBackup = backup
 			if existed {

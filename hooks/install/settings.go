@@ -19,31 +19,42 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
+
+	"github.com/trailboss/trailboss/hooks"
 )
 
 // Event is a Claude Code hook event that Trail Boss listens to, with the matcher of its
-// entry ("" for events that take none).
+// entry ("" for events that take none). Claude Code waits for a Sync event's hook, which
+// may then answer for the person (a held permission); every other hook is "async": true,
+// so that it can never slow Claude Code.
 type Event struct {
 	Name, Matcher string
+	Sync          bool
 }
 
 // Events returns the hook events Trail Boss installs, in the order of the README's block.
 func Events() []Event {
 	return []Event{
-		{"SessionStart", ""},
-		{"UserPromptSubmit", ""},
-		{"Stop", ""},
-		{"StopFailure", ""},
-		{"PermissionRequest", "*"},
-		{"PreToolUse", "AskUserQuestion|ExitPlanMode"},
-		{"PostToolUse", "*"},
-		{"PostToolUseFailure", "*"},
-		{"Notification", "permission_prompt|idle_prompt|elicitation_dialog"},
-		{"SessionEnd", ""},
+		{"SessionStart", "", false},
+		{"UserPromptSubmit", "", false},
+		{"Stop", "", false},
+		{"StopFailure", "", false},
+		{"PermissionRequest", "*", true},
+		{"PreToolUse", "AskUserQuestion|ExitPlanMode", false},
+		{"PostToolUse", "*", false},
+		{"PostToolUseFailure", "*", false},
+		{"Notification", "permission_prompt|idle_prompt|elicitation_dialog", false},
+		{"SessionEnd", "", false},
 	}
 }
+
+// syncTimeout is the "timeout" (seconds) of a Sync event's hook: long enough to hold for a
+// prompt's whole time to live (see hooks.PermissionHookTimeout).
+var syncTimeout = int(hooks.PermissionHookTimeout / time.Second)
 
 // SyntaxError says where a settings file is not valid JSON.
 type SyntaxError struct {
@@ -62,7 +73,9 @@ var ErrShape = errors.New("unexpected settings shape")
 // Install returns settings with a hook running command added for each of Events, every other
 // byte kept. An event that already has a Trail Boss hook under the same matcher is left as
 // it is, except that a Trail Boss hook pointing at another trailboss binary is pointed at
-// command; so installing twice returns the input unchanged. Empty settings (a missing file)
+// command, and that a Sync event's hook loses its "async" and gets syncTimeout (an install
+// from before holding wrote it async: it is upgraded in place, never doubled); so
+// installing twice returns the input unchanged. Empty settings (a missing file)
 // give a new file holding only the hooks. Invalid JSON returns a *SyntaxError; JSON of
 // another shape an error wrapping ErrShape.
 func Install(settings []byte, command string) ([]byte, error) {
@@ -207,11 +220,15 @@ type ordered []field
 
 type field struct {
 	key string
-	val any // ordered, []any, string or bool
+	val any // ordered, []any, string, int or bool
 }
 
-func ourHook(command string) ordered {
-	return ordered{{"type", "command"}, {"command", command}, {"async", true}}
+func ourHook(ev Event, command string) ordered {
+	h := ordered{{"type", "command"}, {"command", command}}
+	if ev.Sync {
+		return append(h, field{"timeout", syncTimeout})
+	}
+	return append(h, field{"async", true})
 }
 
 func ourGroup(ev Event, command string) ordered {
@@ -219,7 +236,7 @@ func ourGroup(ev Event, command string) ordered {
 	if ev.Matcher != "" {
 		g = append(g, field{"matcher", ev.Matcher})
 	}
-	return append(g, field{"hooks", []any{ourHook(command)}})
+	return append(g, field{"hooks", []any{ourHook(ev, command)}})
 }
 
 func allGroups(evs []Event, command string) ordered {
@@ -533,6 +550,8 @@ func (l layout) render(v any, indent string, expanded bool) string {
 		return l.wrap("[", "]", items, indent, expanded)
 	case string:
 		return quote(v)
+	case int:
+		return strconv.Itoa(v)
 	case bool:
 		if v {
 			return "true"
@@ -721,6 +740,9 @@ func (d *doc) installStep(command string) ([]byte, bool, error) {
 					// Another trailboss binary: point the hook at this one.
 					return splice(d.b, c.start, c.end, quote(command)), true, nil
 				}
+				if next, edited := d.shapeStep(h, ev); edited {
+					return next, true, nil
+				}
 				found = true
 			}
 		}
@@ -729,6 +751,26 @@ func (d *doc) installStep(command string) ([]byte, bool, error) {
 		}
 	}
 	return nil, false, nil
+}
+
+// shapeStep makes the first edit that our hook h needs to be what ev's hook is, if any: a
+// Sync event's hook has no "async" (Claude Code would not wait for it, nor read its
+// answer) and a "timeout" of syncTimeout. Other events' hooks are left as they are.
+func (d *doc) shapeStep(h *node, ev Event) ([]byte, bool) {
+	if !ev.Sync {
+		return nil, false
+	}
+	if i := h.lastIndex("async"); i >= 0 {
+		return d.remove(h, i), true
+	}
+	want := strconv.Itoa(syncTimeout)
+	switch t := h.get("timeout"); {
+	case t == nil:
+		return d.insert(h, "timeout", syncTimeout), true
+	case string(d.b[t.start:t.end]) != want:
+		return splice(d.b, t.start, t.end, want), true
+	}
+	return nil, false
 }
 
 func groupDoomed(g *node, command string) bool {

@@ -202,6 +202,10 @@ func TestInstallShape(t *testing.T) {
 			t.Errorf("%s: matcher %v, want %q", ev.Name, g.Matcher, ev.Matcher)
 		}
 		want := map[string]any{"type": "command", "command": "'/my dir/trailboss' emit", "async": true}
+		if ev.Name == "PermissionRequest" {
+			// Claude Code waits for it and reads its decision, for up to an hour.
+			want = map[string]any{"type": "command", "command": "'/my dir/trailboss' emit", "timeout": float64(3600)}
+		}
 		if !jsonEqual(g.Hooks[0], want) {
 			t.Errorf("%s: hook %v, want %v", ev.Name, g.Hooks[0], want)
 		}
@@ -234,6 +238,37 @@ func TestInstallEdgeCases(t *testing.T) {
 					t.Errorf("got:\n%s", out)
 				}
 			}},
+		{"the block from before holding is upgraded in place: PermissionRequest loses async, gains the timeout",
+			oldReadmeBlock("trailboss emit"),
+			func(t *testing.T, out []byte) {
+				if string(out) != readmeBlock("trailboss emit") {
+					t.Errorf("got:\n%s", out)
+				}
+			}},
+		{"an old block at another binary: repointed and upgraded",
+			oldReadmeBlock("/opt/old/trailboss emit"),
+			func(t *testing.T, out []byte) {
+				if string(out) != readmeBlock("trailboss emit") {
+					t.Errorf("got:\n%s", out)
+				}
+			}},
+		{"our PermissionRequest hook written across lines, async and another timeout: one hook, sync, 3600",
+			"{\n  \"hooks\": {\n    \"PermissionRequest\": [\n      {\n        \"matcher\": \"*\",\n        \"hooks\": [\n          {\n            \"type\": \"command\",\n            \"timeout\": 60,\n            \"async\": true,\n            \"command\": \"trailboss emit\"\n          }\n        ]\n      }\n    ]\n  }\n}\n",
+			func(t *testing.T, out []byte) {
+				if !strings.Contains(string(out), "\"hooks\": [\n          {\n            \"type\": \"command\",\n            \"timeout\": 3600,\n            \"command\": \"trailboss emit\"\n          }\n        ]") {
+					t.Errorf("got:\n%s", out)
+				}
+				if n := strings.Count(string(out), `"trailboss emit"`); n != len(Events()) {
+					t.Errorf("%d hooks of ours, want one per event:\n%s", n, out)
+				}
+			}},
+		{"the user's own PermissionRequest hook keeps its async; ours is added beside it",
+			`{"hooks":{"PermissionRequest":[{"matcher":"*","hooks":[{"type":"command","command":"say ask","async":true}]}]}}`,
+			func(t *testing.T, out []byte) {
+				if !strings.Contains(string(out), `"PermissionRequest":[{"matcher":"*","hooks":[{"type":"command","command":"say ask","async":true}]},{"matcher":"*","hooks":[{"type":"command","command":"trailboss emit","timeout":3600}]}]`) {
+					t.Errorf("got:\n%s", out)
+				}
+			}},
 		{"a UTF-8 byte order mark is kept",
 			"\xef\xbb\xbf{\"model\": \"opus\"}",
 			func(t *testing.T, out []byte) {
@@ -263,7 +298,14 @@ func TestInstallEdgeCases(t *testing.T) {
 	}
 }
 
-func readmeBlock(command string) string {
+// readmeBlock is the README's block of hooks for command: PermissionRequest synchronous
+// with a timeout, every other hook async.
+func readmeBlock(command string) string { return block(command, false) }
+
+// oldReadmeBlock is the block from before holding: every hook async, PermissionRequest too.
+func oldReadmeBlock(command string) string { return block(command, true) }
+
+func block(command string, allAsync bool) string {
 	var b strings.Builder
 	b.WriteString("{\n  \"hooks\": {\n")
 	for i, ev := range Events() {
@@ -271,7 +313,11 @@ func readmeBlock(command string) string {
 		if ev.Matcher != "" {
 			m = `"matcher": "` + ev.Matcher + `", `
 		}
-		b.WriteString(`    "` + ev.Name + `": [{` + m + `"hooks": [{"type": "command", "command": "` + command + `", "async": true}]}]`)
+		shape := `"async": true`
+		if ev.Sync && !allAsync {
+			shape = `"timeout": 3600`
+		}
+		b.WriteString(`    "` + ev.Name + `": [{` + m + `"hooks": [{"type": "command", "command": "` + command + `", ` + shape + `}]}]`)
 		if i < len(Events())-1 {
 			b.WriteString(",")
 		}
