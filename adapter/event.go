@@ -54,6 +54,62 @@ type Event struct {
 	// Backup marks a late, repeated signal (such as Claude Code's Notification): it may start
 	// a stuck item but never rewrites one that is already queued.
 	Backup bool
+	// Ask is what a stuck event asks of its human, when its source can tell (a permission's
+	// tool, a question's options, the menu on a screen); nil lets the daemon derive it from
+	// the reason: a finished turn waits for free text.
+	Ask *Ask
+}
+
+// Ask kinds: what an answer looks like.
+const (
+	AskPermission = "permission"  // choices allow and deny
+	AskYesNo      = "yes_no"      // choices y and n (or yes and no)
+	AskMenu       = "choice"      // a menu: choices 1, 2, … or its letters
+	AskFreeText   = "free_text"   // a line of text, no choices
+	AskPressEnter = "press_enter" // one choice, enter
+)
+
+// Where an Ask was read.
+const (
+	AskFromHook   = "hook"   // a hook payload: the agent said what it asks
+	AskFromScreen = "screen" // a pane's screen, classified
+	AskFromPTY    = "pty"    // the output of trailboss run's child, classified
+)
+
+// Ask is a question put to the operator and the answers it takes.
+type Ask struct {
+	Kind     string
+	Question string
+	Choices  []AskChoice
+	From     string
+}
+
+// AskChoice is one answer an Ask offers: Key is what is sent, Label what it means.
+type AskChoice struct {
+	Key   string
+	Label string
+}
+
+// Same reports whether a and b ask the same thing with the same answers.
+func (a *Ask) Same(b *Ask) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	if a.Kind != b.Kind || a.Question != b.Question || len(a.Choices) != len(b.Choices) {
+		return false
+	}
+	for i := range a.Choices {
+		if a.Choices[i] != b.Choices[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// PermissionAsk is the Ask of a tool permission: allow or deny.
+func PermissionAsk(question, from string) *Ask {
+	return &Ask{Kind: AskPermission, Question: question, From: from,
+		Choices: []AskChoice{{Key: "allow", Label: "Allow"}, {Key: "deny", Label: "Deny"}}}
 }
 
 // Limits on the strings an Event carries, so that a hostile or broken source cannot make

@@ -39,17 +39,22 @@ type Engine struct {
 	// change committed. It must not block.
 	OnStuck func(queue.Session)
 	dirty   map[string]bool // sessions whose transcript position moved since the last flush
+
+	// PromptTTL is how long a prompt record takes answers (prompt_ttl in config.toml).
+	PromptTTL time.Duration
+	prompts   promptBook // the latest prompt record of each live session, under mu
 }
 
 // batch is the rows of one group commit and what became of it.
 type batch struct {
-	rows map[string]queue.Session // the latest row of each session staged in it
-	done chan struct{}            // closed once committed (or failed)
-	err  error
+	rows    map[string]queue.Session // the latest row of each session staged in it
+	prompts map[string]queue.Prompt  // the latest row of each prompt record staged in it
+	done    chan struct{}            // closed once committed (or failed)
+	err     error
 }
 
 func newBatch() *batch {
-	return &batch{rows: make(map[string]queue.Session), done: make(chan struct{})}
+	return &batch{rows: make(map[string]queue.Session), prompts: make(map[string]queue.Prompt), done: make(chan struct{})}
 }
 
 // NewEngine loads the live sessions from st.
@@ -64,12 +69,17 @@ func NewEngine(ctx context.Context, st *store.Store, cooldown time.Duration, log
 		cooldown: cooldown,
 		now:      time.Now,
 		log:      log,
+
+		PromptTTL: DefaultPromptTTL,
 		staged:   make(map[string]queue.Session),
 		batch:    newBatch(),
 		dirty:    make(map[string]bool),
 	}
 	for i := range loaded {
 		e.sessions[loaded[i].ID] = &loaded[i]
+	}
+	if err := e.loadPrompts(ctx); err != nil {
+		return nil, err
 	}
 	return e, nil
 }
@@ -97,7 +107,18 @@ func (e *Engine) notify() {
 // stage applies rows to memory and adds them to the next commit; e.mu must be held. It
 // returns the batch to wait for.
 func (e *Engine) stage(rows ...queue.Session) *batch {
-	for _, r := range rows {
+	return e.stageAsk(nil, rows...)
+}
+
+// stageAsk is stage with the Ask that the event behind rows[0] carried: each row's prompt
+// record follows its session (prompts.go) and commits with it.
+func (e *Engine) stageAsk(ask *adapter.Ask, rows ...queue.Session) *batch {
+	for i, r := range rows {
+		var evAsk *adapter.Ask
+		if i == 0 {
+			evAsk = ask
+		}
+		e.followPrompt(e.sessions[r.ID], r, evAsk)
 		e.put(r)
 		e.staged[r.ID] = r
 		e.batch.rows[r.ID] = r
@@ -135,7 +156,11 @@ func (e *Engine) flush(ctx context.Context, b *batch) error {
 	for _, r := range cur.rows {
 		rows = append(rows, r)
 	}
-	err := e.store.SaveSessions(context.WithoutCancel(ctx), rows)
+	prompts := make([]queue.Prompt, 0, len(cur.prompts))
+	for _, p := range cur.prompts {
+		prompts = append(prompts, p)
+	}
+	err := e.store.SaveSessions(context.WithoutCancel(ctx), rows, prompts...)
 
 	e.mu.Lock()
 	for id, r := range cur.rows {
@@ -147,6 +172,13 @@ func (e *Engine) flush(ctx context.Context, b *batch) error {
 		}
 		if s, ok := e.staged[id]; ok && s == r {
 			delete(e.staged, id) // on disk, and nothing newer is staged
+		}
+	}
+	if err != nil {
+		for id, p := range cur.prompts {
+			if _, newer := e.batch.prompts[id]; !newer {
+				e.batch.prompts[id] = p
+			}
 		}
 	}
 	if err == nil {
@@ -238,7 +270,7 @@ func (e *Engine) apply(ctx context.Context, ev adapter.Event) (applied, error) {
 			}
 		}
 	}
-	return applied{batch: e.stage(writes...), changed: true, wasStuck: wasStuck, next: next,
+	return applied{batch: e.stageAsk(ev.Ask, writes...), changed: true, wasStuck: wasStuck, next: next,
 		released: len(writes) - 1}, nil
 }
 
@@ -255,7 +287,15 @@ func (e *Engine) put(s queue.Session) {
 func (e *Engine) Items() []queue.Item {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return queue.Ordered(e.all(), e.now())
+	now := e.now()
+	items := queue.Ordered(e.all(), now)
+	for i := range items {
+		if p := e.prompts.latest[items[i].ID]; p.Pending(now) {
+			cp := *p
+			items[i].Prompt = &cp
+		}
+	}
+	return items
 }
 
 func (e *Engine) all() []*queue.Session {

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/trailboss/trailboss/adapter"
@@ -37,14 +38,18 @@ func classify(ev *adapter.Event, p *adapter.HookPayload) bool {
 			// Claude Code 2.1.197 asks permission for the question or plan it has just
 			// shown: the same wait as the PreToolUse before it, so it says the same.
 			ev.Stuck(adapter.ReasonPermission, detail, summary)
+			ev.Ask = humanToolAsk(detail, summary, p.ToolInput)
 			break
 		}
-		ev.Stuck(adapter.ReasonPermission, p.ToolName, toolSummary(p.ToolName, p.ToolInput))
+		summary := toolSummary(p.ToolName, p.ToolInput)
+		ev.Stuck(adapter.ReasonPermission, p.ToolName, summary)
+		ev.Ask = adapter.PermissionAsk(adapter.CleanText(summary, adapter.MaxSummaryLen), adapter.AskFromHook)
 	case "PreToolUse":
 		// A question or a plan blocks on the human as soon as the tool starts; any other
 		// tool starting is progress.
 		if detail, summary, ok := humanTool(p.ToolName, p.ToolInput); ok {
 			ev.Stuck(adapter.ReasonPermission, detail, summary)
+			ev.Ask = humanToolAsk(detail, summary, p.ToolInput)
 			break
 		}
 		ev.Kind = adapter.KindUnstuck
@@ -108,6 +113,34 @@ func toolSummary(tool string, input json.RawMessage) string {
 		return tool + " " + string(input)
 	}
 	return tool
+}
+
+// humanToolAsk is what a question or a plan asks: a question's first set of options (keys
+// 1, 2, … as its menu numbers them), or a plan's approval.
+func humanToolAsk(detail, summary string, input json.RawMessage) *adapter.Ask {
+	if detail == DetailPlan {
+		return adapter.PermissionAsk(adapter.CleanText(summary, adapter.MaxSummaryLen), adapter.AskFromHook)
+	}
+	var in struct {
+		Questions []struct {
+			Question string `json:"question"`
+			Options  []struct {
+				Label string `json:"label"`
+			} `json:"options"`
+		} `json:"questions"`
+	}
+	if json.Unmarshal(input, &in) != nil || len(in.Questions) == 0 || len(in.Questions[0].Options) == 0 {
+		return nil // the daemon derives one; the screen shows the menu
+	}
+	q := in.Questions[0]
+	ask := &adapter.Ask{Kind: adapter.AskMenu, Question: adapter.CleanText(q.Question, 300), From: adapter.AskFromHook}
+	for i, o := range q.Options {
+		if i == 9 {
+			break // a menu digit is one key
+		}
+		ask.Choices = append(ask.Choices, adapter.AskChoice{Key: strconv.Itoa(i + 1), Label: adapter.CleanText(o.Label, 200)})
+	}
+	return ask
 }
 
 func questionSummary(input json.RawMessage) string {

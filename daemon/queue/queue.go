@@ -143,7 +143,8 @@ func Dismiss(s Session) Session {
 // Item is a stuck session in presentation order.
 type Item struct {
 	Session
-	Ready bool // false while cooling down after a skip
+	Ready  bool    // false while cooling down after a skip
+	Prompt *Prompt // its pending prompt record, when it can be answered; set by the daemon
 }
 
 // Ordered returns the stuck sessions in queue order: ready items oldest first by rank, then

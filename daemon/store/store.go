@@ -198,18 +198,19 @@ func (s *Store) LoadSession(ctx context.Context, id string) (queue.Session, bool
 	return q, true, nil
 }
 
-// SaveSessions writes sessions in one transaction and returns once it committed.
-func (s *Store) SaveSessions(ctx context.Context, sessions []queue.Session) error {
-	if len(sessions) == 0 {
+// SaveSessions writes sessions, and the prompt records that changed with them, in one
+// transaction and returns once it committed.
+func (s *Store) SaveSessions(ctx context.Context, sessions []queue.Session, prompts ...queue.Prompt) error {
+	if len(sessions) == 0 && len(prompts) == 0 {
 		return nil
 	}
-	if err := s.save(ctx, sessions); err != nil {
+	if err := s.save(ctx, sessions, prompts); err != nil {
 		return fmt.Errorf("save sessions: %w", writeError(err))
 	}
 	return nil
 }
 
-func (s *Store) save(ctx context.Context, sessions []queue.Session) error {
+func (s *Store) save(ctx context.Context, sessions []queue.Session, prompts []queue.Prompt) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -228,6 +229,9 @@ func (s *Store) save(ctx context.Context, sessions []queue.Session) error {
 			q.Offset, nanos(q.TailAt)); err != nil {
 			return fmt.Errorf("session %q: %w", q.ID, err)
 		}
+	}
+	if err := savePrompts(ctx, tx, prompts); err != nil {
+		return err
 	}
 	return tx.Commit()
 }

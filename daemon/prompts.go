@@ -1,0 +1,341 @@
+package daemon
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"time"
+
+	"github.com/trailboss/trailboss/adapter"
+	"github.com/trailboss/trailboss/daemon/queue"
+	"github.com/trailboss/trailboss/daemon/wire"
+)
+
+// Prompt records (DELIVERY.md) live beside the sessions in the engine: a record is opened,
+// replaced and closed by the same staged change that moves its session, and commits in the
+// same transaction, so that what the API acknowledged about a session and about its prompt
+// is on disk together. An answer claims a record with one change under the engine's lock:
+// of two answers at once, one wins and the other is told why not.
+
+// DefaultPromptTTL is how long a prompt takes answers unless prompt_ttl says otherwise.
+const DefaultPromptTTL = 10 * time.Minute
+
+// promptBook is the engine's prompt records: the latest of each live session (whatever
+// its status: an answered or expired record of the same stuck moment is not asked again),
+// by session and by id, and a channel per record that closes when it leaves pending.
+type promptBook struct {
+	latest  map[string]*queue.Prompt // by session id
+	byID    map[string]*queue.Prompt
+	changed map[string]chan struct{} // by prompt id; closed and dropped when it leaves pending
+}
+
+func (b *promptBook) init() {
+	if b.latest == nil {
+		b.latest = make(map[string]*queue.Prompt)
+		b.byID = make(map[string]*queue.Prompt)
+		b.changed = make(map[string]chan struct{})
+	}
+}
+
+// loadPrompts reads the latest record of each live session.
+func (e *Engine) loadPrompts(ctx context.Context) error {
+	e.prompts.init()
+	ps, err := e.store.LoadLatestPrompts(ctx)
+	if err != nil {
+		return err
+	}
+	for i := range ps {
+		p := &ps[i]
+		e.prompts.latest[p.SessionID] = p
+		e.prompts.byID[p.ID] = p
+	}
+	return e.store.ForgetOldPrompts(ctx, e.now())
+}
+
+// stagePrompt puts p in memory and in the next commit; e.mu must be held. A record that
+// left pending wakes whoever waits on it.
+func (e *Engine) stagePrompt(p queue.Prompt) {
+	e.prompts.init()
+	if old, ok := e.prompts.byID[p.ID]; ok {
+		*old = p
+	} else {
+		cp := p
+		e.prompts.byID[p.ID] = &cp
+		e.prompts.latest[p.SessionID] = &cp
+	}
+	e.batch.prompts[p.ID] = p
+	if p.Status != queue.PromptPending {
+		if ch, ok := e.prompts.changed[p.ID]; ok {
+			close(ch)
+			delete(e.prompts.changed, p.ID)
+		}
+	}
+}
+
+// followPrompt opens, replaces or closes the prompt record of session next as it goes
+// from prev (nil when not in memory); e.mu must be held.
+func (e *Engine) followPrompt(prev *queue.Session, next queue.Session, evAsk *adapter.Ask) {
+	e.prompts.init()
+	cur := e.prompts.latest[next.ID]
+	want, change := queue.PromptAsk(prev, next, evAsk, cur)
+	now := e.now()
+	if change && cur != nil && cur.Status == queue.PromptPending {
+		status := queue.PromptWithdrawn
+		if next.Ended {
+			status = queue.PromptFailed
+		}
+		e.stagePrompt(queue.ClosePrompt(*cur, status, wire.RefusedChanged, now))
+	}
+	if change && want != nil {
+		ttl := e.PromptTTL
+		if ttl <= 0 {
+			ttl = DefaultPromptTTL
+		}
+		p := queue.Prompt{ID: "p" + randomHex(8), Nonce: randomHex(8), SessionID: next.ID, Harness: next.Harness,
+			Pane: next.Pane, TmuxSocket: next.TmuxSocket, Ask: *want, Since: next.Since, CreatedAt: now,
+			ExpiresAt: now.Add(ttl), Status: queue.PromptPending}
+		delete(e.prompts.byID, idOf(cur))
+		cp := p
+		e.prompts.byID[p.ID] = &cp
+		e.prompts.latest[next.ID] = &cp
+		e.batch.prompts[p.ID] = p
+	}
+	if next.Ended {
+		if cur := e.prompts.latest[next.ID]; cur != nil {
+			delete(e.prompts.byID, cur.ID)
+		}
+		delete(e.prompts.latest, next.ID)
+	}
+}
+
+func idOf(p *queue.Prompt) string {
+	if p == nil {
+		return ""
+	}
+	return p.ID
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		panic("crypto/rand: " + err.Error()) // the kernel's randomness is gone: nothing is safe
+	}
+	return hex.EncodeToString(b)
+}
+
+// PendingPrompt returns the pending prompt record of a session, if it has one.
+func (e *Engine) PendingPrompt(sessionID string) (queue.Prompt, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	p := e.prompts.latest[sessionID]
+	if !p.Pending(e.now()) {
+		return queue.Prompt{}, false
+	}
+	return *p, true
+}
+
+// ErrUnknownPrompt: no prompt record has that id.
+var ErrUnknownPrompt = errors.New("no prompt has that id")
+
+// PromptRefusal is why an answer to a prompt record is refused: nothing is typed.
+type PromptRefusal struct {
+	Reason string // wire.RefusedAnswered, …
+	Msg    string
+}
+
+func (r *PromptRefusal) Error() string { return r.Msg }
+
+// Prompt returns a prompt record by id, from memory or from the store.
+func (e *Engine) Prompt(ctx context.Context, id string) (queue.Prompt, error) {
+	e.mu.Lock()
+	if p, ok := e.prompts.byID[id]; ok {
+		cp := *p
+		e.mu.Unlock()
+		return cp, nil
+	}
+	e.mu.Unlock()
+	p, found, err := e.store.LoadPrompt(ctx, id)
+	if err != nil {
+		return p, err
+	}
+	if !found {
+		return p, ErrUnknownPrompt
+	}
+	return p, nil
+}
+
+// CheckPrompt says whether prompt id may be answered now: it is pending and not expired,
+// and its session is still stuck on that same moment in that same pane. It returns the
+// record and the session, or a *PromptRefusal, or ErrUnknownPrompt.
+func (e *Engine) CheckPrompt(ctx context.Context, id string) (queue.Prompt, queue.Session, error) {
+	e.mu.Lock()
+	p, ok := e.prompts.byID[id]
+	if ok {
+		cp := *p
+		s, err := e.checkLocked(cp)
+		e.mu.Unlock()
+		return cp, s, err
+	}
+	e.mu.Unlock()
+	rec, err := e.Prompt(ctx, id)
+	if err != nil {
+		return rec, queue.Session{}, err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	s, err := e.checkLocked(rec)
+	return rec, s, err
+}
+
+// checkLocked is CheckPrompt's rule; e.mu must be held.
+func (e *Engine) checkLocked(p queue.Prompt) (queue.Session, error) {
+	now := e.now()
+	switch {
+	case p.Status == queue.PromptAnswered:
+		return queue.Session{}, &PromptRefusal{wire.RefusedAnswered, "this prompt was already answered" + by(p.Channel) + "; nothing was typed"}
+	case p.Status == queue.PromptExpired || (p.Status == queue.PromptPending && !now.Before(p.ExpiresAt)):
+		return queue.Session{}, &PromptRefusal{wire.RefusedExpired, "this prompt expired; answer it in its pane — nothing was typed"}
+	}
+	s, live := e.sessions[p.SessionID]
+	if e.paneTakenLocked(p) {
+		return queue.Session{}, &PromptRefusal{wire.RefusedPaneMoved, "pane " + p.Pane + " belongs to another session now; nothing was typed"}
+	}
+	switch {
+	case p.Status == queue.PromptFailed || !live:
+		return queue.Session{}, &PromptRefusal{wire.RefusedChanged, "that session has ended; nothing was typed"}
+	case p.Status != queue.PromptPending || !s.Stuck || !s.Since.Equal(p.Since):
+		return queue.Session{}, &PromptRefusal{wire.RefusedChanged, "the session moved on since this prompt was asked; nothing was typed"}
+	case s.Pane != p.Pane || s.TmuxSocket != p.TmuxSocket:
+		return queue.Session{}, &PromptRefusal{wire.RefusedPaneMoved, "the session is no longer in pane " + p.Pane + "; nothing was typed"}
+	}
+	return *s, nil
+}
+
+// paneTakenLocked reports whether another live session sits in p's pane now.
+func (e *Engine) paneTakenLocked(p queue.Prompt) bool {
+	if p.Pane == "" {
+		return false
+	}
+	for _, s := range e.sessions {
+		if s.ID != p.SessionID && s.Pane == p.Pane && s.TmuxSocket == p.TmuxSocket {
+			return true
+		}
+	}
+	return false
+}
+
+func by(channel string) string {
+	if channel == "" {
+		return ""
+	}
+	return " (from " + channel + ")"
+}
+
+// ClaimPrompt marks prompt id answered with key (a choice key, or "" for a text) by
+// channel, if CheckPrompt still allows it, and returns once that is on disk. Of two claims
+// at once exactly one succeeds.
+func (e *Engine) ClaimPrompt(ctx context.Context, id, key, channel string) (queue.Prompt, error) {
+	e.mu.Lock()
+	p, ok := e.prompts.byID[id]
+	if !ok {
+		e.mu.Unlock()
+		_, _, err := e.CheckPrompt(ctx, id)
+		if err == nil {
+			err = &PromptRefusal{wire.RefusedChanged, "the session moved on since this prompt was asked; nothing was typed"}
+		}
+		return queue.Prompt{}, err
+	}
+	if _, err := e.checkLocked(*p); err != nil {
+		e.mu.Unlock()
+		return queue.Prompt{}, err
+	}
+	claimed := queue.ClosePrompt(*p, queue.PromptAnswered, wire.RefusedAnswered, e.now())
+	claimed.Answer, claimed.Channel = key, channel
+	e.stagePrompt(claimed)
+	b := e.batch
+	e.mu.Unlock()
+	if err := e.flush(ctx, b); err != nil {
+		return queue.Prompt{}, err
+	}
+	return claimed, nil
+}
+
+// ReleasePrompt puts a claimed prompt back to pending when its answer could not be
+// delivered at all (nothing was typed), so that the person can try again.
+func (e *Engine) ReleasePrompt(ctx context.Context, id string) error {
+	e.mu.Lock()
+	p, ok := e.prompts.byID[id]
+	if !ok || p.Status != queue.PromptAnswered || e.prompts.latest[p.SessionID] != p {
+		e.mu.Unlock()
+		return nil
+	}
+	back := *p
+	back.Status, back.Why, back.ClosedAt, back.Answer, back.Channel = queue.PromptPending, "", time.Time{}, "", ""
+	e.stagePrompt(back)
+	b := e.batch
+	e.mu.Unlock()
+	return e.flush(ctx, b)
+}
+
+// PromptChanged returns a channel that is closed when prompt id leaves pending, and the
+// record as it is now; ok is false when no live record has that id.
+func (e *Engine) PromptChanged(id string) (<-chan struct{}, queue.Prompt, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.prompts.init()
+	p, ok := e.prompts.byID[id]
+	if !ok {
+		return nil, queue.Prompt{}, false
+	}
+	if p.Status != queue.PromptPending {
+		ch := make(chan struct{})
+		close(ch)
+		return ch, *p, true
+	}
+	ch, ok := e.prompts.changed[id]
+	if !ok {
+		ch = make(chan struct{})
+		e.prompts.changed[id] = ch
+	}
+	return ch, *p, true
+}
+
+// ExpirePrompts closes every pending record whose time has run out, and returns how many.
+func (e *Engine) ExpirePrompts(ctx context.Context) (int, error) {
+	e.mu.Lock()
+	now := e.now()
+	n := 0
+	for _, p := range e.prompts.latest {
+		if p.Status == queue.PromptPending && !now.Before(p.ExpiresAt) {
+			e.stagePrompt(queue.ClosePrompt(*p, queue.PromptExpired, wire.RefusedExpired, now))
+			n++
+		}
+	}
+	b := e.batch
+	e.mu.Unlock()
+	if n == 0 {
+		return 0, nil
+	}
+	return n, e.flush(ctx, b)
+}
+
+// RunPromptExpiry closes expired prompts every tick until ctx ends, so that a holding hook
+// lets go and channels withdraw them on time.
+func (e *Engine) RunPromptExpiry(ctx context.Context, tick time.Duration) error {
+	t := time.NewTicker(tick)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+			if n, err := e.ExpirePrompts(ctx); err != nil {
+				e.log.Warn("expire prompts", "err", err)
+			} else if n > 0 {
+				e.log.Info("prompts expired", "count", n)
+			}
+		}
+	}
+}
+
