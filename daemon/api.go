@@ -40,6 +40,15 @@ type API struct {
 	Log     *slog.Logger
 	Ingest  *Ingestor      // the way in for every payload
 	Screens *ScreenWatcher // nil when the screen adapter is off
+
+	Deliver *Deliverer // answers to prompt records
+	Holds   *Holds     // PermissionRequest hooks holding for an answer
+	PTY     *PTYHub    // trailboss run supervisors' answer streams
+	// HoldPermissions: a PermissionRequest hook that can hold is told to, so that an
+	// answer from a channel becomes its decision ([delivery] hold_permissions).
+	HoldPermissions bool
+	// Done is closed when the daemon stops, ending long polls and streams.
+	Done <-chan struct{}
 }
 
 // IsSocket reports whether path is a unix socket.
@@ -68,6 +77,7 @@ func (a *API) Handler() http.Handler {
 		r.Get("/v1/sessions", a.sessions)
 		r.Post("/v1/watch", a.watch)
 		r.Delete("/v1/watch", a.watch)
+		a.promptRoutes(r)
 	})
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no such endpoint: "+r.Method+" "+r.URL.Path)
@@ -184,6 +194,11 @@ func (a *API) hookRoute(harness string) http.HandlerFunc {
 		if res.Ignored != "" {
 			out["ignored"] = res.Ignored
 		}
+		if r.Header.Get(HeaderCanHold) == "1" {
+			if hold := a.holdFor(res.SessionID); hold != nil {
+				out["hold"] = hold
+			}
+		}
 		writeJSON(w, http.StatusOK, out)
 	}
 }
@@ -223,7 +238,7 @@ func (a *API) genericEvent(w http.ResponseWriter, r *http.Request) {
 func toItem(pos int, it queue.Item) wire.Item {
 	out := wire.Item{Position: pos, SessionID: it.ID, Harness: it.Harness, Pane: it.Pane,
 		TmuxSocket: it.TmuxSocket, Reason: it.Reason, Detail: it.Detail, Summary: it.Summary,
-		Cwd: it.Cwd, TranscriptPath: it.TranscriptPath, Since: it.Since, Ready: it.Ready}
+		Cwd: it.Cwd, TranscriptPath: it.TranscriptPath, Since: it.Since, Ready: it.Ready, Prompt: toPrompt(it.Prompt)}
 	if !it.Ready && !it.CooldownUntil.IsZero() {
 		c := it.CooldownUntil
 		out.CooldownUntil = &c

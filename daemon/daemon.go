@@ -36,6 +36,10 @@ type Config struct {
 	ScreenTick time.Duration
 	Reset      bool   // move a corrupt or unwanted state.db aside and start empty
 	OnStuck    string // a shell command run for each newly stuck session, or ""
+	// Delivery (docs/delivery.md).
+	PromptTTL       time.Duration // how long a prompt record takes answers; 0: DefaultPromptTTL
+	HoldPermissions bool          // PermissionRequest hooks hold for an answer
+	MaxReply        int           // characters of a typed reply; 0: DefaultMaxReply
 	Version    string
 	Log        *slog.Logger
 }
@@ -142,6 +146,9 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
+	if cfg.PromptTTL > 0 {
+		engine.PromptTTL = cfg.PromptTTL
+	}
 	var hook *OnStuckHook
 	if cfg.OnStuck != "" {
 		hook = &OnStuckHook{Command: cfg.OnStuck, Log: log.With("component", "on_stuck")}
@@ -149,7 +156,11 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 
 	ingest := &Ingestor{Engine: engine, Now: time.Now, Log: log.With("component", "ingest")}
-	api := &API{Engine: engine, Token: token, Version: cfg.Version, Log: log.With("component", "api"), Ingest: ingest}
+	holds, ptys := &Holds{}, &PTYHub{}
+	api := &API{Engine: engine, Token: token, Version: cfg.Version, Log: log.With("component", "api"), Ingest: ingest,
+		Holds: holds, PTY: ptys, HoldPermissions: cfg.HoldPermissions,
+		Deliver: &Deliverer{Engine: engine, Tmux: tmuxctl.New, PTY: ptys, Holds: holds, MaxReply: cfg.MaxReply,
+			Log: log.With("component", "deliver")}}
 	var screens *ScreenWatcher
 	if cfg.ScreenTick > 0 {
 		screens = &ScreenWatcher{Engine: engine, Tmux: tmuxctl.New, Tick: cfg.ScreenTick, Quiet: 2,
@@ -164,6 +175,8 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 
 	g, gctx := errgroup.WithContext(ctx)
+	api.Done = gctx.Done()
+	g.Go(func() error { return engine.RunPromptExpiry(gctx, time.Second) })
 	g.Go(func() error {
 		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 			return fmt.Errorf("serve: %w", err)

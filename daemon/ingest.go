@@ -42,6 +42,7 @@ type Ingested struct {
 	Changed   bool   // the queue or a session changed
 	Duplicate bool   // a generic event whose id was applied before
 	Ignored   string // why a valid payload of an event Trail Boss does not use changed nothing
+	SessionID string // the session of the payload's last event
 }
 
 // hookParser turns one harness's hook payload, with where and when the hook ran, into the
@@ -113,6 +114,7 @@ func (in *Ingestor) Hook(ctx context.Context, harness string, body []byte, pane,
 			return Ingested{}, fmt.Errorf("%w: %v", ErrNotStored, err)
 		}
 		res.Changed = res.Changed || changed
+		res.SessionID = ev.SessionID
 	}
 	in.events.Add(1)
 	return res, nil

@@ -25,6 +25,15 @@ type fileConfig struct {
 	Sweep    duration `toml:"sweep"`
 	Settle   duration `toml:"settle"`
 	OnStuck  string   `toml:"on_stuck"` // run through sh for each newly stuck session
+	// PromptTTL is how long a prompt takes answers from a channel (docs/delivery.md).
+	PromptTTL duration `toml:"prompt_ttl"`
+	Delivery  struct {
+		// HoldPermissions makes Claude Code's PermissionRequest hook wait for an answer
+		// from a channel, so that the answer becomes the hook's decision.
+		HoldPermissions bool `toml:"hold_permissions"`
+		// MaxReplyLength caps a typed reply, in characters.
+		MaxReplyLength int `toml:"max_reply_length"`
+	} `toml:"delivery"`
 	Keys     struct {
 		Next  string `toml:"next"`
 		Popup string `toml:"popup"`
@@ -47,7 +56,8 @@ func (d *duration) UnmarshalText(b []byte) error {
 	return nil
 }
 
-const knownSettings = "known: addr, cooldown, sweep, settle, on_stuck, and [keys] next, popup, skip"
+const knownSettings = "known: addr, cooldown, sweep, settle, on_stuck, prompt_ttl, [keys] next, popup, skip, " +
+	"and [delivery] hold_permissions, max_reply_length"
 
 // configPath returns where the config file is: $XDG_CONFIG_HOME/trailboss/config.toml, else
 // ~/.config/trailboss/config.toml.
@@ -80,6 +90,10 @@ func (c fileConfig) check(path string) error {
 		return fmt.Errorf("%s: sweep must be longer than 0s", path)
 	case c.Settle.set && c.Settle.Duration < 0:
 		return fmt.Errorf("%s: settle must not be negative", path)
+	case c.PromptTTL.set && c.PromptTTL.Duration < 10*time.Second:
+		return fmt.Errorf("%s: prompt_ttl must be at least 10s (a person needs time to answer)", path)
+	case c.Delivery.MaxReplyLength < 0 || c.Delivery.MaxReplyLength > 100000:
+		return fmt.Errorf("%s: [delivery] max_reply_length must be between 1 and 100000 characters", path)
 	}
 	return nil
 }
@@ -115,8 +129,15 @@ func loadConfig(getenv func(string) string) (fileConfig, error) {
 				return c, fmt.Errorf("%s:%d: unknown setting %q (%s)", path, line, key, knownSettings)
 			}
 			if m := tomlTypeMismatch.FindStringSubmatch(msg); m != nil {
-				// Every setting is text: say so, not which Go field it could not fill.
-				msg = "must be text in quotes, not " + article(strings.ToLower(m[1]))
+				// Say what the setting takes, not which Go field it could not fill.
+				want := "text in quotes"
+				switch key {
+				case "delivery.hold_permissions":
+					want = "true or false"
+				case "delivery.max_reply_length":
+					want = "a whole number"
+				}
+				msg = "must be " + want + ", not " + article(strings.ToLower(m[1]))
 			}
 			if key != "" {
 				msg = key + ": " + msg

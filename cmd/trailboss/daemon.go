@@ -62,5 +62,6 @@ func runDaemon(ctx context.Context, e *env, args []string) error {
 	return daemon.Run(ctx, daemon.Config{
 		Addr: *addr, StateDir: *stateDir, Cooldown: *cooldown, Sweep: *sweep, Settle: *settle,
 		NoWatch: *noWatch, ScreenTick: *screenTick, Reset: *reset, OnStuck: cfg.OnStuck, Version: version, Log: log,
+		PromptTTL: cfg.PromptTTL.Duration, HoldPermissions: cfg.Delivery.HoldPermissions, MaxReply: cfg.Delivery.MaxReplyLength,
 	})
 }

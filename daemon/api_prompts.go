@@ -1,0 +1,181 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/trailboss/trailboss/adapter"
+	"github.com/trailboss/trailboss/daemon/queue"
+	"github.com/trailboss/trailboss/daemon/wire"
+)
+
+// HeaderCanHold is sent by a PermissionRequest hook that can hold for an answer.
+const HeaderCanHold = "X-Trailboss-Can-Hold"
+
+// promptRoutes adds the delivery routes (docs/delivery.md).
+func (a *API) promptRoutes(r chi.Router) {
+	r.Post("/v1/prompts/{id}/answer", a.answerPrompt)
+	r.Get("/v1/prompts/{id}/wait", a.waitPrompt)
+	r.Get("/v1/deliveries", a.deliveries)
+	r.Post("/v1/pty/report", a.ptyReport)
+	r.Get("/v1/pty/answers", a.ptyAnswers)
+	r.Post("/v1/pty/written", a.ptyWritten)
+}
+
+func toPrompt(p *queue.Prompt) *wire.Prompt {
+	if p == nil {
+		return nil
+	}
+	out := &wire.Prompt{ID: p.ID, Kind: p.Ask.Kind, Question: p.Ask.Question, ExpiresAt: p.ExpiresAt,
+		Choices: make([]wire.Choice, len(p.Ask.Choices))}
+	for i, c := range p.Ask.Choices {
+		out.Choices[i] = wire.Choice{Key: c.Key, Label: c.Label}
+	}
+	return out
+}
+
+func validPromptID(id string) bool {
+	if len(id) != 17 || id[0] != 'p' {
+		return false
+	}
+	for _, c := range id[1:] {
+		if !strings.ContainsRune("0123456789abcdef", c) {
+			return false
+		}
+	}
+	return true
+}
+
+func (a *API) answerPrompt(w http.ResponseWriter, r *http.Request) {
+	id := chi.URLParam(r, "id")
+	body, ok := readBody(w, r)
+	if !ok {
+		return
+	}
+	var ans wire.Answer
+	dec := json.NewDecoder(strings.NewReader(string(body)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&ans); err != nil {
+		writeError(w, http.StatusBadRequest, "the answer is not JSON of the form {\"choice\": \"KEY\"} or {\"text\": \"…\"}: "+adapter.CleanText(err.Error(), 200))
+		return
+	}
+	if (ans.Choice == "") == (ans.Text == "") {
+		writeError(w, http.StatusBadRequest, "give exactly one of \"choice\" and \"text\"")
+		return
+	}
+	if !validPromptID(id) {
+		writeError(w, http.StatusNotFound, "no prompt has id "+adapter.CleanText(id, 40))
+		return
+	}
+	// The answer is applied whatever becomes of the request: it may be typed already.
+	out, err := a.Deliver.Answer(context.WithoutCancel(r.Context()), id, ans)
+	var refusal *PromptRefusal
+	var badAnswer *BadAnswerError
+	switch {
+	case err == nil:
+		writeJSON(w, http.StatusOK, out)
+	case errors.As(err, &refusal):
+		writeJSON(w, http.StatusConflict, wire.Refused{Error: refusal.Msg, Reason: refusal.Reason})
+	case errors.As(err, &badAnswer):
+		writeError(w, http.StatusBadRequest, badAnswer.Msg)
+	case errors.Is(err, ErrUnknownPrompt):
+		writeError(w, http.StatusNotFound, "no prompt has id "+id)
+	default:
+		writeError(w, http.StatusInternalServerError, "the answer could not be delivered: "+err.Error())
+	}
+}
+
+// maxWait caps one long poll of GET /v1/prompts/{id}/wait.
+const maxWait = 60 * time.Second
+
+// waitPrompt answers when prompt id leaves pending, or when ?timeout= passes.
+func (a *API) waitPrompt(w http.ResponseWriter, r *http.Request) {
+	id := chi.URLParam(r, "id")
+	timeout := 20 * time.Second
+	if v := r.URL.Query().Get("timeout"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			writeError(w, http.StatusBadRequest, "timeout "+adapter.CleanText(v, 20)+" is not a duration such as 20s")
+			return
+		}
+		timeout = min(d, maxWait)
+	}
+	changed, p, ok := a.Engine.PromptChanged(id)
+	if !ok {
+		rec, err := a.Engine.Prompt(r.Context(), id)
+		if errors.Is(err, ErrUnknownPrompt) || !validPromptID(id) {
+			writeError(w, http.StatusNotFound, "no prompt has id "+adapter.CleanText(id, 40))
+			return
+		}
+		if err != nil {
+			writeError(w, http.StatusInternalServerError, err.Error())
+			return
+		}
+		writeJSON(w, http.StatusOK, wire.PromptWait{Status: rec.Status})
+		return
+	}
+	if p.Status == queue.PromptPending {
+		// The server's read timeout would cancel a long poll.
+		_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(timeout + 5*time.Second))
+		a.Holds.begin(id)
+		t := time.NewTimer(timeout)
+		select {
+		case <-changed:
+		case <-t.C:
+		case <-a.Done:
+		case <-r.Context().Done():
+		}
+		t.Stop()
+		a.Holds.end(id)
+		if rec, err := a.Engine.Prompt(r.Context(), id); err == nil {
+			p = rec
+		}
+	}
+	out := wire.PromptWait{Status: p.Status}
+	if p.Status == queue.PromptPending && !time.Now().Before(p.ExpiresAt) {
+		out.Status = queue.PromptExpired
+	}
+	if p.Status == queue.PromptAnswered {
+		out.Answer = &wire.GivenAnswer{Choice: p.Answer, Label: labelOf(p.Ask, p.Answer)}
+		a.Holds.took(id)
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (a *API) deliveries(w http.ResponseWriter, r *http.Request) {
+	limit := 100
+	if v := r.URL.Query().Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 || n > 10000 {
+			writeError(w, http.StatusBadRequest, "limit must be a number from 1 to 10000")
+			return
+		}
+		limit = n
+	}
+	ds, err := a.Engine.store.Deliveries(r.Context(), limit)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, wire.Deliveries{Deliveries: ds})
+}
+
+// holdFor returns the prompt a PermissionRequest hook of session should hold for, if any.
+func (a *API) holdFor(session string) *wire.Hold {
+	if !a.HoldPermissions || session == "" {
+		return nil
+	}
+	p, ok := a.Engine.PendingPrompt(session)
+	if !ok || p.Ask.From != adapter.AskFromHook || (p.Ask.Kind != adapter.AskPermission && p.Ask.Kind != adapter.AskMenu) {
+		return nil
+	}
+	a.Holds.Touch(p.ID)
+	return &wire.Hold{PromptID: p.ID, ExpiresAt: p.ExpiresAt}
+}

@@ -1,0 +1,416 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/trailboss/trailboss/adapter"
+	termprompt "github.com/trailboss/trailboss/adapter/prompt"
+	"github.com/trailboss/trailboss/daemon/queue"
+	"github.com/trailboss/trailboss/daemon/wire"
+	"github.com/trailboss/trailboss/tmuxctl"
+)
+
+// The delivery of a person's answer (DELIVERY.md). This file and tmuxctl/deliver.go are
+// the only code that types into a pane, and it types only here, after the checks: the
+// record is pending, its session still stuck on it in its own pane, and (for keys) a fresh
+// capture of the pane still shows that kind of prompt. Then one atomic claim, then the
+// best path: the holding hook, the supervisor's PTY, or keys.
+
+// Delivery defaults.
+const (
+	DefaultMaxReply   = 500                    // characters of a typed reply
+	DefaultEnterPause = 200 * time.Millisecond // between the text and Enter: 20–60 ms is too short for some TUIs
+	DefaultConfirm    = 2 * time.Second        // how long to look for the agent taking the answer
+)
+
+// Deliverer applies answers to prompt records.
+type Deliverer struct {
+	Engine     *Engine
+	Tmux       func(socket string) *tmuxctl.Server
+	PTY        *PTYHub
+	Holds      *Holds
+	MaxReply   int           // 0: DefaultMaxReply
+	EnterPause time.Duration // 0: DefaultEnterPause
+	Confirm    time.Duration // 0: DefaultConfirm
+	Log        *slog.Logger
+
+	paneMu sync.Map // pane key → *sync.Mutex: one answer typed into a pane at a time
+}
+
+// BadAnswerError is an answer that does not fit its prompt (400): a choice it does not
+// offer, a text for a menu, a reply too long. Nothing was typed.
+type BadAnswerError struct{ Msg string }
+
+func (e *BadAnswerError) Error() string { return e.Msg }
+
+func bad(format string, args ...any) error { return &BadAnswerError{Msg: fmt.Sprintf(format, args...)} }
+
+// Answer delivers a to prompt id and records the attempt in the audit log. It returns a
+// *PromptRefusal (409), ErrUnknownPrompt (404) or a *BadAnswerError (400) when nothing was
+// typed.
+func (d *Deliverer) Answer(ctx context.Context, id string, a wire.Answer) (wire.Delivered, error) {
+	if a.Channel == "" {
+		a.Channel = "api"
+	}
+	audit := wire.Delivery{At: time.Now(), Channel: adapter.CleanText(a.Channel, 40), PromptID: adapter.CleanText(id, 40),
+		Length: len(a.Text) + len(a.Choice)}
+	out, err := d.answer(ctx, id, a, &audit)
+	switch {
+	case err == nil && out.Confirmed:
+		audit.Result = "confirmed"
+	case err == nil:
+		audit.Result = "delivered"
+	default:
+		var refusal *PromptRefusal
+		var badAnswer *BadAnswerError
+		switch {
+		case errors.As(err, &refusal):
+			audit.Result, audit.Reason = "refused", refusal.Reason
+		case errors.As(err, &badAnswer):
+			audit.Result, audit.Reason = "refused", badAnswer.Msg
+		case errors.Is(err, ErrUnknownPrompt):
+			audit.Result, audit.Reason = "refused", "unknown prompt"
+		default:
+			audit.Result, audit.Reason = "failed", err.Error()
+		}
+	}
+	if rerr := d.Engine.store.RecordDelivery(context.WithoutCancel(ctx), audit); rerr != nil {
+		d.Log.Error("audit log", "err", rerr)
+	}
+	d.Log.Info("answer", "prompt", audit.PromptID, "session", audit.SessionID, "channel", audit.Channel,
+		"via", audit.Via, "result", audit.Result, "reason", audit.Reason)
+	return out, err
+}
+
+func (d *Deliverer) answer(ctx context.Context, id string, a wire.Answer, audit *wire.Delivery) (wire.Delivered, error) {
+	rec, sess, err := d.Engine.CheckPrompt(ctx, id)
+	audit.SessionID, audit.Pane = rec.SessionID, rec.Pane
+	if err != nil {
+		return wire.Delivered{}, err
+	}
+	if a.Nonce != "" && a.Nonce != rec.Nonce {
+		return wire.Delivered{}, &PromptRefusal{wire.RefusedChanged, "this answer was made for another showing of the prompt; nothing was typed"}
+	}
+	if err := d.fits(rec, a); err != nil {
+		return wire.Delivered{}, err
+	}
+	switch {
+	case sess.Harness == queue.HarnessPTY:
+		audit.Via = wire.ViaPTY
+		return d.viaPTY(ctx, rec, a)
+	case d.Holds != nil && d.Holds.Held(rec.ID) && (rec.Ask.Kind == adapter.AskPermission || rec.Ask.Kind == adapter.AskMenu):
+		audit.Via = wire.ViaHook
+		out, err := d.viaHook(ctx, rec, a)
+		if err == nil {
+			return out, nil
+		}
+		if !errors.Is(err, errHookGone) {
+			return out, err
+		}
+		// The hook went away between its last wait and our claim: the dialog is on
+		// screen still, so keys can answer it.
+		audit.Via = wire.ViaKeys
+		return d.viaKeys(ctx, rec, a, true)
+	}
+	audit.Via = wire.ViaKeys
+	return d.viaKeys(ctx, rec, a, false)
+}
+
+// fits checks a against what rec asks.
+func (d *Deliverer) fits(rec queue.Prompt, a wire.Answer) error {
+	if rec.Ask.Kind == adapter.AskFreeText {
+		if a.Choice != "" {
+			return bad("this prompt asks for text, not a choice: send {\"text\": \"…\"}")
+		}
+		return d.fitsText(a.Text)
+	}
+	if a.Text != "" {
+		return bad("this prompt takes one of its choices (%s), not text", keysOf(rec.Ask))
+	}
+	for _, c := range rec.Ask.Choices {
+		if c.Key == a.Choice {
+			return nil
+		}
+	}
+	return bad("%q is not one of this prompt's choices (%s)", adapter.CleanText(a.Choice, 20), keysOf(rec.Ask))
+}
+
+func (d *Deliverer) fitsText(text string) error {
+	max := d.MaxReply
+	if max <= 0 {
+		max = DefaultMaxReply
+	}
+	n := utf8.RuneCountInString(text)
+	switch {
+	case strings.TrimSpace(text) == "":
+		return bad("the reply is empty: say something, or answer in the pane")
+	case !utf8.ValidString(text):
+		return bad("the reply is not valid UTF-8 text")
+	case n > max:
+		return bad("Reply too long (%d chars, max %d). Please shorten and try again.", n, max)
+	}
+	for _, r := range text {
+		if r != '\n' && r != '\t' && unicode.IsControl(r) {
+			// An Escape followed by text reads as Alt+key; no control key is a person's words.
+			return bad("the reply contains a control character (%U); send plain text", r)
+		}
+	}
+	return nil
+}
+
+func keysOf(ask adapter.Ask) string {
+	keys := make([]string, 0, len(ask.Choices))
+	for _, c := range ask.Choices {
+		keys = append(keys, c.Key)
+	}
+	return strings.Join(keys, ", ")
+}
+
+func labelOf(ask adapter.Ask, key string) string {
+	for _, c := range ask.Choices {
+		if c.Key == key {
+			return c.Label
+		}
+	}
+	return ""
+}
+
+// errHookGone: the holding hook did not take the decision.
+var errHookGone = errors.New("the holding hook did not take the answer")
+
+// viaHook claims rec and lets the holding hook print the decision.
+func (d *Deliverer) viaHook(ctx context.Context, rec queue.Prompt, a wire.Answer) (wire.Delivered, error) {
+	taken := d.Holds.expectTake(rec.ID)
+	if _, err := d.Engine.ClaimPrompt(ctx, rec.ID, a.Choice, a.Channel); err != nil {
+		d.Holds.forget(rec.ID)
+		return wire.Delivered{}, err
+	}
+	select {
+	case <-taken:
+		return wire.Delivered{Delivered: true, Via: wire.ViaHook, Confirmed: true}, nil
+	case <-time.After(d.confirm()):
+		d.Holds.forget(rec.ID)
+		return wire.Delivered{}, errHookGone
+	case <-ctx.Done():
+		return wire.Delivered{Delivered: true, Via: wire.ViaHook}, nil
+	}
+}
+
+func (d *Deliverer) confirm() time.Duration {
+	if d.Confirm > 0 {
+		return d.Confirm
+	}
+	return DefaultConfirm
+}
+
+// viaPTY claims rec and writes the answer to the supervisor's PTY.
+func (d *Deliverer) viaPTY(ctx context.Context, rec queue.Prompt, a wire.Answer) (wire.Delivered, error) {
+	if d.PTY == nil || !d.PTY.Attached(rec.SessionID) {
+		return wire.Delivered{}, &PromptRefusal{wire.RefusedChanged,
+			"the trailboss run supervisor of this session is not connected right now; try again in a moment — nothing was typed"}
+	}
+	if _, err := d.Engine.ClaimPrompt(ctx, rec.ID, a.Choice, a.Channel); err != nil {
+		return wire.Delivered{}, err
+	}
+	ok, reason := d.PTY.Send(ctx, rec.SessionID, rec.ID, ptyBytes(rec.Ask, a), d.confirm())
+	if !ok {
+		if err := d.Engine.ReleasePrompt(context.WithoutCancel(ctx), rec.ID); err != nil {
+			d.Log.Error("release a prompt after a failed delivery", "prompt", rec.ID, "err", err)
+		}
+		return wire.Delivered{}, &PromptRefusal{wire.RefusedChanged, "the program no longer shows this prompt (" + reason + "); nothing was typed"}
+	}
+	return wire.Delivered{Delivered: true, Via: wire.ViaPTY, Confirmed: true}, nil
+}
+
+// ptyBytes is what an answer types into a PTY: the key or the text, then a carriage
+// return, as a terminal sends Enter.
+func ptyBytes(ask adapter.Ask, a wire.Answer) string {
+	switch {
+	case ask.Kind == adapter.AskFreeText:
+		return strings.ReplaceAll(a.Text, "\n", "\r") + "\r"
+	case a.Choice == termprompt.KeyEnter || a.Choice == "enter":
+		return "\r"
+	}
+	return a.Choice + "\r"
+}
+
+// keystrokes is what to type into a pane for an answer: text (literal), whether it must be
+// pasted (several lines), and whether Enter follows.
+type keystrokes struct {
+	text  string
+	paste bool
+	enter bool
+}
+
+// plan checks that screen still shows the prompt rec asks and says what to type for a.
+func plan(rec queue.Prompt, a wire.Answer, screen string) (keystrokes, error) {
+	res := termprompt.Classify(screen)
+	changed := &PromptRefusal{wire.RefusedChanged, "the pane no longer shows this prompt; nothing was typed"}
+	ownMenu := res.Harness != "" // Claude Code and Codex menus act on the digit alone
+	switch rec.Ask.Kind {
+	case adapter.AskFreeText:
+		if res.Kind != termprompt.FreeText && res.Kind != termprompt.Unknown {
+			return keystrokes{}, changed
+		}
+		return keystrokes{text: a.Text, paste: strings.Contains(a.Text, "\n"), enter: true}, nil
+	case adapter.AskPressEnter:
+		if res.Kind != termprompt.PressEnter {
+			return keystrokes{}, changed
+		}
+		return keystrokes{enter: true}, nil
+	case adapter.AskYesNo:
+		if res.Kind != termprompt.YesNo || !hasKey(res.Choices, a.Choice) {
+			return keystrokes{}, changed
+		}
+		return keystrokes{text: a.Choice, enter: true}, nil
+	case adapter.AskPermission:
+		if res.Kind != termprompt.MultipleChoice || len(res.Choices) == 0 {
+			return keystrokes{}, changed
+		}
+		key := ""
+		for i, c := range res.Choices {
+			l := strings.ToLower(c.Label)
+			if a.Choice == "allow" && i == 0 && strings.HasPrefix(l, "yes") {
+				key = c.Key
+			}
+			if a.Choice == "deny" && key == "" && strings.HasPrefix(l, "no") {
+				key = c.Key
+			}
+		}
+		if key == "" {
+			return keystrokes{}, changed
+		}
+		return keystrokes{text: key, enter: !ownMenu}, nil
+	case adapter.AskMenu:
+		if res.Kind != termprompt.MultipleChoice || !hasKey(res.Choices, a.Choice) {
+			return keystrokes{}, changed
+		}
+		if rec.Ask.From != adapter.AskFromHook && res.Question != "" && rec.Ask.Question != "" && res.Question != rec.Ask.Question {
+			return keystrokes{}, changed
+		}
+		return keystrokes{text: a.Choice, enter: !ownMenu}, nil
+	}
+	return keystrokes{}, changed
+}
+
+func hasKey(cs []termprompt.Choice, key string) bool {
+	for _, c := range cs {
+		if c.Key == key {
+			return true
+		}
+	}
+	return false
+}
+
+// viaKeys checks the pane's screen, claims rec (unless claimed already) and types the
+// answer into the pane, then looks for the agent taking it.
+func (d *Deliverer) viaKeys(ctx context.Context, rec queue.Prompt, a wire.Answer, claimed bool) (wire.Delivered, error) {
+	if rec.Pane == "" || rec.TmuxSocket == "" {
+		return wire.Delivered{}, &PromptRefusal{wire.RefusedPaneMoved, "this session has no tmux pane to type into; nothing was typed"}
+	}
+	unlock := d.lockPane(rec.TmuxSocket, rec.Pane)
+	defer unlock()
+	tm := d.Tmux(rec.TmuxSocket)
+	screen, err := tm.CapturePane(ctx, rec.Pane)
+	if err != nil {
+		d.release(ctx, rec.ID, claimed)
+		if errors.Is(err, tmuxctl.ErrNoPane) || errors.Is(err, tmuxctl.ErrNoServer) {
+			return wire.Delivered{}, &PromptRefusal{wire.RefusedPaneMoved, "pane " + rec.Pane + " is gone; nothing was typed"}
+		}
+		return wire.Delivered{}, fmt.Errorf("read pane %s: %w", rec.Pane, err)
+	}
+	keys, err := plan(rec, a, screen)
+	if err != nil {
+		d.release(ctx, rec.ID, claimed)
+		return wire.Delivered{}, err
+	}
+	if !claimed {
+		if _, err := d.Engine.ClaimPrompt(ctx, rec.ID, a.Choice, a.Channel); err != nil {
+			return wire.Delivered{}, err
+		}
+	}
+	if err := d.typeKeys(ctx, tm, rec, keys); err != nil {
+		return wire.Delivered{}, err
+	}
+	return wire.Delivered{Delivered: true, Via: wire.ViaKeys, Confirmed: d.confirmed(ctx, tm, rec, screen)}, nil
+}
+
+func (d *Deliverer) release(ctx context.Context, id string, claimed bool) {
+	if !claimed {
+		return
+	}
+	if err := d.Engine.ReleasePrompt(context.WithoutCancel(ctx), id); err != nil {
+		d.Log.Error("release a prompt after a failed delivery", "prompt", id, "err", err)
+	}
+}
+
+func (d *Deliverer) typeKeys(ctx context.Context, tm *tmuxctl.Server, rec queue.Prompt, k keystrokes) error {
+	var err error
+	switch {
+	case k.paste:
+		err = tm.PasteText(ctx, rec.Pane, "trailboss-"+rec.ID, k.text)
+	case k.text != "":
+		err = tm.TypeLiteral(ctx, rec.Pane, k.text)
+	}
+	if err != nil {
+		return fmt.Errorf("type into pane %s: %w", rec.Pane, err)
+	}
+	if !k.enter {
+		return nil
+	}
+	if k.text != "" {
+		pause := d.EnterPause
+		if pause <= 0 {
+			pause = DefaultEnterPause
+		}
+		select {
+		case <-time.After(pause):
+		case <-ctx.Done():
+		}
+	}
+	if err := tm.PressEnter(context.WithoutCancel(ctx), rec.Pane); err != nil {
+		return fmt.Errorf("press Enter in pane %s: %w", rec.Pane, err)
+	}
+	return nil
+}
+
+// confirmed looks, for a few seconds, for the agent taking the answer: its session moved
+// on from the stuck moment, or its screen no longer shows the prompt.
+func (d *Deliverer) confirmed(ctx context.Context, tm *tmuxctl.Server, rec queue.Prompt, before string) bool {
+	deadline := time.Now().Add(d.confirm())
+	wasKind := termprompt.Classify(before)
+	for {
+		if s, ok := d.Engine.Session(rec.SessionID); !ok || !s.Stuck || !s.Since.Equal(rec.Since) {
+			return true
+		}
+		if now, err := tm.CapturePane(ctx, rec.Pane); err == nil && now != before {
+			res := termprompt.Classify(now)
+			if res.Kind != wasKind.Kind || res.Question != wasKind.Question || res.Kind == termprompt.Busy {
+				return true
+			}
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+func (d *Deliverer) lockPane(socket, pane string) func() {
+	m, _ := d.paneMu.LoadOrStore(socket+"\x00"+pane, &sync.Mutex{})
+	mu := m.(*sync.Mutex)
+	mu.Lock()
+	return mu.Unlock
+}

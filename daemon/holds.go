@@ -1,0 +1,97 @@
+package daemon
+
+import (
+	"sync"
+	"time"
+)
+
+// Holds keeps track of the Claude Code PermissionRequest hooks that are holding for an
+// answer (docs/delivery.md): a prompt is held while a hook waits on it, and for a moment
+// after each wait returns, while the hook asks again.
+type Holds struct {
+	mu       sync.Mutex
+	waiting  map[string]int
+	lastSeen map[string]time.Time
+	takers   map[string]chan struct{} // closed when a wait hands the answer to its hook
+}
+
+// holdGrace is how long a hook counts as holding after its last wait returned: it asks
+// again at once, so a few seconds cover a slow machine.
+const holdGrace = 3 * time.Second
+
+func (h *Holds) init() {
+	if h.waiting == nil {
+		h.waiting = make(map[string]int)
+		h.lastSeen = make(map[string]time.Time)
+		h.takers = make(map[string]chan struct{})
+	}
+}
+
+// Touch says a hook holds prompt id now (it was just told to).
+func (h *Holds) Touch(id string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.init()
+	h.lastSeen[id] = time.Now()
+}
+
+// Held reports whether a hook holds prompt id.
+func (h *Holds) Held(id string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.init()
+	return h.waiting[id] > 0 || time.Since(h.lastSeen[id]) < holdGrace
+}
+
+// begin and end bracket one wait of a hook on prompt id.
+func (h *Holds) begin(id string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.init()
+	h.waiting[id]++
+	h.lastSeen[id] = time.Now()
+}
+
+func (h *Holds) end(id string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.waiting[id]--
+	h.lastSeen[id] = time.Now()
+	if h.waiting[id] <= 0 {
+		delete(h.waiting, id)
+	}
+}
+
+// expectTake returns a channel closed when a hook takes the answer to prompt id.
+func (h *Holds) expectTake(id string) <-chan struct{} {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.init()
+	ch, ok := h.takers[id]
+	if !ok {
+		ch = make(chan struct{})
+		h.takers[id] = ch
+	}
+	return ch
+}
+
+// took says a hook was handed the answer to prompt id.
+func (h *Holds) took(id string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.init()
+	if ch, ok := h.takers[id]; ok {
+		close(ch)
+		delete(h.takers, id)
+	}
+	delete(h.lastSeen, id)
+}
+
+// forget drops what is known of prompt id.
+func (h *Holds) forget(id string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.init()
+	delete(h.takers, id)
+	delete(h.lastSeen, id)
+}
