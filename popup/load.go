@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/trailboss/trailboss/daemon/client"
+	"github.com/trailboss/trailboss/daemon/wire"
 	"github.com/trailboss/trailboss/tmuxctl"
 )
 
@@ -16,6 +17,9 @@ type Daemon interface {
 	Queue(ctx context.Context) ([]client.Item, error)
 	SkipSession(ctx context.Context, id string) error
 	Dismiss(ctx context.Context, id string) error
+	// Answer delivers the operator's answer to prompt id (see client.Client.Answer for
+	// its errors).
+	Answer(ctx context.Context, id string, a wire.Answer) (wire.Delivered, error)
 }
 
 // Tmux is what the popup asks of the tmux server it runs on (a *tmuxctl.Server in the CLI).

@@ -70,6 +70,12 @@ type Model struct {
 	previews  map[string]preview // by pane id: a pane's last capture
 	capturing map[string]bool    // panes whose capture is under way
 
+	answering *answerTarget     // the answer line is open for this prompt
+	reply     textinput.Model   // the line a free-text answer is typed in
+	inflight  map[string]string // session id → the prompt whose answer is on its way
+	notes     map[string]note   // session id → what became of the last answer sent to it
+	closing   bool              // asked to close while an answer was on its way
+
 	choice   *client.Item
 	quitting bool
 }
@@ -92,6 +98,7 @@ func New(o Options) Model {
 		keys: defaultKeymap(), styles: *st, help: help.New(), filter: textinput.New(),
 		width: o.Width, height: o.Height,
 		previews: map[string]preview{}, capturing: map[string]bool{},
+		reply: textinput.New(), inflight: map[string]string{}, notes: map[string]note{},
 	}
 	if m.refresh <= 0 {
 		m.refresh = time.Second
@@ -109,6 +116,14 @@ func New(o Options) Model {
 	m.filter.Cursor.SetMode(cursor.CursorStatic) // a blinking cursor redraws twice a second for nothing
 	m.filter.Cursor.Style = st.Filter.Reverse(true)
 	m.filter.Cursor.TextStyle = st.Filter
+	m.reply.Prompt = "reply› "
+	m.reply.PromptStyle = st.FilterPrompt
+	m.reply.TextStyle = st.Filter
+	m.reply.Placeholder = "type your answer; enter sends it"
+	m.reply.PlaceholderStyle = st.Hint
+	m.reply.Cursor.SetMode(cursor.CursorStatic)
+	m.reply.Cursor.Style = st.Filter.Reverse(true)
+	m.reply.Cursor.TextStyle = st.Filter
 	if o.First != nil {
 		m = m.apply(*o.First)
 	}

@@ -28,6 +28,9 @@ type row struct {
 	jumpErr string // why Enter cannot land here, or ""
 	text    string // everything the filter matches, lower-cased
 
+	question string  // its pending prompt's question, one line; "" without a prompt
+	offers   []offer // what its prompt offers, with the keys that pick each
+
 	reasonW, kindW, whereW, projectW, summaryW int // display widths (projectW with the branch)
 }
 
@@ -85,7 +88,10 @@ func newRow(it client.Item, pos int, s Snapshot, socket string) row {
 	}
 	r.reasonW, r.kindW, r.whereW = ansi.StringWidth(r.reason), ansi.StringWidth(r.kind), ansi.StringWidth(r.where)
 	r.projectW, r.summaryW = ansi.StringWidth(r.projectText()), ansi.StringWidth(r.summary)
-	r.text = strings.ToLower(strings.Join([]string{r.reason, r.where, windowName, it.Pane, r.project, r.branch, r.summary}, " "))
+	if it.Prompt != nil {
+		r.question, r.offers = sanitize(it.Prompt.Question), offersFor(*it.Prompt)
+	}
+	r.text = strings.ToLower(strings.Join([]string{r.reason, r.where, windowName, it.Pane, r.project, r.branch, r.summary, r.question}, " "))
 	return r
 }
 

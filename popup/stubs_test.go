@@ -12,6 +12,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/trailboss/trailboss/daemon/client"
+	"github.com/trailboss/trailboss/daemon/wire"
 	"github.com/trailboss/trailboss/tmuxctl"
 )
 
@@ -24,6 +25,55 @@ type stubDaemon struct {
 	skipped   []string
 	dismissed []string
 	queueN    int
+
+	// Answer: answers records what was answered (channel included); answerRes and
+	// answerErr are what it returns; a delivered answer takes the prompt off its item,
+	// as the daemon's queue then shows it; answerGate, when set, holds each answer until
+	// it is closed.
+	answers    []sentAnswer
+	answerRes  wire.Delivered
+	answerErr  error
+	answerGate chan struct{}
+}
+
+// sentAnswer is one answer the stub daemon was given.
+type sentAnswer struct {
+	prompt string
+	wire.Answer
+}
+
+// Answer records the answer and returns answerRes or answerErr.
+func (d *stubDaemon) Answer(ctx context.Context, id string, a wire.Answer) (wire.Delivered, error) {
+	d.mu.Lock()
+	gate := d.answerGate
+	d.mu.Unlock()
+	if gate != nil {
+		select {
+		case <-gate:
+		case <-ctx.Done():
+			return wire.Delivered{}, ctx.Err()
+		}
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.answers = append(d.answers, sentAnswer{prompt: id, Answer: a})
+	if d.answerErr != nil {
+		return wire.Delivered{}, d.answerErr
+	}
+	if d.answerRes.Delivered {
+		for i := range d.items {
+			if p := d.items[i].Prompt; p != nil && p.ID == id {
+				d.items[i].Prompt = nil
+			}
+		}
+	}
+	return d.answerRes, nil
+}
+
+func (d *stubDaemon) answered() []sentAnswer {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append([]sentAnswer(nil), d.answers...)
 }
 
 func (d *stubDaemon) Queue(ctx context.Context) ([]client.Item, error) {
@@ -177,4 +227,25 @@ func manyItems(n int) (*stubDaemon, *stubTmux) {
 		t.screens[pane] = strings.Repeat("some output line\n", 40)
 	}
 	return d, t
+}
+
+// withPrompts gives the fixture's items pending prompts: api-1 a permission, web-1 a
+// free-text question, infra-1 a yes/no, docs-1 (cooling) a menu. Each expires 9 minutes
+// after the clock.
+func withPrompts(items []client.Item) {
+	exp := clock.Add(9*time.Minute + 30*time.Second)
+	prompts := map[string]*wire.Prompt{
+		"api-1": {ID: "p00000000000000a1", Kind: wire.KindPermission, Question: "Bash: go test ./... && git push",
+			Choices: []wire.Choice{{Key: "allow", Label: "Allow"}, {Key: "deny", Label: "Deny"}}, ExpiresAt: exp},
+		"web-1": {ID: "p00000000000000b2", Kind: wire.KindFreeText,
+			Question: "The dark-mode toggle works. Should it follow the system setting by default, or stay a manual switch in the header?", ExpiresAt: exp},
+		"infra-1": {ID: "p00000000000000c3", Kind: wire.KindYesNo, Question: "Apply the plan? (y/n)",
+			Choices: []wire.Choice{{Key: "y", Label: "Yes"}, {Key: "n", Label: "No"}}, ExpiresAt: exp},
+		"docs-1": {ID: "p00000000000000d4", Kind: wire.KindChoice, Question: "Which of the two outlines do you prefer?",
+			Choices: []wire.Choice{{Key: "1", Label: "Outline A: by task"}, {Key: "2", Label: "Outline B: by component"},
+				{Key: "3", Label: "Type something else"}}, ExpiresAt: exp},
+	}
+	for i := range items {
+		items[i].Prompt = prompts[items[i].SessionID]
+	}
 }

@@ -26,6 +26,10 @@ type Styles struct {
 	PreviewTitle            lipgloss.Style
 	PreviewText             lipgloss.Style
 	PreviewNote             lipgloss.Style // "loading", "pane is gone"
+	PromptTitle             lipgloss.Style // "answer from here · 9m left" on the prompt's rule
+	Question                lipgloss.Style
+	ChoiceKey, ChoiceLabel  lipgloss.Style // "a" and "Allow"
+	Sent, Refused           lipgloss.Style // a row's note on the answer sent from the popup
 	HelpKey, HelpDesc       lipgloss.Style
 	HelpSep                 lipgloss.Style
 }
@@ -59,6 +63,12 @@ func NewStyles(r *lipgloss.Renderer) Styles {
 		PreviewTitle:   s().Bold(true),
 		PreviewText:    s(),
 		PreviewNote:    s().Faint(true).Italic(true),
+		PromptTitle:    s().Foreground(lipgloss.Color("3")).Bold(true),
+		Question:       s().Bold(true),
+		ChoiceKey:      s().Foreground(lipgloss.Color("6")).Bold(true),
+		ChoiceLabel:    s(),
+		Sent:           s().Foreground(lipgloss.Color("2")),
+		Refused:        s().Foreground(lipgloss.Color("1")),
 		HelpKey:        s().Bold(true),
 		HelpDesc:       s().Faint(true),
 		HelpSep:        s().Faint(true),

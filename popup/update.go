@@ -5,6 +5,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // Update handles one message.
@@ -19,6 +20,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		m.help.Width = msg.Width
+		m.reply.Width = max(1, msg.Width-ansi.StringWidth(m.reply.Prompt)-1)
 		return m, nil
 	case Snapshot:
 		m = m.apply(msg)
@@ -41,6 +43,8 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		}
 		m.fetching = true
 		return m, m.fetch()
+	case answerMsg:
+		return m.answered(msg)
 	case tea.KeyMsg:
 		return m.key(msg)
 	}
@@ -66,7 +70,32 @@ func (m Model) apply(s Snapshot) Model {
 			delete(m.previews, pane)
 		}
 	}
+	m.keepNotes()
+	if m.answering != nil {
+		r, ok := m.selected()
+		if !ok || r.item.SessionID != m.answering.session || r.item.Prompt == nil || r.item.Prompt.ID != m.answering.prompt {
+			m = m.closeAnswer()
+			m.status = "the prompt you were answering is no longer waiting (answered in the pane, or it changed): nothing was sent"
+		}
+	}
 	return m
+}
+
+// keepNotes forgets the notes of sessions that left the queue or now wait on another
+// prompt; a note whose answer is still on its way is kept.
+func (m *Model) keepNotes() {
+	now := make(map[string]row, len(m.rows))
+	for _, r := range m.rows {
+		now[r.item.SessionID] = r
+	}
+	for id, n := range m.notes {
+		if n.pending {
+			continue
+		}
+		if r, ok := now[id]; !ok || (r.item.Prompt != nil && r.item.Prompt.ID != n.prompt) {
+			delete(m.notes, id)
+		}
+	}
 }
 
 // refilter recomputes the visible rows and puts the cursor back on the selected session.
@@ -106,7 +135,14 @@ func (m Model) moveTo(i int) (Model, tea.Cmd) {
 
 func (m Model) key(msg tea.KeyMsg) (Model, tea.Cmd) {
 	k := m.keys
-	if key.Matches(msg, k.Quit) && (!m.filtering || msg.Type == tea.KeyCtrlC) {
+	if msg.Type == tea.KeyCtrlC {
+		m.quitting = true // at once, even with an answer on its way
+		return m, tea.Quit
+	}
+	if m.closing {
+		return m, nil // closing once the answer on its way is done
+	}
+	if key.Matches(msg, k.Quit) && !m.filtering && m.answering == nil {
 		return m.quit()
 	}
 	if m.showHelp {
@@ -117,6 +153,9 @@ func (m Model) key(msg tea.KeyMsg) (Model, tea.Cmd) {
 	}
 	if m.filtering {
 		return m.filterKey(msg)
+	}
+	if m.answering != nil {
+		return m.answerModeKey(msg)
 	}
 	m.status = ""
 	if m.err != nil || !m.loaded { // no list is shown: only closing and the help apply
@@ -150,6 +189,10 @@ func (m Model) key(msg tea.KeyMsg) (Model, tea.Cmd) {
 		return m.actOnSelected("skip")
 	case key.Matches(msg, k.Dismiss):
 		return m.actOnSelected("dismiss")
+	case key.Matches(msg, k.Allow, k.Deny, k.Yes, k.No):
+		return m.answerKey(msg.String())
+	case key.Matches(msg, k.Answer):
+		return m.openAnswer()
 	case key.Matches(msg, k.Filter):
 		m.filtering = true
 		return m, m.filter.Focus()
@@ -187,7 +230,14 @@ func (m Model) filterKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 	return m, cmd
 }
 
+// quit closes the popup, once the answers on their way are done: closing now would cut
+// them off halfway, leaving the operator not knowing whether they arrived.
 func (m Model) quit() (Model, tea.Cmd) {
+	if len(m.inflight) > 0 {
+		m.closing = true
+		m.status = "closing once the answer on its way is delivered… (ctrl+c closes now)"
+		return m, nil
+	}
 	m.quitting = true
 	return m, tea.Quit
 }

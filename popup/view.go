@@ -6,11 +6,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/trailboss/trailboss/daemon/client"
 	"github.com/trailboss/trailboss/daemon/queue"
+	"github.com/trailboss/trailboss/daemon/wire"
 )
 
 // The messages of the views without a list.
@@ -19,18 +21,37 @@ const (
 	msgLoading = "Loading the queue…"
 )
 
+// helpAnswering explains the answer keys under the help's columns.
+const helpAnswering = "The selected item's prompt shows under the preview. a/x (a permission) and y/n " +
+	"(a yes/no) answer it at once; r opens its answer line, for a menu's number, Enter, or a typed reply. " +
+	"Nothing is sent without one of these keys."
+
 // layout is how many lines each part of the screen gets.
 type layout struct {
 	list    int // lines of the list (rows and the cooling heading)
 	preview int // lines of the preview, its rule included; 0 for none
+	prompt  int // lines of the selected item's prompt block (its last ones when cut)
 }
 
-// footerLines is the help line, plus the filter or status line when there is one.
+// footerLines is the help line, plus the filter line or the status (up to two lines).
 func (m Model) footerLines() int {
-	if m.filtering || m.filter.Value() != "" || m.status != "" {
+	switch {
+	case m.filtering:
+		return 2
+	case m.status != "":
+		return 1 + len(m.statusLines())
+	case m.filter.Value() != "":
 		return 2
 	}
 	return 1
+}
+
+// maxStatusLines is as far as a status wraps.
+const maxStatusLines = 2
+
+// statusLines is the status wrapped to the width.
+func (m Model) statusLines() []string {
+	return wrap(m.status, m.width, maxStatusLines)
 }
 
 // minPreview is the smallest preview worth drawing: its rule and three lines.
@@ -41,15 +62,18 @@ func (m Model) layout() layout {
 	if m.ready < len(m.visible) {
 		lines++ // the cooling heading
 	}
+	block := len(m.promptBlock())
 	if m.height <= 0 { // size unknown: draw everything
-		return layout{list: lines}
+		return layout{list: lines, prompt: block}
 	}
 	body := max(0, m.height-2-m.footerLines()) // the title and the column heads
+	block = min(block, max(0, body-1))         // the selected row is always drawn
+	body -= block
 	if body < minPreview+3 {
-		return layout{list: min(lines, body)}
+		return layout{list: min(lines, body), prompt: block}
 	}
 	list := min(lines, max(3, body/2))
-	return layout{list: list, preview: body - list}
+	return layout{list: list, preview: body - list, prompt: block}
 }
 
 // cursorLine is the line of the list that the cursor is on.
@@ -86,6 +110,10 @@ func (m Model) View() string {
 	switch {
 	case m.showHelp:
 		b.WriteString("\n" + m.help.FullHelpView(m.keys.FullHelp()) + "\n\n")
+		for _, l := range wrap(helpAnswering, m.width, 3) {
+			b.WriteString(m.styles.Hint.Render(l) + "\n")
+		}
+		b.WriteString("\n")
 		b.WriteString(m.styles.Hint.Render("? or esc: back to the list · q: close"))
 		return m.fit(b.String())
 	case m.err != nil:
@@ -106,6 +134,11 @@ func (m Model) View() string {
 	b.WriteString(m.list(c, lay.list))
 	if lay.preview > 0 {
 		b.WriteString(m.preview(lay.preview))
+	}
+	if block := m.promptBlock(); lay.prompt > 0 {
+		for _, l := range block[len(block)-lay.prompt:] {
+			b.WriteString(l + "\n")
+		}
 	}
 	b.WriteString(m.footer())
 	return m.fit(b.String())
@@ -278,11 +311,22 @@ func (m Model) list(c columns, height int) string {
 			}
 			cells = append(cells, cell)
 		}
-		summary := r.summary
+		summary, summaryStyle := r.summary, st.Summary
+		if n, ok := m.noteFor(*r); ok {
+			summary = n.text
+			switch {
+			case n.pending:
+				summaryStyle = st.Hint
+			case n.ok:
+				summaryStyle = st.Sent
+			default:
+				summaryStyle = st.Refused
+			}
+		}
 		if m.width > 0 {
 			summary = clip(summary, c.summary)
 		}
-		cells = append(cells, style(st.Summary, summary))
+		cells = append(cells, style(summaryStyle, summary))
 		text := strings.Join(cells, "  ")
 		switch {
 		case cooling:
@@ -311,12 +355,8 @@ func (m Model) preview(height int) string {
 	if r.project != "" {
 		title += "· " + r.projectText() + " "
 	}
-	w := m.width
-	if w <= 0 {
-		w = 80
-	}
-	rule := st.PreviewRule.Render("──") + st.PreviewTitle.Render(clip(title, max(1, w-4))) +
-		st.PreviewRule.Render(strings.Repeat("─", max(0, w-2-ansi.StringWidth(clip(title, max(1, w-4))))))
+	w := m.drawWidth()
+	rule := m.rule(title, st.PreviewTitle)
 	lines := make([]string, 0, height)
 	lines = append(lines, rule)
 	p, cached := m.previews[r.item.Pane]
@@ -342,6 +382,123 @@ func (m Model) preview(height int) string {
 	return strings.Join(lines, "\n") + "\n"
 }
 
+// drawWidth is the width to draw rules to: the popup's, or 80 when it is not known.
+func (m Model) drawWidth() int {
+	if m.width <= 0 {
+		return 80
+	}
+	return m.width
+}
+
+// rule is a line across the popup with title near its left end, as "── title ───".
+func (m Model) rule(title string, titleStyle lipgloss.Style) string {
+	w := m.drawWidth()
+	st := m.styles
+	title = clip(title, max(1, w-4))
+	return st.PreviewRule.Render("──") + titleStyle.Render(title) +
+		st.PreviewRule.Render(strings.Repeat("─", max(0, w-2-ansi.StringWidth(title))))
+}
+
+// promptBlock draws the selected item's pending prompt under the preview: a rule that
+// says it can be answered from here (and for how long), the question, and what answers
+// it — its choices with their keys, or the reply line. It has no lines when the item has
+// no prompt.
+func (m Model) promptBlock() []string {
+	r, ok := m.selected()
+	if !ok || r.item.Prompt == nil {
+		return nil
+	}
+	st, p, w, now := m.styles, r.item.Prompt, m.drawWidth(), m.now()
+	expired := r.expired(now)
+	title := " answer from here "
+	switch {
+	case expired:
+		title = " expired: answer it in the pane (enter jumps there) "
+	case !p.ExpiresAt.IsZero():
+		title = " answer from here · " + queue.Age(p.ExpiresAt.Sub(now)) + " left "
+	}
+	lines := []string{m.rule(title, st.PromptTitle)}
+	if r.question != "" {
+		for _, l := range wrap(r.question, w, 2) {
+			lines = append(lines, st.Question.Render(l))
+		}
+	}
+	if expired {
+		return lines
+	}
+	open := m.answering != nil && m.answering.session == r.item.SessionID
+	if p.Kind == wire.KindFreeText {
+		if open {
+			return append(lines, m.reply.View())
+		}
+		return append(lines, st.ChoiceKey.Render("r")+" "+st.ChoiceLabel.Render("reply with a line of text"))
+	}
+	if len(r.offers) == 0 {
+		return append(lines, st.Hint.Render("no choice to offer — answer it in the pane (enter jumps there)"))
+	}
+	var items []chip
+	for _, o := range r.offers {
+		items = append(items, chip{o.press + " " + o.label, st.ChoiceKey.Render(o.press) + " " + st.ChoiceLabel.Render(o.label)})
+	}
+	if !open && !direct(p.Kind) { // in the list, its keys mean something else: r first
+		items[0] = chip{"r, then " + items[0].plain, st.Hint.Render("r, then ") + items[0].drawn}
+	}
+	if open {
+		items = append(items, chip{"esc back", st.Hint.Render("esc back")})
+	}
+	return append(lines, flow(items, w, 3, chip{" · ", st.Hint.Render(" · ")})...)
+}
+
+// chip is one item of a flowed line: its plain text (for its width) and as drawn.
+type chip struct{ plain, drawn string }
+
+// flow lays chips out left to right in lines of width cells, sep between two on a line,
+// in at most n lines; a chip that does not fit on a line of its own is cut, and chips
+// beyond the n lines are left out, the last line then ending in "…".
+func flow(chips []chip, width, n int, sep chip) []string {
+	var lines []string
+	var cur strings.Builder
+	used, sepWidth := 0, ansi.StringWidth(sep.plain)
+	for _, c := range chips {
+		cw := ansi.StringWidth(c.plain)
+		if used > 0 && used+sepWidth+cw > width {
+			if len(lines) == n-1 {
+				lines = append(lines, cur.String()+sep.drawn+"…")
+				return lines
+			}
+			lines = append(lines, cur.String())
+			cur.Reset()
+			used = 0
+		}
+		if used > 0 {
+			cur.WriteString(sep.drawn)
+			used += sepWidth
+		}
+		if cw > width-used {
+			cur.WriteString(ansi.Truncate(c.drawn, max(0, width-used), "…"))
+			used = width
+		} else {
+			cur.WriteString(c.drawn)
+			used += cw
+		}
+	}
+	return append(lines, cur.String())
+}
+
+// wrap wraps plain text s to width cells (unknown: not at all) in at most n lines, the
+// last one ending in "…" when text is left over.
+func wrap(s string, width, n int) []string {
+	if width <= 0 {
+		return []string{s}
+	}
+	lines := strings.Split(ansi.Wrap(s, width, ""), "\n")
+	if len(lines) > n {
+		rest := strings.Join(lines[n-1:], " ")
+		lines = append(lines[:n-1], ansi.Truncate(rest, width, "…"))
+	}
+	return lines
+}
+
 func (m Model) footer() string {
 	st := m.styles
 	var b strings.Builder
@@ -351,12 +508,29 @@ func (m Model) footer() string {
 		b.WriteString(m.help.ShortHelpView(m.keys.filterHelp()))
 		return b.String()
 	case m.status != "":
-		b.WriteString(st.Status.Render(m.status) + "\n")
+		for _, l := range m.statusLines() {
+			b.WriteString(st.Status.Render(l) + "\n")
+		}
 	case m.filter.Value() != "":
 		b.WriteString(st.FilterPrompt.Render("/") + st.Filter.Render(m.filter.Value()) + st.Hint.Render("  (esc clears)") + "\n")
 	}
-	b.WriteString(m.help.ShortHelpView(m.keys.ShortHelp()))
+	b.WriteString(m.help.ShortHelpView(m.helpKeys()))
 	return b.String()
+}
+
+// helpKeys are the keys the help line names: the answer line's while it is open, else the
+// list's with the selected prompt's.
+func (m Model) helpKeys() []key.Binding {
+	r, ok := m.selected()
+	switch {
+	case !ok:
+		return m.keys.ShortHelp()
+	case m.answering != nil:
+		return m.keys.answerHelp(r)
+	case r.item.Prompt != nil && !r.expired(m.now()):
+		return m.keys.listHelp(&r)
+	}
+	return m.keys.ShortHelp()
 }
 
 // clip cuts s to n display cells, ending it with "…" when cut.

@@ -14,6 +14,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/trailboss/trailboss/daemon/client"
+	"github.com/trailboss/trailboss/daemon/wire"
 	"github.com/trailboss/trailboss/popup"
 )
 
@@ -121,4 +122,14 @@ func (d *lazyDaemon) Dismiss(ctx context.Context, id string) error {
 		return err
 	}
 	return c.Dismiss(ctx, id)
+}
+
+// Answer waits as long as the popup's own deadline (popup.AnswerTimeout) rather than the
+// client's 2 s: typing into a pane and seeing the agent take it takes a few seconds.
+func (d *lazyDaemon) Answer(ctx context.Context, id string, a wire.Answer) (wire.Delivered, error) {
+	c, err := d.client()
+	if err != nil {
+		return wire.Delivered{}, err
+	}
+	return c.WithTimeout(popup.AnswerTimeout).Answer(ctx, id, a)
 }
