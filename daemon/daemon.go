@@ -40,8 +40,8 @@ type Config struct {
 	PromptTTL       time.Duration // how long a prompt record takes answers; 0: DefaultPromptTTL
 	HoldPermissions bool          // PermissionRequest hooks hold for an answer
 	MaxReply        int           // characters of a typed reply; 0: DefaultMaxReply
-	Version    string
-	Log        *slog.Logger
+	Version         string
+	Log             *slog.Logger
 }
 
 // ErrNotLoopback is returned for an address that is not on the loopback interface.

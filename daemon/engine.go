@@ -71,9 +71,9 @@ func NewEngine(ctx context.Context, st *store.Store, cooldown time.Duration, log
 		log:      log,
 
 		PromptTTL: DefaultPromptTTL,
-		staged:   make(map[string]queue.Session),
-		batch:    newBatch(),
-		dirty:    make(map[string]bool),
+		staged:    make(map[string]queue.Session),
+		batch:     newBatch(),
+		dirty:     make(map[string]bool),
 	}
 	for i := range loaded {
 		e.sessions[loaded[i].ID] = &loaded[i]

@@ -338,4 +338,3 @@ func (e *Engine) RunPromptExpiry(ctx context.Context, tick time.Duration) error 
 		}
 	}
 }
-

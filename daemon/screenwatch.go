@@ -448,6 +448,7 @@ func (w *ScreenWatcher) event(k paneKey, st *watchState, kind adapter.Kind, r te
 		ev.Detail = r.Kind.String()
 	}
 	ev.Summary = screenSummary(r)
+	ev.Ask = termprompt.AskOf(r, adapter.AskFromScreen)
 	return ev
 }
 

@@ -34,7 +34,7 @@ type fileConfig struct {
 		// MaxReplyLength caps a typed reply, in characters.
 		MaxReplyLength int `toml:"max_reply_length"`
 	} `toml:"delivery"`
-	Keys     struct {
+	Keys struct {
 		Next  string `toml:"next"`
 		Popup string `toml:"popup"`
 		Skip  string `toml:"skip"`

@@ -42,6 +42,16 @@ var helps = map[string]commandHelp{
 	"ls": {"[--json]",
 		"Lists the queue, oldest first.",
 		"trailboss ls --json"},
+	"reply": {"SESSION|%N (--choice KEY | TEXT…)",
+		"Answers the prompt of one stuck session from where you are: a choice it offers\n" +
+			"(allow/deny, 1-9, y/n, enter — trailboss ls --json shows them) or a line of text.\n" +
+			"It is delivered only if the session still waits on that same prompt in its own pane:\n" +
+			"through Claude Code's permission hook when it holds, else typed into the pane.",
+		"trailboss reply %3 --choice allow"},
+	"log": {"[--json] [-n N]",
+		"Lists the delivery attempts of answers, newest first: the channel, the path (hook,\n" +
+			"keys, pty), the pane, how many bytes were typed and what happened. Never the text.",
+		"trailboss log -n 20"},
 	"watch": {"[%N] [--harness NAME]",
 		"Watches a pane's screen for an agent that reports no hooks, and queues it when its\n" +
 			"screen waits for you. Panes running claude, codex, gemini or aider are found without\n" +

@@ -57,11 +57,13 @@ type command struct {
 
 var commands = []command{
 	{"daemon", "run the daemon (loopback HTTP API, queue, reconcile)", runDaemon},
-	{"emit", "the hook command (Claude Code; --codex for Codex; --generic for scripts): print nothing, exit 0", runEmit},
+	{"emit", "the hook command (Claude Code; --codex for Codex; --generic for scripts): exit 0, print only a held decision", runEmit},
 	{"jump-next", "switch a tmux client to the oldest stuck pane", runJumpNext},
 	{"skip", "skip the current stuck item (tail + cooldown) and jump to the next", runSkip},
 	{"status", "print \"⚠ N stuck\" for a status line (nothing when none)", runStatus},
 	{"ls", "list the queue", runLs},
+	{"reply", "answer a stuck session's prompt without going to its pane: reply SESSION|%N (--choice KEY | TEXT…)", runReply},
+	{"log", "list the answers delivered (the audit log)", runLog},
 	{"watch", "watch a pane's screen for an agent that reports no hooks: watch %N [--harness NAME]", runWatch},
 	{"unwatch", "stop watching a pane's screen", runUnwatch},
 	{"popup", "the queue picker, for tmux display-popup", runPopup},

@@ -17,8 +17,8 @@ type Item struct {
 	Cwd            string     `json:"cwd"`
 	TranscriptPath string     `json:"transcript_path"`
 	Since          time.Time  `json:"since"`
-	Ready          bool       `json:"ready"`          // false while cooling down after a skip
-	CooldownUntil  *time.Time `json:"cooldown_until"` // set while cooling down
+	Ready          bool       `json:"ready"`            // false while cooling down after a skip
+	CooldownUntil  *time.Time `json:"cooldown_until"`   // set while cooling down
 	Prompt         *Prompt    `json:"prompt,omitempty"` // its pending prompt record, when it can be answered
 }
 

@@ -1,0 +1,45 @@
+package prompt
+
+import "github.com/trailboss/trailboss/adapter"
+
+// KeyEnterName is the choice key of a press-enter prompt in an Ask: a name a person can
+// type, where Choice.Key is the carriage return itself.
+const KeyEnterName = "enter"
+
+// AskOf is the Ask that r puts to the operator, or nil when r is no prompt (Unknown,
+// Busy). An agent's approval dialog (a permission, an edit, a plan) is a permission:
+// allow or deny, whatever its menu numbers them; another menu keeps its own keys.
+func AskOf(r Result, from string) *adapter.Ask {
+	switch r.Kind {
+	case YesNo:
+		return &adapter.Ask{Kind: adapter.AskYesNo, Question: r.Question, From: from, Choices: askChoices(r.Choices)}
+	case PressEnter:
+		return &adapter.Ask{Kind: adapter.AskPressEnter, Question: r.Question, From: from,
+			Choices: []adapter.AskChoice{{Key: KeyEnterName, Label: "Press Enter"}}}
+	case MultipleChoice:
+		switch r.Screen {
+		case ScreenPermission, ScreenEdit, ScreenPlan, ScreenTrust:
+			q := r.Question
+			if r.Command != "" {
+				q = r.Command
+			}
+			return adapter.PermissionAsk(q, from)
+		}
+		return &adapter.Ask{Kind: adapter.AskMenu, Question: r.Question, From: from, Choices: askChoices(r.Choices)}
+	case FreeText:
+		return &adapter.Ask{Kind: adapter.AskFreeText, Question: r.Question, From: from}
+	}
+	return nil
+}
+
+func askChoices(cs []Choice) []adapter.AskChoice {
+	out := make([]adapter.AskChoice, 0, len(cs))
+	for _, c := range cs {
+		key := c.Key
+		if key == KeyEnter {
+			key = KeyEnterName
+		}
+		out = append(out, adapter.AskChoice{Key: key, Label: c.Label})
+	}
+	return out
+}

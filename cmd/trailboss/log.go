@@ -1,0 +1,62 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"text/tabwriter"
+	"time"
+
+	"github.com/trailboss/trailboss/daemon/client"
+)
+
+// runLog lists the audit log of deliveries, newest first.
+func runLog(ctx context.Context, e *env, args []string) error {
+	fs := flag.NewFlagSet("log", flag.ContinueOnError)
+	var p place
+	placeFlags(fs, &p)
+	asJSON := fs.Bool("json", false, "print the entries as JSON")
+	limit := fs.Int("n", 50, "how many entries, newest first")
+	if err := parsePlace(fs, &p, args, e); err != nil {
+		return err
+	}
+	if *limit <= 0 || *limit > 10000 {
+		return fmt.Errorf("%w: -n must be from 1 to 10000", errUsage)
+	}
+	c, err := client.New(p.addr, p.stateDir, 5*time.Second)
+	if err != nil {
+		return err
+	}
+	ds, err := c.Deliveries(ctx, *limit)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(map[string]any{"deliveries": ds})
+	}
+	if len(ds) == 0 {
+		fmt.Fprintln(e.stdout, "no answers delivered yet")
+		return nil
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "TIME\tCHANNEL\tVIA\tPANE\tSESSION\tPROMPT\tBYTES\tRESULT")
+	for _, d := range ds {
+		result := d.Result
+		if d.Reason != "" {
+			result += ": " + d.Reason
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", d.At.Local().Format("15:04:05"), d.Channel, dash(d.Via),
+			dash(d.Pane), clipRunes(dash(d.SessionID), 12), d.PromptID, d.Length, clipRunes(result, 70))
+	}
+	return tw.Flush()
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
