@@ -91,6 +91,20 @@ var helps = map[string]commandHelp{
 	"demo-agent": {"[flags]",
 		"A simulated Claude Code session, for the demo and the tests.",
 		"trailboss demo-agent --session demo-api"},
+	"lab": {"list | run NAME…|--all [--json]",
+		"The Prompt Lab: replays AtlasBridge's failure scenarios (QA-001 … QA-009, QA-016 … QA-019)\n" +
+			"against the real daemon and the real supervisor (trailboss run), each with its own\n" +
+			"temp state and a built-in synthetic child, and says what it measured. Nothing of\n" +
+			"yours is touched: no home, state, daemon or tmux server of yours is used.",
+		"trailboss lab run --all"},
+	"lab run": {"NAME…|--all [--json]",
+		"Runs the named scenarios (by name or id; trailboss lab list shows them), or all of\n" +
+			"them, and prints pass or FAIL with the measured figures for each. Exits 1 when any\n" +
+			"fails. --json prints an array of {\"id\", \"name\", \"pass\", \"detail\"}.",
+		"trailboss lab run partial-line-prompt QA-019"},
+	"lab list": {"",
+		"Lists the Prompt Lab's scenarios and what each checks.",
+		"trailboss lab list"},
 }
 
 // usageFor writes NAME's help: its synopsis, what it does, its flags and an example.

@@ -76,6 +76,7 @@ var commands = []command{
 	{"version", "print the version", runVersion},
 	{"demo", "try it: an isolated tmux server with the daemon and three simulated agents", runDemo},
 	{"demo-agent", "a simulated Claude Code session (used by the demo and the tests)", runDemoAgent},
+	{"lab", "the Prompt Lab: replay the delivery failure scenarios against a real daemon and supervisor", runLab},
 }
 
 // env is what every command gets from its caller.
