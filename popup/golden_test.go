@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/trailboss/trailboss/daemon/client"
+	"github.com/trailboss/trailboss/daemon/wire"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden screens in testdata")
@@ -130,4 +131,29 @@ func TestGoldenOnlyCooling(t *testing.T) {
 func TestGoldenHelp(t *testing.T) {
 	m, _ := press(t, goldenModel(t, 100, 30, nil), "?")
 	checkGolden(t, "help_100x30.golden", m.View())
+}
+
+// Items with prompts (withPrompts), at 80×24: the selected one's prompt under the preview
+// with its keys, the answer line opened for a menu and for a reply, and a refusal said on
+// the row and in the status line.
+func TestGoldenPrompts(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		keys []string
+		err  error
+	}{
+		{"prompt_permission_80x24.golden", nil, nil},
+		{"prompt_menu_80x24.golden", []string{"j", "j", "j", "r"}, nil},
+		{"prompt_reply_80x24.golden", []string{"j", "r", "f", "o", "l", "l", "o", "w"}, nil},
+		{"prompt_refused_80x24.golden", []string{"a"}, &client.AnswerRefusedError{Reason: wire.RefusedExpired}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := goldenModel(t, 80, 24, withPrompts)
+			m.daemon.(*stubDaemon).answerErr = tc.err
+			m, _ = press(t, m, tc.keys...)
+			v := m.View()
+			checkGolden(t, tc.name, v)
+			checkFrame(t, v, 80, 24)
+		})
+	}
 }
