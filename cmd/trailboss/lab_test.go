@@ -1,0 +1,160 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestLabChildRecordsWhatItWritesAndReads runs a synthetic child on pipes: it writes its
+// prompt, and records the prompt and exactly the bytes it read.
+func TestLabChildRecordsWhatItWritesAndReads(t *testing.T) {
+	bin, err := exec.LookPath("trailboss")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := filepath.Join(t.TempDir(), "child.jsonl")
+	cmd := exec.Command(bin, "lab", "child", "sequential-prompts", "--record", rec)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	r := &rig{record: rec}
+	// One answer at a time, each once its prompt is out, as a terminal would pass them.
+	for _, step := range []struct{ prompt, answer string }{{promptOverwriteSeq, "y\r"}, {promptFilename, "notes.txt\r"}} {
+		waitUntil(t, "the child to ask "+step.prompt, 5*time.Second, func() bool { _, ok := r.saidAt(step.prompt); return ok })
+		if _, err := io.WriteString(in, step.answer); err != nil {
+			t.Fatal(err)
+		}
+	}
+	in.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if want := promptOverwriteSeq + "\n" + promptFilename + "\n"; out.String() != want {
+		t.Errorf("the child wrote %q, want %q", out.String(), want)
+	}
+	got, _ := r.readSoFar()
+	if got != "y\rnotes.txt\r" {
+		t.Errorf("the child recorded reading %q, want %q", got, "y\rnotes.txt\r")
+	}
+	if _, ok := r.saidAt(promptFilename); !ok {
+		t.Errorf("the child's record has no write of %q: %+v", promptFilename, r.events())
+	}
+	var evs []string
+	for _, ev := range r.events() {
+		evs = append(evs, ev.Ev)
+	}
+	if want := []string{"start", "said", "read", "said", "said", "read", "said", "exit"}; !slices.Equal(evs, want) {
+		t.Errorf("the child recorded %q, want %q", evs, want)
+	}
+}
+
+func TestLabCatalogue(t *testing.T) {
+	ids, names := map[string]bool{}, map[string]bool{}
+	for _, s := range labScenarios {
+		if ids[s.id] || names[s.name] {
+			t.Errorf("%s %s: id or name used twice", s.id, s.name)
+		}
+		ids[s.id], names[s.name] = true, true
+		if _, ok := labChildren[s.child]; !ok {
+			t.Errorf("%s runs child %q, which does not exist", s.id, s.child)
+		}
+		if s.run == nil || s.about == "" {
+			t.Errorf("%s has no run or no about", s.id)
+		}
+		if findLabScenario(strings.ToLower(s.id)) != s || findLabScenario(strings.ToUpper(s.name)) != s {
+			t.Errorf("%s is not found by its id and name in any case", s.id)
+		}
+	}
+	want := []string{"QA-001", "QA-002", "QA-003", "QA-004", "QA-005", "QA-006", "QA-007", "QA-008", "QA-009",
+		"QA-016", "QA-017", "QA-018", "QA-019"}
+	var got []string
+	for _, s := range labScenarios {
+		got = append(got, s.id)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("the catalogue is %q, want %q", got, want)
+	}
+	if findLabScenario("QA-010") != nil {
+		t.Error("QA-010 (a Telegram scenario) is found")
+	}
+}
+
+func TestLabRunRefusesBadCommandLines(t *testing.T) {
+	for _, args := range [][]string{
+		{"lab"},
+		{"lab", "frobnicate"},
+		{"lab", "run"},
+		{"lab", "run", "no-such-scenario"},
+		{"lab", "run", "--all", "QA-001"},
+		{"lab", "run", "--parallel", "0", "--all"},
+	} {
+		err := run(context.Background(), args, strings.NewReader(""), io.Discard, io.Discard)
+		if !errors.Is(err, errUsage) {
+			t.Errorf("%q: got %v, want a usage error", args, err)
+		}
+	}
+}
+
+func TestLabDetailKeepsItsOrder(t *testing.T) {
+	d := detail{{key: "settle_ms", value: 400}, {key: "kind", value: "yes_no"}, {key: "a", value: []string{"x"}}}
+	b, err := json.Marshal(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"settle_ms":400,"kind":"yes_no","a":["x"]}`; string(b) != want {
+		t.Errorf("detail marshals to %s, want %s", b, want)
+	}
+	var back detail
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if len(back) != 3 || back[0].key != "settle_ms" || back.get("kind") != "yes_no" || back[2].key != "a" {
+		t.Errorf("detail reads back as %+v", back)
+	}
+}
+
+func TestProcessCPUAndRSS(t *testing.T) {
+	cpu0, err := processCPU(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	spins := 0
+	for deadline := time.Now().Add(100 * time.Millisecond); time.Now().Before(deadline); spins++ {
+	}
+	if spins == 0 {
+		t.Fatal("no time passed")
+	}
+	cpu1, err := processCPU(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cpu1-cpu0 < 50*time.Millisecond {
+		t.Errorf("100 ms of spinning counted as %v of CPU", cpu1-cpu0)
+	}
+	rss, peak, err := processRSS(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rss < 1<<20 || peak < rss {
+		t.Errorf("resident memory %d, peak %d: want at least 1 MB, and a peak no lower", rss, peak)
+	}
+	if processAlive(1 << 30) {
+		t.Error("a pid that cannot exist is alive")
+	}
+}
