@@ -65,6 +65,12 @@ func TestClientAgainstTheRealAPI(t *testing.T) {
 	want := client.Item{Position: 1, SessionID: "A", Harness: "claude", Pane: "%5", TmuxSocket: "/tmp/s",
 		Reason: "permission", Detail: "Bash", Summary: "Bash: make A", Cwd: "/src", TranscriptPath: "/t/A.jsonl",
 		Since: since, Ready: true}
+	if len(items) == 2 && (items[0].Prompt == nil || items[0].Prompt.Kind != "permission") {
+		t.Fatalf("Queue: the first item's prompt is %+v, want a permission", items[0].Prompt)
+	}
+	if len(items) == 2 {
+		items[0].Prompt = nil
+	}
 	if len(items) != 2 || items[0] != want || items[1].SessionID != "B" || items[1].Position != 2 {
 		t.Fatalf("Queue: %+v\nwant first %+v", items, want)
 	}

@@ -1,0 +1,206 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/trailboss/trailboss/adapter"
+	"github.com/trailboss/trailboss/daemon/queue"
+	"github.com/trailboss/trailboss/daemon/wire"
+	"github.com/trailboss/trailboss/tmuxctl"
+	"github.com/trailboss/trailboss/tmuxctl/tmuxtest"
+)
+
+// deliverer returns a Deliverer over env's tmux server with a short pause before Enter.
+func deliverer(e *Engine, env *tmuxtest.Env) *Deliverer {
+	return &Deliverer{Engine: e, Log: discard, Holds: &Holds{}, PTY: &PTYHub{}, EnterPause: 50 * time.Millisecond,
+		Tmux: func(socket string) *tmuxctl.Server {
+			return &tmuxctl.Server{Bin: env.Server.Bin, Socket: socket, Env: env.Environ}
+		}}
+}
+
+// readerPane opens a pane whose shell asks question, reads answers and appends each line
+// it reads to a file, then asks again (numbered, so the screen tells the rounds apart); it
+// returns the pane and the file.
+func readerPane(t *testing.T, env *tmuxtest.Env, question string) (string, string) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "read")
+	script := `n=1; while :; do printf '(#%d) %s' $n "$1"; IFS= read -r a || exit; printf '%s\n' "$a" >> "$2"; n=$((n+1)); done`
+	pane := env.NewPane(t, "main", "sh", "-c", script, "reader", question, out)
+	env.WaitFor(t, "the question on screen", 5*time.Second, func() bool {
+		return strings.Contains(env.Tmux(t, "capture-pane", "-p", "-t", pane), strings.TrimSpace(question))
+	})
+	return pane, out
+}
+
+func readLines(t *testing.T, path string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+}
+
+func stuckIn(t *testing.T, e *Engine, env *tmuxtest.Env, session, pane string, ask *adapter.Ask) queue.Prompt {
+	t.Helper()
+	ev := adapter.Event{Harness: "screen", SessionID: session, Kind: adapter.KindStuck, Pane: pane,
+		TmuxSocket: env.Socket, Reason: adapter.ReasonPermission, Summary: ask.Question, At: time.Now(), Ask: ask}
+	if _, err := e.Ingest(context.Background(), ev); err != nil {
+		t.Fatal(err)
+	}
+	p, ok := e.PendingPrompt(session)
+	if !ok {
+		t.Fatalf("session %s has no pending prompt after a stuck event with an ask", session)
+	}
+	return p
+}
+
+var yesNo = &adapter.Ask{Kind: adapter.AskYesNo, Question: "Continue? (y/n)", From: adapter.AskFromScreen,
+	Choices: []adapter.AskChoice{{Key: "y", Label: "yes"}, {Key: "n", Label: "no"}}}
+
+func refusalReason(err error) string {
+	var r *PromptRefusal
+	if errors.As(err, &r) {
+		return r.Reason
+	}
+	return ""
+}
+
+// An answer reaches a plain tmux pane exactly once; the same answer again is refused with
+// "answered" and types nothing; the audit log has both attempts.
+func TestAnswerReachesAPaneOnceAndASecondIsRefused(t *testing.T) {
+	env := tmuxtest.New(t)
+	e, _ := newEngine(t)
+	d := deliverer(e, env)
+	pane, out := readerPane(t, env, "Continue? (y/n) ")
+	p := stuckIn(t, e, env, "s1", pane, yesNo)
+
+	got, err := d.Answer(context.Background(), p.ID, wire.Answer{Choice: "y"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Delivered || got.Via != wire.ViaKeys {
+		t.Fatalf("answer = %+v, want delivered by keys", got)
+	}
+	env.WaitFor(t, "the pane to read the answer", 5*time.Second, func() bool { return len(readLines(t, out)) == 1 })
+	if lines := readLines(t, out); lines[0] != "y" {
+		t.Fatalf("the pane read %q, want y", lines)
+	}
+	if !got.Confirmed {
+		t.Errorf("the prompt left the screen, but the answer is not confirmed")
+	}
+
+	_, err = d.Answer(context.Background(), p.ID, wire.Answer{Choice: "y"})
+	if refusalReason(err) != wire.RefusedAnswered {
+		t.Fatalf("second answer: %v, want refused as answered", err)
+	}
+	// The shell asks again at once; had anything been typed, it would have read it.
+	time.Sleep(300 * time.Millisecond)
+	if lines := readLines(t, out); len(lines) != 1 {
+		t.Fatalf("after the refused answer the pane read %q, want only the first answer", lines)
+	}
+	ds, err := e.store.Deliveries(context.Background(), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ds) != 2 || ds[0].Result != "refused" || ds[0].Reason != wire.RefusedAnswered || ds[1].Result != "confirmed" ||
+		ds[1].Via != wire.ViaKeys || ds[1].Length != 1 || ds[1].Pane != pane {
+		t.Fatalf("audit log = %+v", ds)
+	}
+}
+
+// A pane taken by another session refuses an answer to the old session's prompt, and
+// types nothing.
+func TestAnswerAfterThePaneWasTakenIsRefused(t *testing.T) {
+	env := tmuxtest.New(t)
+	e, _ := newEngine(t)
+	d := deliverer(e, env)
+	pane, out := readerPane(t, env, "Continue? (y/n) ")
+	p := stuckIn(t, e, env, "old", pane, yesNo)
+	if _, err := e.Ingest(context.Background(), adapter.Event{Harness: "claude", SessionID: "new", Kind: adapter.KindStart,
+		Pane: pane, TmuxSocket: env.Socket, At: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := d.Answer(context.Background(), p.ID, wire.Answer{Choice: "y"})
+	if refusalReason(err) != wire.RefusedPaneMoved {
+		t.Fatalf("answer after the pane was taken: %v, want refused as pane_moved", err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if lines := readLines(t, out); len(lines) != 0 {
+		t.Fatalf("the pane read %q, want nothing", lines)
+	}
+}
+
+// A pane that no longer shows the prompt refuses the answer ("changed") and the record
+// stays pending for the keyboard.
+func TestAnswerToAPromptNoLongerOnScreenIsRefused(t *testing.T) {
+	env := tmuxtest.New(t)
+	e, _ := newEngine(t)
+	d := deliverer(e, env)
+	pane, out := readerPane(t, env, "Enter your name: ")
+	p := stuckIn(t, e, env, "s1", pane, yesNo) // the record asks yes/no; the screen asks for a name
+	_, err := d.Answer(context.Background(), p.ID, wire.Answer{Choice: "y"})
+	if refusalReason(err) != wire.RefusedChanged {
+		t.Fatalf("answer to a prompt not on screen: %v, want refused as changed", err)
+	}
+	if _, ok := e.PendingPrompt("s1"); !ok {
+		t.Fatalf("the record is no longer pending after a refusal")
+	}
+	if lines := readLines(t, out); len(lines) != 0 {
+		t.Fatalf("the pane read %q, want nothing", lines)
+	}
+}
+
+// Text goes in literally: key names, a trailing semicolon and quotes are just characters;
+// several lines go in as one bracketed paste.
+func TestFreeTextIsTypedLiterally(t *testing.T) {
+	env := tmuxtest.New(t)
+	e, _ := newEngine(t)
+	d := deliverer(e, env)
+	pane, out := readerPane(t, env, "Enter your name: ")
+	ask := &adapter.Ask{Kind: adapter.AskFreeText, Question: "Enter your name:", From: adapter.AskFromScreen}
+	p := stuckIn(t, e, env, "s1", pane, ask)
+	text := `Enter C-c "quoted" $HOME;`
+	if _, err := d.Answer(context.Background(), p.ID, wire.Answer{Text: text}); err != nil {
+		t.Fatal(err)
+	}
+	env.WaitFor(t, "the pane to read the text", 5*time.Second, func() bool { return len(readLines(t, out)) == 1 })
+	if got := readLines(t, out)[0]; got != text {
+		t.Fatalf("the pane read %q, want %q", got, text)
+	}
+}
+
+// Answers that do not fit their prompt are refused before anything is checked or typed.
+func TestAnswersThatDoNotFitAreRefused(t *testing.T) {
+	env := tmuxtest.New(t)
+	e, _ := newEngine(t)
+	d := deliverer(e, env)
+	d.MaxReply = 10
+	pane, _ := readerPane(t, env, "Continue? (y/n) ")
+	p := stuckIn(t, e, env, "s1", pane, yesNo)
+	var badAnswer *BadAnswerError
+	for _, a := range []wire.Answer{{Choice: "maybe"}, {Text: "y"}} {
+		if _, err := d.Answer(context.Background(), p.ID, a); !errors.As(err, &badAnswer) {
+			t.Errorf("answer %+v: %v, want a bad answer", a, err)
+		}
+	}
+	textPane, _ := readerPane(t, env, "Name: ")
+	tp := stuckIn(t, e, env, "s2", textPane, &adapter.Ask{Kind: adapter.AskFreeText, Question: "Name:"})
+	for _, a := range []wire.Answer{{Text: strings.Repeat("x", 11)}, {Text: "\x1bb"}, {Text: "  "}, {Choice: "y"}} {
+		if _, err := d.Answer(context.Background(), tp.ID, a); !errors.As(err, &badAnswer) {
+			t.Errorf("answer %+v: %v, want a bad answer", a, err)
+		}
+	}
+	if _, err := d.Answer(context.Background(), "p0000000000000000", wire.Answer{Choice: "y"}); !errors.Is(err, ErrUnknownPrompt) {
+		t.Errorf("unknown prompt: %v", err)
+	}
+}
