@@ -1,0 +1,141 @@
+package pty
+
+import (
+	"bytes"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/trailboss/trailboss/adapter/prompt"
+)
+
+// QuestionNoPrompt is the question of the prompt the supervisor reports for a child that
+// has been quiet for the stall time with no prompt on its screen (QA-004).
+const QuestionNoPrompt = "waiting for input (no prompt text detected)"
+
+// lowConfidence is the classifier's confidence under which a prompt is reported as a
+// guess: a line that merely ends in "?" or ":".
+const lowConfidence = 0.6
+
+// Excerpt limits: the last few lines of the screen go with every prompt.
+const (
+	excerptLines = 8
+	excerptBytes = 800
+)
+
+// detection is what the tail of the output shows.
+type detection struct {
+	prompt *Prompt // nil when no prompt is recognised
+	busy   bool    // a busy indicator ends the screen: the child works
+	// excerpt is the last lines of the screen, including the text of an erased prompt
+	// line; "" when the screen is blank.
+	excerpt string
+}
+
+// detect reads the tail of the child's output the way a person would read the screen,
+// and returns the prompt it ends with. When the screen's current line is blank but held a
+// prompt that was erased before the child went quiet (QA-003: "Delete file? (y/n) " then
+// "\r      \r"), it returns that prompt marked low confidence. It is a pure function.
+func detect(tail []byte) detection {
+	screen := prompt.StripANSI(string(tail))
+	res := prompt.Classify(string(tail))
+	d := detection{excerpt: excerpt(screen)}
+	if res.Kind == prompt.Busy {
+		d.busy = true
+		return d
+	}
+	if p, ok := fromResult(res); ok {
+		p.Excerpt = d.excerpt
+		d.prompt = &p
+		return d
+	}
+	erased := erasedLine(tail)
+	if erased == "" {
+		return d
+	}
+	above := ""
+	if i := bytes.LastIndexByte(tail, '\n'); i >= 0 {
+		above = prompt.StripANSI(string(tail[:i+1]))
+	}
+	shown := strings.TrimRight(above+"\n"+erased, "\n")
+	d.excerpt = excerpt(shown)
+	if p, ok := fromResult(prompt.Classify(shown)); ok {
+		p.Excerpt, p.LowConfidence = d.excerpt, true
+		d.prompt = &p
+	}
+	return d
+}
+
+// reErase splits a line where it was redrawn: a carriage return, or an erase of the line
+// or the display.
+var reErase = regexp.MustCompile(`\r|\x1b\[[0-9;?]*[KJ]`)
+
+// erasedLine returns the last text that the current line of tail (after its last line
+// feed) showed before it was erased, when the line now shows nothing; else "".
+func erasedLine(tail []byte) string {
+	cur := tail[bytes.LastIndexByte(tail, '\n')+1:]
+	if strings.TrimSpace(prompt.StripANSI(string(cur))) != "" {
+		return ""
+	}
+	parts := reErase.Split(string(cur), -1)
+	for i := len(parts) - 1; i >= 0; i-- {
+		if s := strings.TrimSpace(prompt.StripANSI(parts[i])); s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// excerpt returns the last excerptLines non-blank lines of screen, at most excerptBytes.
+func excerpt(screen string) string {
+	lines := strings.Split(screen, "\n")
+	var keep []string
+	for i := len(lines) - 1; i >= 0 && len(keep) < excerptLines; i-- {
+		if strings.TrimSpace(lines[i]) != "" {
+			keep = append(keep, strings.TrimRight(lines[i], " "))
+		}
+	}
+	slices.Reverse(keep)
+	s := strings.Join(keep, "\n")
+	if len(s) > excerptBytes {
+		s = s[len(s)-excerptBytes:]
+		for len(s) > 0 && s[0]&0xc0 == 0x80 { // not in the middle of a character
+			s = s[1:]
+		}
+	}
+	return s
+}
+
+// fromResult turns the classifier's reading into a prompt to report, or false when it is
+// no prompt.
+func fromResult(res prompt.Result) (Prompt, bool) {
+	p := Prompt{Question: res.Question, LowConfidence: res.Confidence < lowConfidence}
+	switch res.Kind {
+	case prompt.YesNo:
+		p.Kind = KindYesNo
+	case prompt.MultipleChoice:
+		p.Kind = KindChoice
+	case prompt.PressEnter:
+		p.Kind = KindPressEnter
+		p.Choices = []Choice{{Key: KeyEnter, Label: "Enter"}}
+		return p, true
+	case prompt.FreeText:
+		p.Kind = KindFreeText
+		return p, true
+	default:
+		return Prompt{}, false
+	}
+	for _, c := range res.Choices {
+		p.Choices = append(p.Choices, Choice{Key: c.Key, Label: c.Label})
+	}
+	return p, true
+}
+
+// samePrompt reports whether a and b ask the same thing: a redraw of a prompt is not a
+// new one.
+func samePrompt(a, b *Prompt) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Kind == b.Kind && a.Question == b.Question && slices.Equal(a.Choices, b.Choices)
+}

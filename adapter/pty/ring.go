@@ -1,0 +1,97 @@
+package pty
+
+// ring is the bounded rolling buffer of the child's recent output (QA-018): it keeps the
+// last len(buf) bytes, whatever the child writes, and counts the bytes it dropped to keep
+// that bound. It is not safe for concurrent use; the supervisor holds its lock.
+type ring struct {
+	buf     []byte
+	start   int    // index of the oldest byte
+	n       int    // bytes held
+	written uint64 // bytes ever written
+	evicted uint64 // bytes ever dropped to make room
+}
+
+func newRing(size int) *ring { return &ring{buf: make([]byte, size)} }
+
+// write appends p, dropping the oldest bytes when the buffer is full.
+func (r *ring) write(p []byte) {
+	r.written += uint64(len(p))
+	size := len(r.buf)
+	if len(p) >= size {
+		r.evicted += uint64(r.n + len(p) - size)
+		copy(r.buf, p[len(p)-size:])
+		r.start, r.n = 0, size
+		return
+	}
+	if over := r.n + len(p) - size; over > 0 {
+		r.evicted += uint64(over)
+		r.start = (r.start + over) % size
+		r.n -= over
+	}
+	end := (r.start + r.n) % size
+	k := copy(r.buf[end:], p)
+	copy(r.buf, p[k:])
+	r.n += len(p)
+}
+
+// bytes returns a copy of what the buffer holds, oldest first.
+func (r *ring) bytes() []byte {
+	out := make([]byte, r.n)
+	k := copy(out, r.buf[r.start:min(r.start+r.n, len(r.buf))])
+	copy(out[k:], r.buf[:r.n-k])
+	return out
+}
+
+// echoFilter drops the terminal's echo of an answer the supervisor typed from what the
+// detector reads (QA-019), so that "y" echoed after "(y/n)" is not read as output. The
+// person at the terminal still sees the echo: only the buffer loses it. The echo must come
+// first and whole; the first byte that differs, or the end of the window, ends the filter.
+type echoFilter struct {
+	want    []byte // what the terminal echoes for the answer, not yet seen
+	newline bool   // the echo holds a line end: the buffer keeps one "\n" in its place
+}
+
+// echoOf returns what a terminal in its usual cooked mode (ECHO, ICRNL, ONLCR) echoes for
+// data: printable bytes as they are, CR or LF as CR LF.
+func echoOf(data string) []byte {
+	var out []byte
+	for i := 0; i < len(data); i++ {
+		switch b := data[i]; {
+		case b == '\r' || b == '\n':
+			out = append(out, '\r', '\n')
+		case b >= 0x20 && b != 0x7f:
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+func newEchoFilter(data string) *echoFilter {
+	w := echoOf(data)
+	return &echoFilter{want: w, newline: len(w) > 0 && w[len(w)-1] == '\n'}
+}
+
+// filter returns p without the echo it still waits for; synthetic says keep starts with the
+// "\n" that stands for the echo's line end. done says the filter has finished: the echo
+// was seen whole, or something else came (the child does not echo: raw mode). keep may
+// share p's memory.
+func (f *echoFilter) filter(p []byte) (keep []byte, synthetic, done bool) {
+	i := 0
+	for i < len(p) && len(f.want) > 0 && p[i] == f.want[0] {
+		i++
+		f.want = f.want[1:]
+	}
+	switch {
+	case len(f.want) == 0:
+		if f.newline && i > 0 {
+			// The line end the echo carried still separates the question from what
+			// follows it: "(y/n) " and "Enter new filename: " are not one line.
+			p[i-1] = '\n'
+			return p[i-1:], true, true
+		}
+		return p[i:], false, true
+	case i < len(p):
+		return p[i:], false, true
+	}
+	return nil, false, false
+}
