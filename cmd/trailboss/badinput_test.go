@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -324,15 +325,24 @@ func TestTokenOfAnotherStateDirIsRefused(t *testing.T) {
 	}
 }
 
-// TestNavigationNeverTypesIntoAPane: nothing outside tests sends keys to tmux. Trail Boss
-// routes the operator's attention; it never answers for them.
-func TestNavigationNeverTypesIntoAPane(t *testing.T) {
+// TestOnlyDeliveryTypesIntoAPane: the only tmux commands that type (send-keys,
+// paste-buffer) are in tmuxctl/deliver.go, and the only caller of its typing methods is the
+// daemon's delivery code (daemon/deliver.go), behind its checks. Trail Boss routes the
+// operator's attention; it types nothing but a person's own answer.
+func TestOnlyDeliveryTypesIntoAPane(t *testing.T) {
 	root := filepath.Join("..", "..")
+	typists := map[string][]string{
+		filepath.Join("tmuxctl", "deliver.go"): {`"send-keys"`, `"paste-buffer"`},
+		filepath.Join("daemon", "deliver.go"):  {".TypeLiteral(", ".PasteText(", ".PressEnter("},
+	}
+	forbidden := []string{`"send-keys"`, `"send-key"`, `"paste-buffer"`, `"send-prefix"`, `"pasteb"`,
+		".TypeLiteral(", ".PasteText(", ".PressEnter("}
+	found := map[string]bool{}
 	err := filepath.WalkDir(root, func(path string, de os.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if de.IsDir() && (de.Name() == ".git" || de.Name() == "testdata") {
+		if de.IsDir() && (de.Name() == ".git" || de.Name() == "testdata" || de.Name() == "bin") {
 			return filepath.SkipDir
 		}
 		if de.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") ||
@@ -343,14 +353,29 @@ func TestNavigationNeverTypesIntoAPane(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		for _, bad := range []string{"send-keys", "send-key", "paste-buffer", "send-prefix"} {
-			if bytes.Contains(b, []byte(`"`+bad+`"`)) {
-				t.Errorf("%s runs tmux %s: the daemon and navigation must never type into a pane", path, bad)
+		rel, _ := filepath.Rel(root, path)
+		allowed := typists[rel]
+		for _, bad := range forbidden {
+			if !bytes.Contains(b, []byte(bad)) {
+				continue
 			}
+			if slices.Contains(allowed, bad) {
+				found[rel+" "+bad] = true
+				continue
+			}
+			t.Errorf("%s uses %s: only the delivery code (daemon/deliver.go through tmuxctl/deliver.go) may type into a pane", rel, bad)
 		}
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The check must be looking at the right files: the delivery code is where it says.
+	for file, calls := range typists {
+		for _, c := range calls {
+			if !found[file+" "+c] {
+				t.Errorf("%s no longer uses %s: update this test's list of the code that types", file, c)
+			}
+		}
 	}
 }
