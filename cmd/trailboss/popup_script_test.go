@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -17,6 +18,22 @@ import (
 func init() {
 	scriptCommands["session"] = cmdSession
 	scriptCommands["waitnopopup"] = cmdWaitNoPopup
+	scriptCommands["waitcapture"] = cmdWaitCapture
+}
+
+// waitcapture PANE REGEXP waits until PANE's screen and history (capture-pane, lines
+// joined) match REGEXP: what an answer typed into a pane did there.
+func cmdWaitCapture(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 || neg {
+		ts.Fatalf("usage: waitcapture PANE REGEXP")
+	}
+	re := regexp.MustCompile(args[1])
+	var got string
+	poll(ts, fmt.Sprintf("pane %s to show %q", args[0], args[1]), 5*time.Second, func() bool {
+		out, err := runTmux(ts, "capture-pane", "-p", "-J", "-S", "-", "-t", args[0])
+		got = out
+		return err == nil && re.MatchString(out)
+	}, func() string { return "it shows:\n" + got })
 }
 
 // session NAME SESSION opens a window running a shell in $WORK, with the script's
