@@ -1,0 +1,104 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/trailboss/trailboss/daemon/client"
+	"github.com/trailboss/trailboss/daemon/wire"
+)
+
+// readerWindow opens a window whose shell asks a numbered yes/no question, appends every
+// line it reads to a file, and asks again; it returns the pane and the file.
+func (w *agentWorld) readerWindow() (string, string) {
+	w.t.Helper()
+	out := filepath.Join(w.t.TempDir(), "read")
+	pane := w.pane()
+	w.typeLine(pane, `n=1; clear; while :; do printf '(#%d) Continue? (y/n) ' $n; IFS= read -r a || exit; printf '%s\n' "$a" >> `+
+		out+`; n=$((n+1)); done`)
+	w.waitScreen(pane, `\(#1\) Continue\? \(y/n\)`, 5*time.Second)
+	return pane, out
+}
+
+func lines(t *testing.T, path string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+}
+
+func hasPrompt(kind string) func(client.Item) bool {
+	return func(it client.Item) bool { return it.Prompt != nil && it.Prompt.Kind == kind }
+}
+
+// A plain tmux pane, watched by the screen adapter, gets a yes/no prompt record; the real
+// daemon types `trailboss reply`'s answer into it exactly once; the same answer again is
+// refused with 409 and types nothing; once another session has taken the pane, an answer
+// to the prompt it showed is refused and types nothing; `trailboss log` lists every attempt.
+func TestReplyReachesAPlainPaneOnce(t *testing.T) {
+	w := newAgentWorld(t)
+	pane, out := w.readerWindow()
+	tmuxEnv := "TMUX=" + tmuxEnvValue(t, w.tm)
+	w.env = append(w.env, tmuxEnv)
+	w.run("trailboss", "watch", pane)
+
+	it, _ := w.waitItem(pane, "a yes/no prompt", 10*time.Second, hasPrompt(wire.KindYesNo))
+	if it.Prompt.Question != "(#1) Continue? (y/n)" || len(it.Prompt.Choices) != 2 || it.Prompt.Choices[0].Key != "y" {
+		t.Fatalf("prompt = %+v", it.Prompt)
+	}
+	said := w.run("trailboss", "reply", pane, "--choice", "y")
+	if !strings.Contains(said, "answered session") || !strings.Contains(said, "by typing into pane "+pane) {
+		t.Fatalf("reply said %q", said)
+	}
+	waitUntil(t, "the pane to read the answer", 5*time.Second, func() bool { return len(lines(t, out)) == 1 })
+	if got := lines(t, out); got[0] != "y" {
+		t.Fatalf("the pane read %q, want y", got)
+	}
+
+	c, err := client.New(w.daemon.addr, w.daemon.stateDir, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Answer(context.Background(), it.Prompt.ID, wire.Answer{Choice: "y"})
+	var refused *client.AnswerRefusedError
+	if !errors.As(err, &refused) || refused.Reason != wire.RefusedAnswered {
+		t.Fatalf("the same answer again: %v, want 409 answered", err)
+	}
+
+	// The shell asks again: a new prompt. Then a Claude Code session starts in that pane.
+	second, _ := w.waitItem(pane, "the second prompt", 10*time.Second, func(it client.Item) bool {
+		return it.Prompt != nil && it.Prompt.Question == "(#2) Continue? (y/n)"
+	})
+	emit := exec.Command("trailboss", "emit")
+	emit.Env = append(slices.Clone(w.env), "TMUX_PANE="+pane)
+	emit.Stdin = strings.NewReader(`{"session_id":"taker","hook_event_name":"SessionStart","source":"startup","cwd":"/w"}`)
+	if b, err := emit.CombinedOutput(); err != nil {
+		t.Fatalf("emit: %v %s", err, b)
+	}
+	_, err = c.Answer(context.Background(), second.Prompt.ID, wire.Answer{Choice: "y"})
+	if !errors.As(err, &refused) || refused.Reason != wire.RefusedPaneMoved {
+		t.Fatalf("answer after the pane was taken: %v, want 409 pane_moved", err)
+	}
+	if got := lines(t, out); len(got) != 1 {
+		t.Fatalf("the pane read %q, want the first answer only", got)
+	}
+
+	log := w.run("trailboss", "log")
+	for _, want := range []string{"cli", "keys", "confirmed", "refused: answered", "refused: pane_moved"} {
+		if !strings.Contains(log, want) {
+			t.Errorf("trailboss log lacks %q:\n%s", want, log)
+		}
+	}
+}
