@@ -464,3 +464,22 @@ func TestPromptBlockFitsSmallPopups(t *testing.T) {
 		})
 	}
 }
+
+// When the daemon goes down, the open answer line closes with the list: nothing can be
+// sent to a prompt that is no longer shown.
+func TestTheAnswerLineClosesWhenTheDaemonGoesDown(t *testing.T) {
+	m, d := promptModel(t)
+	m, _ = press(t, m, "j", "j", "j", "r")
+	items := d.items
+	d.set(nil, fmt.Errorf("%w: connection refused", client.ErrDown))
+	m, _ = send(t, m, tickMsg(clock))
+	if m.answering != nil {
+		t.Fatal("the answer line is still open under the error view")
+	}
+	m, _ = press(t, m, "2")
+	d.set(items, nil)
+	m, _ = send(t, m, tickMsg(clock))
+	if got := d.answered(); len(got) > 0 || m.answering != nil {
+		t.Errorf("a key under the error view answered %+v (answering %v)", got, m.answering)
+	}
+}

@@ -57,6 +57,9 @@ func (m Model) apply(s Snapshot) Model {
 	m.loaded, m.fetching = true, false
 	m.err = s.Err
 	if s.Err != nil {
+		if m.answering != nil { // its prompt is no longer shown: nothing may be sent to it
+			m = m.closeAnswer()
+		}
 		return m
 	}
 	m.rows = buildRows(s, m.socket)
