@@ -16,10 +16,12 @@ build:
 
 # Vet and run every test: unit tests, fuzz seeds, and the end-to-end scripts against a real
 # tmux server on a private socket. TRAILBOSS_REQUIRE_TMUX=1 makes a missing tmux a failure.
-# The real-agent suite (TestReal*) runs here too; see test-agents.
-test: vet
+# The real-agent suite (TestReal*) runs here too; see test-agents. Then the Prompt Lab's
+# table: every delivery failure scenario against the built binary's daemon and supervisor.
+test: vet build
 	@rm -f $(AGENTS)/SKIPPED
 	TRAILBOSS_REQUIRE_TMUX=1 TRAILBOSS_AGENTS_CACHE=$(AGENTS) $(GO) test -count=1 -timeout 10m ./...
+	./$(BIN) lab run --all
 	@if [ -s $(AGENTS)/SKIPPED ]; then echo; echo "!! THE REAL-AGENT SUITE DID NOT RUN:"; cat $(AGENTS)/SKIPPED; echo; fi
 
 # The real-agent suite alone: the real Claude Code and Codex CLIs (pinned in
@@ -85,6 +87,7 @@ bench:
 	run idle -bench '^BenchmarkIdleCPU$$' -benchtime 1x ./cmd/trailboss/; \
 	run rss -bench '^BenchmarkRSS1000$$' -benchtime 1x ./cmd/trailboss/; \
 	run baseline -bench '^BenchmarkPollingBaseline$$' -benchtime 1x ./cmd/trailboss/; \
+	run deliver -bench '^BenchmarkAnswerToPane$$' -benchtime 200x ./daemon/; \
 	if ! TRAILBOSS_BENCH_RESULTS="$(CURDIR)/$(BENCH_OUT)" TRAILBOSS_BENCH_STARTED=$$started TRAILBOSS_BENCH_LOAD="$$load" \
 		$(GO) test -count=1 -run '^TestBenchReport$$' ./cmd/trailboss/ > $(BENCH_OUT)/report.log 2>&1; then \
 		cat $(BENCH_OUT)/report.log; echo "bench: the summary: harness error" >&2; exit 1; fi; \

@@ -173,6 +173,9 @@ func figures(runs benchRuns) ([]row, error) {
 		notes: fmt.Sprintf("whole window %s %% (p50/p99 of six windows); its tmux children %s %%, tmux server %s %%; %s wakeups/s",
 			fmtNum(cpu), fmtNum(get("BenchmarkIdleCPU", "children-cpu-%")), fmtNum(get("BenchmarkIdleCPU", "tmux-cpu-%")),
 			fmtNum(get("BenchmarkIdleCPU", "wakeups/s")))})
+	latency("answer → the program in a tmux pane reads it (keys; before the pause and Enter)", "BenchmarkAnswerToPane",
+		"p50 ≤ 15 ms", func(p50, _, _ float64) bool { return p50 <= 15 },
+		func() string { return "checks, a fresh capture-pane, the claim committed, send-keys" })
 	rss := get("BenchmarkRSS1000", "rss-MB")
 	rows = append(rows, row{figure: "daemon RSS, 1,000 sessions queued", p50: fmtNum(rss) + " MB", p99: "—",
 		target: "≤ 40 MB", pass: rss <= 40,

@@ -1,0 +1,93 @@
+package daemon
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/trailboss/trailboss/adapter"
+	"github.com/trailboss/trailboss/daemon/wire"
+	"github.com/trailboss/trailboss/tmuxctl/tmuxtest"
+)
+
+// BenchmarkAnswerToPane measures an answer's way into a real tmux pane: from the call of
+// Deliverer.Answer (the checks, a fresh capture-pane classified, the claim committed, the
+// keys typed) until the program in the pane has read the first byte — the choice's key,
+// which comes before the deliberate pause and Enter. The program reads its terminal raw
+// and says so on a FIFO the benchmark blocks on.
+func BenchmarkAnswerToPane(b *testing.B) {
+	env := tmuxtest.New(b)
+	dir := b.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		b.Fatal(err)
+	}
+	// Open read-write so that a writer closing between answers is not an end of file.
+	heard, err := os.OpenFile(fifo, os.O_RDWR, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer heard.Close()
+	script := `stty raw -echo; while :; do printf '\033[2J\033[HPick one:\r\n1) alpha\r\n2) beta\r\nEnter choice [1-2]: '
+dd bs=1 count=1 2>/dev/null >/dev/null; echo x > "$1"; dd bs=1 count=1 2>/dev/null >/dev/null; done`
+	pane := env.NewPane(b, "main", "sh", "-c", script, "menu", fifo)
+	env.WaitFor(b, "the menu", 5*time.Second, func() bool {
+		return len(env.Tmux(b, "capture-pane", "-p", "-t", pane)) > 0
+	})
+	e := benchEngine(b)
+	d := deliverer(e, env)
+	d.EnterPause, d.Confirm = 5*time.Millisecond, time.Millisecond
+	ask := &adapter.Ask{Kind: adapter.AskMenu, Question: "Pick one:", From: adapter.AskFromScreen,
+		Choices: []adapter.AskChoice{{Key: "1", Label: "alpha"}, {Key: "2", Label: "beta"}}}
+	ctx := context.Background()
+	buf := make([]byte, 2)
+	samples := make([]time.Duration, 0, b.N)
+	at := time.Now()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		at = at.Add(time.Millisecond)
+		if _, err := e.Ingest(ctx, adapter.Event{Harness: "screen", SessionID: "s", Kind: adapter.KindUnstuck, Pane: pane,
+			TmuxSocket: env.Socket, At: at}); err != nil {
+			b.Fatal(err)
+		}
+		at = at.Add(time.Millisecond)
+		if _, err := e.Ingest(ctx, adapter.Event{Harness: "screen", SessionID: "s", Kind: adapter.KindStuck, Pane: pane,
+			TmuxSocket: env.Socket, Reason: adapter.ReasonPermission, Summary: "Pick one:", At: at, Ask: ask}); err != nil {
+			b.Fatal(err)
+		}
+		p, ok := e.PendingPrompt("s")
+		if !ok {
+			b.Fatal("no prompt")
+		}
+		b.StartTimer()
+		start := time.Now()
+		done := make(chan struct{})
+		var answerErr error
+		go func() {
+			defer close(done)
+			_, answerErr = d.Answer(ctx, p.ID, wire.Answer{Choice: "1"})
+		}()
+		if _, err := heard.Read(buf); err != nil {
+			b.Fatal(err)
+		}
+		samples = append(samples, time.Since(start))
+		<-done
+		if answerErr != nil {
+			b.Fatal(answerErr)
+		}
+		// The menu is drawn again before the next round's capture.
+		b.StopTimer()
+		env.WaitFor(b, "the menu again", 5*time.Second, func() bool {
+			return len(env.Tmux(b, "capture-pane", "-p", "-t", pane)) > 0
+		})
+		b.StartTimer()
+	}
+	b.StopTimer()
+	b.ReportMetric(percentileMS(samples, 50), "p50-ms")
+	b.ReportMetric(percentileMS(samples, 99), "p99-ms")
+	b.ReportMetric(percentileMS(samples, 100), "max-ms")
+}
