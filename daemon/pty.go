@@ -150,6 +150,7 @@ func (a *API) ptyAnswers(w http.ResponseWriter, r *http.Request) {
 	}
 	answers, detach := a.PTY.Attach(session)
 	defer detach()
+	defer a.retireUnlessBack(session)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
 	enc := json.NewEncoder(w)
@@ -177,6 +178,34 @@ func (a *API) ptyAnswers(w http.ResponseWriter, r *http.Request) {
 		}
 		flusher.Flush()
 	}
+}
+
+// ptyGone is how long a supervisor whose stream closed has to come back before its session
+// is taken for dead (killed without a word): a daemon restart or a network hiccup costs a
+// reconnect well within it.
+const ptyGone = 10 * time.Second
+
+// retireUnlessBack ends session's record unless its supervisor holds a stream again within
+// ptyGone; not when the daemon itself is stopping.
+func (a *API) retireUnlessBack(session string) {
+	select {
+	case <-a.Done:
+		return
+	default:
+	}
+	time.AfterFunc(ptyGone, func() {
+		if a.PTY.Attached(session) {
+			return
+		}
+		if s, ok := a.Engine.Session(session); !ok || s.Harness != queue.HarnessPTY {
+			return
+		}
+		if err := a.Engine.Retire(context.Background(), []string{session}, time.Now()); err != nil {
+			a.Log.Warn("retire a trailboss run session whose supervisor is gone", "session", session, "err", err)
+		} else {
+			a.Log.Info("trailboss run session ended: its supervisor went away without a word", "session", session)
+		}
+	})
 }
 
 func (a *API) ptyWritten(w http.ResponseWriter, r *http.Request) {
