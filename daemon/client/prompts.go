@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -28,6 +29,10 @@ func (e *AnswerRefusedError) Error() string { return e.Message }
 // ErrUnknownPrompt is the daemon's 404 to an answer: no prompt has that id.
 var ErrUnknownPrompt = errors.New("no prompt has that id: it may have been answered and forgotten, or never existed — run trailboss ls to see what is waiting")
 
+// ErrAnswerTimeout: the daemon did not say in time what became of an answer; it may or may
+// not have been delivered, and `trailboss log` will say.
+var ErrAnswerTimeout = errors.New("the daemon did not say in time whether the answer was delivered — trailboss log will show what became of it")
+
 // Answer delivers a person's answer to prompt id. A 409 is an *AnswerRefusedError, a 404
 // ErrUnknownPrompt, a 400 a *RefusedError with the daemon's reason.
 func (c *Client) Answer(ctx context.Context, id string, a wire.Answer) (wire.Delivered, error) {
@@ -43,7 +48,12 @@ func (c *Client) Answer(ctx context.Context, id string, a wire.Answer) (wire.Del
 	req.Header.Set("Authorization", "Bearer "+c.token)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := c.http.Do(req)
-	if err != nil {
+	var netErr net.Error
+	switch {
+	case err != nil && (errors.Is(err, context.DeadlineExceeded) || errors.As(err, &netErr) && netErr.Timeout()):
+		// The daemon took the request and may be typing the answer: it is not down.
+		return out, ErrAnswerTimeout
+	case err != nil:
 		return out, &DownError{Addr: strings.TrimPrefix(c.base, "http://"), Cause: err}
 	}
 	defer resp.Body.Close()
