@@ -14,8 +14,11 @@ import (
 )
 
 // runEmit is what every Claude Code hook runs. It must never slow or break Claude Code: it
-// prints nothing, always exits 0, and gives up within emit.EmitTimeout. Failures go to
-// emit.log in the state directory. It takes no flags, so nothing is parsed on the hot path.
+// always exits 0, prints nothing and gives up within emit.EmitTimeout, except for a
+// PermissionRequest that the daemon says to hold (holding is on): that one waits for the
+// person's answer and prints Claude Code's decision, or nothing (emit.Emitter.Emit).
+// Failures go to emit.log in the state directory. It takes no flags, so nothing is parsed
+// on the hot path.
 func runEmit(ctx context.Context, e *env, args []string) error {
 	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
 		// A person asking, not a hook: help, and nothing read or queued.
@@ -33,7 +36,7 @@ func runEmit(ctx context.Context, e *env, args []string) error {
 		return nil // nowhere to even log to
 	}
 	addr := firstNonEmpty(e.getenv("TRAILBOSS_ADDR"), statedir.LastAddr(dir), defaultAddr)
-	em := &emit.Emitter{Addr: addr, StateDir: dir, Getenv: e.getenv, Stdin: e.stdin,
+	em := &emit.Emitter{Addr: addr, StateDir: dir, Getenv: e.getenv, Stdin: e.stdin, Stdout: e.stdout,
 		Timeout: emit.EmitTimeout - emit.EmitReserve, Now: time.Now}
 	if err := em.Emit(ctx); err != nil {
 		emit.LogFailure(dir, time.Now(), err)

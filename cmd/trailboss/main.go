@@ -34,9 +34,12 @@ var errUsage = errors.New("usage")
 var errSilent = errors.New("")
 
 func exitCode(err error, stderr io.Writer) int {
+	var status *exitStatus
 	switch {
 	case err == nil:
 		return 0
+	case errors.As(err, &status):
+		return status.code
 	case errors.Is(err, flag.ErrHelp):
 		return 0
 	case errors.Is(err, errUsage):
@@ -76,6 +79,7 @@ var commands = []command{
 	{"version", "print the version", runVersion},
 	{"demo", "try it: an isolated tmux server with the daemon and three simulated agents", runDemo},
 	{"demo-agent", "a simulated Claude Code session (used by the demo and the tests)", runDemoAgent},
+	{"run", "run a program on a PTY of its own, so that its prompts can be answered from the queue: run [--name NAME] -- CMD", runRun},
 	{"lab", "the Prompt Lab: replay the delivery failure scenarios against a real daemon and supervisor", runLab},
 }
 

@@ -38,7 +38,7 @@ func (e *Emitter) EmitCodex(ctx context.Context, arg []byte) error {
 			return fmt.Errorf("%w (pid %d): not sent", ErrSharedAppServer, pid)
 		}
 	}
-	return e.emitHook(ctx, CodexPath, codex.Harness, emittedAt, body)
+	return e.emitHook(ctx, CodexPath, codex.Harness, emittedAt, body, nil) // never held: it would block Codex's own prompt
 }
 
 // ErrSharedAppServer says a Codex hook or notify ran under Codex's shared app-server, so its

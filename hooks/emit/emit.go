@@ -6,6 +6,7 @@ package emit
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +18,7 @@ import (
 	"github.com/trailboss/trailboss/daemon/client"
 	"github.com/trailboss/trailboss/daemon/spool"
 	"github.com/trailboss/trailboss/daemon/statedir"
+	"github.com/trailboss/trailboss/daemon/wire"
 	"github.com/trailboss/trailboss/tmuxctl"
 )
 
@@ -38,6 +40,7 @@ type Emitter struct {
 	StateDir string
 	Getenv   func(string) string
 	Stdin    io.Reader
+	Stdout   io.Writer // where a held PermissionRequest prints its decision
 	Timeout  time.Duration
 	Now      func() time.Time
 }
@@ -45,23 +48,41 @@ type Emitter struct {
 // Emit reads the hook payload from stdin and posts it with the hook's tmux location. What
 // the daemon does not acknowledge in time (it is down, or too slow in a burst) is left in
 // the spool, which the daemon drains; only a payload the daemon refuses as bad is dropped.
+//
+// A PermissionRequest says it can hold. When the daemon answers that it should (holding is
+// on), Emit holds until the person's answer comes and prints Claude Code's decision on
+// Stdout, or until the prompt stops waiting (expired, withdrawn because the terminal
+// answered first, failed), the daemon goes away or the hook's time runs out: then it prints
+// nothing, and Claude Code's dialog stays for the keyboard. Every other payload, and every
+// PermissionRequest the daemon does not hold, returns within Timeout and prints nothing.
+//
 // It returns an error for the caller to log; the caller must still exit 0 and print
-// nothing.
+// nothing else.
 func (e *Emitter) Emit(ctx context.Context) error {
 	emittedAt := e.Now()
-	ctx, cancel := context.WithTimeout(ctx, e.Timeout)
+	postCtx, cancel := context.WithTimeout(ctx, e.Timeout)
 	defer cancel()
 
-	body, err := readWithin(ctx, e.Stdin, maxPayload)
+	body, err := readWithin(postCtx, e.Stdin, maxPayload)
 	if err != nil {
 		return fmt.Errorf("read hook payload: %w", err)
 	}
-	return e.emitHook(ctx, "/v1/hooks/claude", "claude", emittedAt, body)
+	req := permissionRequestOf(body)
+	if req == nil {
+		return e.emitHook(postCtx, "/v1/hooks/claude", "claude", emittedAt, body, nil)
+	}
+	var ack wire.HookAck
+	if err := e.emitHook(postCtx, "/v1/hooks/claude", "claude", emittedAt, body, &ack); err != nil || ack.Hold == nil {
+		return err
+	}
+	cancel()
+	return e.hold(ctx, req, *ack.Hold, emittedAt)
 }
 
 // emitHook posts body, a payload of harness that ran at emittedAt, to path with the tmux
-// location of the hook, and spools it unless the daemon acknowledged it within ctx.
-func (e *Emitter) emitHook(ctx context.Context, path, harness string, emittedAt time.Time, body []byte) error {
+// location of the hook, and spools it unless the daemon acknowledged it within ctx. With
+// ack, it says that the hook can hold and decodes the daemon's answer into ack.
+func (e *Emitter) emitHook(ctx context.Context, path, harness string, emittedAt time.Time, body []byte, ack *wire.HookAck) error {
 	pane := e.Getenv("TMUX_PANE")
 	tmux := e.Getenv("TMUX")
 	if pane == "" && tmux != "" {
@@ -71,7 +92,17 @@ func (e *Emitter) emitHook(ctx context.Context, path, harness string, emittedAt 
 	}
 	headers := map[string]string{"X-Tmux-Pane": pane, "X-Tmux": tmux,
 		"X-Trailboss-Emitted-At": emittedAt.UTC().Format(time.RFC3339Nano)}
-	err := e.post(ctx, path, body, headers)
+	var out any
+	if ack != nil {
+		headers[CanHoldHeader] = "1"
+		out = ack
+	}
+	err := e.post(ctx, path, body, headers, out)
+	if undecodable(err) {
+		// The daemon took the event (it answered 2xx): spooling it would queue it twice.
+		// Its answer cannot say to hold, so the hook returns at once.
+		return fmt.Errorf("the daemon took the event, but its answer could not be read: %w", err)
+	}
 	return e.spoolUnlessAcknowledged(err, spool.Event{Harness: harness, Pane: pane, Tmux: tmux, EmittedAt: emittedAt, Body: body})
 }
 
@@ -81,7 +112,7 @@ func (e *Emitter) EmitGeneric(ctx context.Context, envelope []byte) error {
 	emittedAt := e.Now()
 	ctx, cancel := context.WithTimeout(ctx, e.Timeout)
 	defer cancel()
-	err := e.post(ctx, "/v1/events", envelope, nil)
+	err := e.post(ctx, "/v1/events", envelope, nil, nil)
 	return e.spoolUnlessAcknowledged(err, spool.Event{Harness: spool.Generic, EmittedAt: emittedAt, Body: envelope})
 }
 
@@ -109,16 +140,29 @@ func (e *Emitter) spoolUnlessAcknowledged(err error, ev spool.Event) error {
 const SpooledNote = "kept in the spool for the daemon"
 
 // post sends the payload to path through the daemon's client and returns nil once the
-// daemon acknowledged it.
-func (e *Emitter) post(ctx context.Context, path string, body []byte, headers map[string]string) error {
+// daemon acknowledged it, its answer decoded into out (when out is not nil).
+func (e *Emitter) post(ctx context.Context, path string, body []byte, headers map[string]string, out any) error {
 	c, err := client.New(e.Addr, e.StateDir, e.Timeout)
 	if err == nil {
-		err = c.Post(ctx, path, body, headers)
+		err = c.PostFor(ctx, path, body, headers, out)
 	}
-	// emit.log is read to find out why: it keeps the cause the person-facing message leaves out.
+	return withCause("post to daemon", err)
+}
+
+// undecodable reports whether err is a 2xx answer of the daemon that could not be decoded.
+func undecodable(err error) bool {
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	return errors.As(err, &syntax) || errors.As(err, &typ)
+}
+
+// withCause returns err, or for a daemon that could not be reached what happened on the
+// way: emit.log is read to find out why, and keeps the cause the person-facing message
+// leaves out.
+func withCause(what string, err error) error {
 	var down *client.DownError
 	if errors.As(err, &down) {
-		return fmt.Errorf("post to daemon at %s: %w", down.Addr, down.Cause)
+		return fmt.Errorf("%s at %s: %w", what, down.Addr, down.Cause)
 	}
 	return err
 }

@@ -1,0 +1,90 @@
+package emit
+
+// Holding a Claude Code PermissionRequest until the person answers through Trail Boss
+// (docs/delivery.md, "Holding a Claude Code permission").
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/trailboss/trailboss/daemon/client"
+	"github.com/trailboss/trailboss/daemon/wire"
+	"github.com/trailboss/trailboss/hooks"
+)
+
+// CanHoldHeader tells the daemon that the hook posting a PermissionRequest can hold for
+// an answer; the daemon then says in its answer whether to.
+const CanHoldHeader = "X-Trailboss-Can-Hold"
+
+// HoldPoll is how long one wait for the answer lasts at most before the hook asks again.
+const HoldPoll = 20 * time.Second
+
+// holdMargin is how long before Claude Code would end the hook (hooks.PermissionHookTimeout)
+// it gives up by itself, so that it always exits quietly rather than being killed.
+const holdMargin = 15 * time.Second
+
+// pollGrace is how much longer than the daemon's long poll the client waits for it.
+const pollGrace = 10 * time.Second
+
+// holdRetry spaces the waits of a daemon that answers "pending" at once, so that a hook
+// never spins.
+const holdRetry = 250 * time.Millisecond
+
+// hold waits for the answer to the prompt h names and prints Claude Code's decision for it
+// on Stdout. It returns nil having printed nothing when the prompt stops waiting without an
+// answer (expired, withdrawn, failed), when its time (h.ExpiresAt, and the hook's timeout
+// counted from startedAt) runs out, or when ctx ends; an error, having printed nothing,
+// when the daemon cannot be asked or the answer decides nothing.
+func (e *Emitter) hold(ctx context.Context, req *permissionRequest, h wire.Hold, startedAt time.Time) error {
+	deadline := startedAt.Add(hooks.PermissionHookTimeout - holdMargin)
+	if !h.ExpiresAt.IsZero() && h.ExpiresAt.Before(deadline) {
+		deadline = h.ExpiresAt
+	}
+	ctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	c, err := client.New(e.Addr, e.StateDir, e.Timeout)
+	if err != nil {
+		return fmt.Errorf("hold for prompt %s: %w", h.PromptID, withCause("wait at daemon", err))
+	}
+	for {
+		poll := min(HoldPoll, time.Until(deadline)).Round(time.Millisecond)
+		if poll <= 0 {
+			return nil
+		}
+		asked := time.Now()
+		w, err := c.WithTimeout(poll+pollGrace).WaitPrompt(ctx, h.PromptID, poll)
+		if ctx.Err() != nil {
+			return nil // its time ran out, or Claude Code stopped the hook
+		}
+		if err != nil {
+			return fmt.Errorf("hold for prompt %s: %w (the dialog is left to the keyboard)", h.PromptID, withCause("wait at daemon", err))
+		}
+		switch w.Status {
+		case wire.PromptPending:
+			if time.Since(asked) < holdRetry {
+				select {
+				case <-ctx.Done():
+					return nil
+				case <-time.After(holdRetry):
+				}
+			}
+		case wire.PromptAnswered:
+			out, err := decisionFor(req, w.Answer)
+			if err != nil {
+				return fmt.Errorf("prompt %s was answered, but: %w (nothing decided; the dialog is left to the keyboard)", h.PromptID, err)
+			}
+			if e.Stdout == nil {
+				return fmt.Errorf("prompt %s was answered, but the hook has no stdout", h.PromptID)
+			}
+			if _, err := e.Stdout.Write(out); err != nil {
+				return fmt.Errorf("prompt %s was answered, but the decision could not be printed: %w", h.PromptID, err)
+			}
+			return nil
+		default:
+			// expired, withdrawn (the terminal answered first, or the session moved on),
+			// failed, or a status this hook does not know: the keyboard decides.
+			return nil
+		}
+	}
+}
