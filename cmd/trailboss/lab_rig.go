@@ -178,7 +178,10 @@ func (r *rig) setUp() error {
 		"XDG_CACHE_HOME="+filepath.Join(dir, "xdg/cache"),
 		"TMUX_TMPDIR="+filepath.Join(dir, "tmux"),
 		"TRAILBOSS_STATE_DIR="+r.stateDir,
-		"TERM=xterm-256color",
+		// dumb: a child that is this binary would otherwise ask its terminal for its
+		// background colour as it starts (Bubble Tea's init does) and wait 5 s for an
+		// answer that the supervisor's PTY never gives.
+		"TERM=dumb",
 		"NO_COLOR=1")
 	return nil
 }
@@ -809,9 +812,11 @@ type labTap struct {
 	reps []tapReport
 }
 
-// tapReport is one report of the supervisor and the daemon's answer to it.
+// tapReport is one request of the supervisor and the daemon's answer to it: a report
+// (with its state and prompt record), or the opening of the answer stream.
 type tapReport struct {
 	at       time.Time
+	path     string
 	state    string
 	prompt   *wire.PTYPromptReport
 	promptID string
@@ -878,11 +883,25 @@ func (t *labTap) firstAck(id string) (time.Time, bool) {
 	return time.Time{}, false
 }
 
+// backSince reports whether, since t, the daemon took a report of the supervisor and
+// opened its answer stream: the supervisor is connected again.
+func (t *labTap) backSince(since time.Time) bool {
+	reported, listening := false, false
+	for _, rep := range t.reports() {
+		if rep.at.Before(since) || rep.status != http.StatusOK {
+			continue
+		}
+		reported = reported || rep.path == "/v1/pty/report"
+		listening = listening || rep.path == "/v1/pty/answers"
+	}
+	return reported && listening
+}
+
 // count returns how many reports of state the daemon took.
 func (t *labTap) count(state string) int {
 	n := 0
 	for _, rep := range t.reports() {
-		if rep.state == state && rep.status == http.StatusOK {
+		if rep.path == "/v1/pty/report" && rep.state == state && rep.status == http.StatusOK {
 			n++
 		}
 	}
@@ -895,6 +914,15 @@ type tapTransport struct {
 }
 
 func (tt tapTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.URL.Path == "/v1/pty/answers" {
+		resp, err := tt.base.RoundTrip(req)
+		if err == nil {
+			tt.tap.mu.Lock()
+			tt.tap.reps = append(tt.tap.reps, tapReport{at: time.Now(), path: req.URL.Path, status: resp.StatusCode})
+			tt.tap.mu.Unlock()
+		}
+		return resp, err
+	}
 	if req.Method != http.MethodPost || req.URL.Path != "/v1/pty/report" {
 		return tt.base.RoundTrip(req)
 	}
@@ -920,7 +948,7 @@ func (tt tapTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	var ack wire.PTYReportAck
 	_ = json.Unmarshal(reply, &ack)
 	tt.tap.mu.Lock()
-	tt.tap.reps = append(tt.tap.reps, tapReport{at: time.Now(), state: rep.State, prompt: rep.Prompt, promptID: ack.PromptID, status: resp.StatusCode})
+	tt.tap.reps = append(tt.tap.reps, tapReport{at: time.Now(), path: req.URL.Path, state: rep.State, prompt: rep.Prompt, promptID: ack.PromptID, status: resp.StatusCode})
 	tt.tap.mu.Unlock()
 	return resp, nil
 }

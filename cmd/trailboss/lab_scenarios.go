@@ -442,17 +442,21 @@ func qaDaemonRestart(r *rig) error {
 	}
 	yes, _ := r.checkYesNo(p1, "Continue with the migration?")
 	r.timely("record_after_s", p1, promptMigration, r.detectLimit())
-	stopped := time.Now()
+	stopping := time.Now()
 	if err := r.stopDaemon(syscall.SIGTERM, 10*time.Second); err != nil {
 		return err
 	}
-	r.note("daemon_stop_s", round2(time.Since(stopped).Seconds()), "the daemon stopped %.2f s after SIGTERM", time.Since(stopped).Seconds())
+	stopped := time.Now()
+	r.note("daemon_stop_s", round2(stopped.Sub(stopping).Seconds()), "the daemon stopped %.2f s after SIGTERM", stopped.Sub(stopping).Seconds())
 	r.check(processAlive(r.childPID) && !r.supExited(), "with the daemon down, the child (alive: %v) or the supervisor (exited: %v) went away", processAlive(r.childPID), r.supExited())
 	if err := r.startDaemon(); err != nil {
 		return fmt.Errorf("restart the daemon: %w", err)
 	}
 	restarted := time.Now()
-	p2, err := r.waitPrompt("the prompt to be pending again after the restart", waitLong, newPrompt())
+	// Pending again means answerable again: the record is pending in the queue, and the
+	// supervisor has reported to the new daemon and holds its answer stream open.
+	p2, err := r.waitPrompt("the prompt to be pending again after the restart, its supervisor connected", waitLong,
+		func(*wire.Prompt) bool { return r.tap.backSince(stopped) })
 	if err != nil {
 		return err
 	}
@@ -461,7 +465,7 @@ func qaDaemonRestart(r *rig) error {
 	if p2.ID != p1.ID {
 		same = "a new record " + p2.ID
 	}
-	r.note("pending_again_s", round2(again.Seconds()), "pending again %.2f s after the daemon's restart (limit %.0f s), as %s", again.Seconds(), restartLimit.Seconds(), same)
+	r.note("pending_again_s", round2(again.Seconds()), "pending again, its supervisor reconnected, %.2f s after the daemon's restart (limit %.0f s), as %s", again.Seconds(), restartLimit.Seconds(), same)
 	r.check(again <= restartLimit, "the prompt was pending again %.2f s after the restart, more than %.0f s", again.Seconds(), restartLimit.Seconds())
 	r.checkYesNo(p2, "Continue with the migration?")
 	alive := processAlive(r.childPID)
@@ -507,7 +511,7 @@ func qaChildCrash(r *rig) error {
 		return err
 	}
 	r.note("session_ended_s", round2(time.Since(killed).Seconds()), "the session left the queue %.2f s after the kill", time.Since(killed).Seconds())
-	w, err := r.c.WaitPrompt(r.ctx, p.ID, 0)
+	w, err := r.c.WaitPrompt(r.ctx, p.ID, time.Second) // at once, unless still pending
 	if err != nil {
 		return fmt.Errorf("ask for the prompt's status: %w", err)
 	}
