@@ -339,12 +339,14 @@ func planClaude(path, command string, undo bool) (*fileChange, error) {
 			return c, nil
 		}
 		c.said = fmt.Sprintf("✓ Claude Code hooks added to %s (%d events)", path, len(install.Events()))
-		if had := install.Installed(old, command); len(had) == len(install.Events()) {
-			// An older setup's hooks, brought up to date in place (e.g. PermissionRequest
-			// made synchronous so that it can hold for a delivered answer).
+		upgrade := len(install.Installed(old, command)) == len(install.Events())
+		if upgrade {
+			// An older setup's hooks, brought up to date in place (PermissionRequest made
+			// synchronous, so that it can hold for a delivered answer). The file is not the
+			// original from before setup: it is no backup.
 			c.said = "✓ Claude Code hooks updated in " + path
 		}
-		if !fileExists(backup) { // the first install keeps the original; later ones keep that
+		if !fileExists(backup) && !upgrade { // the first install keeps the original; later ones keep that
 			c.saveBackup = backup
 			if existed {
 				c.said += "; the original is kept as " + backup
