@@ -156,10 +156,7 @@ func (r *rig) setUp() error {
 	}
 	r.stateDir = filepath.Join(dir, "state")
 	r.record = filepath.Join(dir, "child.jsonl")
-	if r.addr, err = freeLoopbackAddr(); err != nil {
-		return fmt.Errorf("find a free loopback port: %w", err)
-	}
-	if r.tap, err = startLabTap(r.addr); err != nil {
+	if r.tap, err = startLabTap(); err != nil {
 		return err
 	}
 	for _, kv := range os.Environ() {
@@ -186,16 +183,45 @@ func (r *rig) setUp() error {
 	return nil
 }
 
-// startDaemon starts `trailboss daemon` on the rig's address and state and waits until it
-// answers.
+// startDaemon starts `trailboss daemon` on the rig's state and waits until it answers. It
+// takes the rig's address again if it can (a restart), else a free one, and points the tap
+// at it: another program may take a port between the moment it was free and the daemon's
+// listening on it, so a daemon that finds its port taken is started again on another.
 func (r *rig) startDaemon() error {
-	f, err := os.OpenFile(filepath.Join(r.dir, "daemon.log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	addr := r.addr
+	for attempt := 1; ; attempt++ {
+		if addr == "" {
+			var err error
+			if addr, err = freeLoopbackAddr(); err != nil {
+				return fmt.Errorf("find a free loopback port: %w", err)
+			}
+		}
+		err := r.startDaemonOn(addr)
+		if err == nil {
+			r.addr = addr
+			r.tap.setTarget(addr)
+			return nil
+		}
+		if !errors.Is(err, errPortTaken) || attempt == 5 {
+			return err
+		}
+		addr = ""
+	}
+}
+
+// errPortTaken: the daemon found its port taken.
+var errPortTaken = errors.New("the daemon's port was taken")
+
+func (r *rig) startDaemonOn(addr string) error {
+	logPath := filepath.Join(r.dir, "daemon.log")
+	f, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	cmd := exec.Command(r.self, "daemon", "--addr", r.addr, "--state-dir", r.stateDir, "--no-watch", "--screen-tick", "0")
-	cmd.Env = append(r.env, "TRAILBOSS_ADDR="+r.addr)
+	before, _ := f.Seek(0, io.SeekEnd)
+	cmd := exec.Command(r.self, "daemon", "--addr", addr, "--state-dir", r.stateDir, "--no-watch", "--screen-tick", "0")
+	cmd.Env = append(r.env, "TRAILBOSS_ADDR="+addr)
 	cmd.Stdout, cmd.Stderr = f, f
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start the daemon: %w", err)
@@ -207,13 +233,17 @@ func (r *rig) startDaemon() error {
 	err = r.poll("the daemon to answer", 15*time.Second, func() (bool, error) {
 		select {
 		case <-done:
+			b, _ := os.ReadFile(logPath)
+			if int64(len(b)) > before && strings.Contains(string(b[before:]), "is taken by another program") {
+				return false, errPortTaken
+			}
 			return false, fmt.Errorf("the daemon exited at start (%s)", cmd.ProcessState)
 		default:
 		}
 		if _, err := os.Stat(filepath.Join(r.stateDir, "token")); err != nil {
 			return false, nil
 		}
-		resp, err := hc.Get("http://" + r.addr + "/healthz")
+		resp, err := hc.Get("http://" + addr + "/healthz")
 		if err != nil {
 			return false, nil
 		}
@@ -223,7 +253,7 @@ func (r *rig) startDaemon() error {
 	if err != nil {
 		return err
 	}
-	r.c, err = client.New(r.addr, r.stateDir, 5*time.Second)
+	r.c, err = client.New(addr, r.stateDir, 5*time.Second)
 	return err
 }
 
@@ -764,8 +794,12 @@ func (r *rig) logTails() map[string]string {
 	if r.dir == "" {
 		return nil
 	}
+	sup := tailLines(filepath.Join(r.stateDir, "run.log"), 12) // trailboss run logs there
+	if s := tailLines(filepath.Join(r.dir, "supervisor.log"), 6); s != "" {
+		sup += "\n" + s
+	}
 	return map[string]string{
-		"supervisor": tailLines(filepath.Join(r.dir, "supervisor.log"), 12),
+		"supervisor": strings.TrimPrefix(sup, "\n"),
 		"daemon":     tailLines(filepath.Join(r.dir, "daemon.log"), 12),
 		"screen":     tailLines(filepath.Join(r.dir, "screen.out"), 8),
 	}
@@ -806,10 +840,18 @@ func tailLines(path string, n int) string {
 // prompt record the daemon made for it. When the daemon cannot be reached it drops the
 // connection, as a dead daemon would.
 type labTap struct {
-	addr string
-	srv  *http.Server
-	mu   sync.Mutex
-	reps []tapReport
+	addr   string
+	srv    *http.Server
+	mu     sync.Mutex
+	target string // the daemon's address
+	reps   []tapReport
+}
+
+// setTarget points the tap at the daemon at addr.
+func (t *labTap) setTarget(addr string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.target = addr
 }
 
 // tapReport is one request of the supervisor and the daemon's answer to it: a report
@@ -823,16 +865,17 @@ type tapReport struct {
 	status   int
 }
 
-func startLabTap(daemonAddr string) (*labTap, error) {
+func startLabTap() (*labTap, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("start the lab's tap: %w", err)
 	}
-	target := &url.URL{Scheme: "http", Host: daemonAddr}
 	t := &labTap{addr: ln.Addr().String()}
 	rp := &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
-			pr.SetURL(target)
+			t.mu.Lock()
+			pr.SetURL(&url.URL{Scheme: "http", Host: t.target})
+			t.mu.Unlock()
 			pr.Out.Host = pr.In.Host
 		},
 		FlushInterval: -1,
