@@ -1,0 +1,199 @@
+package main
+
+// The real Claude Code answered through Trail Boss: with [delivery] hold_permissions on,
+// its PermissionRequest hook (synchronous, as setup writes it) holds until an answer comes
+// through the API and prints Claude Code's decision, or lets go when the person answers
+// in the terminal first.
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/trailboss/trailboss/daemon/client"
+	"github.com/trailboss/trailboss/daemon/wire"
+	"github.com/trailboss/trailboss/hooks/emit"
+	"github.com/trailboss/trailboss/hooks/install"
+)
+
+// newHoldingClaudeWorld is a Claude world whose daemon holds permissions.
+func newHoldingClaudeWorld(t *testing.T) *claudeWorld {
+	t.Helper()
+	w := newClaudeWorld(t)
+	conf := filepath.Join(envValue(w.env, "XDG_CONFIG_HOME"), "trailboss", "config.toml")
+	if err := os.MkdirAll(filepath.Dir(conf), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(conf, []byte("[delivery]\nhold_permissions = true\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	w.stopDaemon()
+	w.restartDaemon() // reads the config
+	return w
+}
+
+// heldEmits returns the `trailboss emit` processes of this world that are alive now: hooks
+// that Claude Code started and that have not exited.
+func (w *agentWorld) heldEmits() []proc {
+	stateDir := envValue(w.env, "TRAILBOSS_STATE_DIR")
+	var out []proc
+	for _, p := range liveProcs() {
+		if len(p.argv) >= 2 && filepath.Base(p.argv[0]) == "trailboss" && p.argv[1] == "emit" &&
+			p.env("TRAILBOSS_STATE_DIR") == stateDir {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// waitHeld waits until a hook of this world holds, and returns it: a `trailboss emit` that
+// has run longer than any hook that does not hold may (emit.EmitTimeout).
+func (w *agentWorld) waitHeld(what string, timeout time.Duration) proc {
+	w.t.Helper()
+	seen := map[int]time.Time{}
+	var held proc
+	w.tm.WaitFor(w.t, what, timeout, func() bool {
+		for _, p := range w.heldEmits() {
+			if _, ok := seen[p.pid]; !ok {
+				seen[p.pid] = time.Now()
+			}
+			if time.Since(seen[p.pid]) > emit.EmitTimeout+100*time.Millisecond {
+				held = p
+				return true
+			}
+		}
+		return false
+	})
+	return held
+}
+
+// waitReleased waits until no hook of this world is left running, and returns how long
+// it took.
+func (w *agentWorld) waitReleased(what string, timeout time.Duration) time.Duration {
+	w.t.Helper()
+	start := time.Now()
+	for len(w.heldEmits()) > 0 {
+		if time.Since(start) > timeout {
+			w.t.Fatalf("timed out after %v waiting for %s: still running %v", timeout, what, w.heldEmits())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return time.Since(start)
+}
+
+// answer answers prompt id through the API, as `trailboss reply` or a phone would.
+func (w *agentWorld) answer(id string, a wire.Answer) (wire.Delivered, error) {
+	w.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	return w.daemon.api(w.t).Answer(ctx, id, a)
+}
+
+// waitPrompt waits until pane's item carries a pending prompt of kind, and returns it.
+func (w *agentWorld) waitPrompt(pane, what, kind string, timeout time.Duration) (client.Item, *wire.Prompt) {
+	w.t.Helper()
+	it, _ := w.waitItem(pane, what, timeout, func(it client.Item) bool { return it.Prompt != nil && it.Prompt.Kind == kind })
+	return it, it.Prompt
+}
+
+// TestRealClaudeCodeAnsweredThroughTheHook: an API allow runs the command, a deny refuses
+// it and the session waits for its person again, a question answered through the API
+// shows the chosen option, and an answer typed in the terminal first wins and releases the
+// hook.
+func TestRealClaudeCodeAnsweredThroughTheHook(t *testing.T) {
+	w := newHoldingClaudeWorld(t)
+	settings, err := os.ReadFile(filepath.Join(w.home, ".claude", "settings.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(settings), `"timeout": 3600`) || len(install.Installed(settings, "trailboss emit")) != len(install.Events()) {
+		t.Fatalf("setup did not write the synchronous PermissionRequest hook:\n%s", settings)
+	}
+	pane := w.startClaude()
+
+	// (a) allow through the API: the held hook prints the decision, the command runs.
+	w.typeLine(pane, "run touch allowed.txt")
+	it, p := w.waitPrompt(pane, "the Bash permission's prompt", wire.KindPermission, 15*time.Second)
+	if it.Detail != "Bash" || !strings.Contains(it.Summary, "touch allowed.txt") {
+		t.Fatalf("Bash permission: %+v", it)
+	}
+	w.waitScreen(pane, `Do you want to proceed\?`, 10*time.Second)
+	w.waitHeld("the PermissionRequest hook to hold", 10*time.Second)
+	answered := time.Now()
+	got, err := w.answer(p.ID, wire.Answer{Choice: "allow"})
+	if err != nil || !got.Delivered || got.Via != wire.ViaHook {
+		t.Fatalf("API allow: %+v, %v; want delivered via the hook", got, err)
+	}
+	w.tm.WaitFor(t, "the allowed command to run", 10*time.Second, func() bool { return fileExists(filepath.Join(w.work, "allowed.txt")) })
+	ran := time.Since(answered)
+	t.Logf("API allow: %+v; the command ran %v after the answer was sent", got, ran.Round(time.Millisecond))
+	w.waitReleased("the hook to exit after printing its decision", 5*time.Second)
+	w.waitScreen(pane, `Allowed by PermissionRequest hook`, 5*time.Second)
+	w.waitItem(pane, "the turn after the allowed command", 15*time.Second, func(it client.Item) bool {
+		return isStopped(it) && strings.HasPrefix(it.Summary, "done:")
+	})
+
+	// (b) deny through the API: the terminal's "No" — refused, and the session waits for
+	// its person, queued again.
+	w.typeLine(pane, "run touch denied.txt")
+	_, p = w.waitPrompt(pane, "the permission to deny", wire.KindPermission, 15*time.Second)
+	w.waitScreen(pane, `Do you want to proceed\?`, 10*time.Second)
+	w.waitHeld("the hook to hold for the denial", 10*time.Second)
+	got, err = w.answer(p.ID, wire.Answer{Choice: "deny"})
+	if err != nil || !got.Delivered || got.Via != wire.ViaHook {
+		t.Fatalf("API deny: %+v, %v; want delivered via the hook", got, err)
+	}
+	w.waitReleased("the hook to exit after the denial", 5*time.Second)
+	w.waitScreen(pane, `Interrupted`, 10*time.Second)
+	it, took := w.waitItem(pane, "the refused session to be queued again", 10*time.Second, isStopped)
+	t.Logf("API deny → queued again in %v: %+v", took, it)
+	if fileExists(filepath.Join(w.work, "denied.txt")) {
+		t.Fatal("the denied command ran")
+	}
+
+	// (c) a question answered through the API: Claude Code shows the chosen option.
+	w.typeLine(pane, "ask me")
+	w.waitScreen(pane, `Which colour\?`, 15*time.Second)
+	it, p = w.waitPrompt(pane, "the question's prompt", wire.KindChoice, 15*time.Second)
+	if it.Detail != "question" || len(p.Choices) < 2 || p.Choices[1].Key != "2" || p.Choices[1].Label != "Blue" {
+		t.Fatalf("question: %+v, prompt %+v", it, p)
+	}
+	w.waitHeld("the hook to hold for the question", 10*time.Second)
+	got, err = w.answer(p.ID, wire.Answer{Choice: "2"})
+	if err != nil || !got.Delivered || got.Via != wire.ViaHook {
+		t.Fatalf("API answer 2: %+v, %v; want delivered via the hook", got, err)
+	}
+	w.waitReleased("the hook to exit after answering the question", 5*time.Second)
+	w.waitScreen(pane, `→ Blue`, 10*time.Second)
+	w.waitItem(pane, "the turn after the answer", 15*time.Second, isStopped)
+
+	// (d) the terminal answers first: the command runs, the hook lets go by itself (Claude
+	// Code does not end it), and a late API answer is refused.
+	w.typeLine(pane, "run touch terminal.txt")
+	_, p = w.waitPrompt(pane, "the permission to answer in the terminal", wire.KindPermission, 15*time.Second)
+	w.waitScreen(pane, `Do you want to proceed\?`, 10*time.Second)
+	held := w.waitHeld("the hook to hold", 10*time.Second)
+	w.keys(pane, "Enter")
+	pressed := time.Now()
+	released := w.waitReleased("the held hook to exit after the terminal's answer", 30*time.Second)
+	t.Logf("terminal answer → held hook (pid %d) exited in %v", held.pid, released)
+	w.tm.WaitFor(t, "the command approved in the terminal to run", 10*time.Second, func() bool {
+		return fileExists(filepath.Join(w.work, "terminal.txt"))
+	})
+	_, err = w.answer(p.ID, wire.Answer{Choice: "deny"})
+	var refused *client.AnswerRefusedError
+	if !errors.As(err, &refused) {
+		t.Fatalf("a late API answer %v after the terminal's: %v; want a 409", time.Since(pressed).Round(time.Millisecond), err)
+	}
+	t.Logf("late API answer: 409 %s (%s)", refused.Reason, refused.Message)
+	w.waitItem(pane, "the turn after the terminal's approval", 15*time.Second, func(it client.Item) bool {
+		return isStopped(it) && strings.HasPrefix(it.Summary, "done:")
+	})
+	if released > 2*time.Second {
+		t.Errorf("the held hook exited %v after the terminal's answer, want ≤ 2 s", released)
+	}
+}
