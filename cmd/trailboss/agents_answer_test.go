@@ -102,8 +102,8 @@ func (w *agentWorld) waitPrompt(pane, what, kind string, timeout time.Duration) 
 
 // TestRealClaudeCodeAnsweredThroughTheHook: an API allow runs the command, a deny refuses
 // it and the session waits for its person again, a question answered through the API
-// shows the chosen option, and an answer typed in the terminal first wins and releases the
-// hook.
+// shows the chosen option, a plan approved through the API leaves plan mode, and an answer
+// typed in the terminal first wins and releases the hook.
 func TestRealClaudeCodeAnsweredThroughTheHook(t *testing.T) {
 	w := newHoldingClaudeWorld(t)
 	settings, err := os.ReadFile(filepath.Join(w.home, ".claude", "settings.json"))
@@ -195,5 +195,52 @@ func TestRealClaudeCodeAnsweredThroughTheHook(t *testing.T) {
 	})
 	if released > 2*time.Second {
 		t.Errorf("the held hook exited %v after the terminal's answer, want ≤ 2 s", released)
+	}
+
+	// Refused in the terminal with Esc (no hook fires for it; the live state shows it):
+	// the hook lets go too, and nothing runs.
+	w.typeLine(pane, "run touch escaped.txt")
+	_, p = w.waitPrompt(pane, "the permission to refuse with Esc", wire.KindPermission, 15*time.Second)
+	w.waitScreen(pane, `Do you want to proceed\?`, 10*time.Second)
+	held = w.waitHeld("the hook to hold", 10*time.Second)
+	w.keys(pane, "Escape")
+	released = w.waitReleased("the held hook to exit after Esc in the terminal", 30*time.Second)
+	t.Logf("Esc in the terminal → held hook (pid %d) exited in %v", held.pid, released)
+	if _, err = w.answer(p.ID, wire.Answer{Choice: "allow"}); !errors.As(err, &refused) {
+		t.Fatalf("a late API allow after Esc: %v; want a 409", err)
+	}
+	w.waitItem(pane, "the refusal to be queued", 10*time.Second, func(it client.Item) bool { return isStopped(it) && it.Detail == "refused" })
+	if fileExists(filepath.Join(w.work, "escaped.txt")) {
+		t.Fatal("the command refused with Esc ran")
+	}
+	if released > 2*time.Second {
+		t.Errorf("the held hook exited %v after Esc, want ≤ 2 s", released)
+	}
+
+	// (e) a plan approved through the API: Claude Code leaves plan mode and goes on (last:
+	// it leaves the session in accept-edits mode, where a touch needs no permission). Its
+	// dialog is shown only in plan mode: Shift+Tab twice from the default mode.
+	w.keys(pane, "BTab")
+	w.waitScreen(pane, `accept edits on`, 5*time.Second)
+	w.keys(pane, "BTab")
+	w.waitScreen(pane, `plan mode on`, 5*time.Second)
+	w.typeLine(pane, "plan")
+	w.waitScreen(pane, `Exit plan mode\?`, 15*time.Second)
+	it, p = w.waitPrompt(pane, "the plan's prompt", wire.KindPermission, 15*time.Second)
+	if it.Detail != "plan" {
+		t.Fatalf("plan: %+v, prompt %+v", it, p)
+	}
+	w.waitHeld("the hook to hold for the plan", 10*time.Second)
+	got, err = w.answer(p.ID, wire.Answer{Choice: "allow"})
+	if err != nil || !got.Delivered || got.Via != wire.ViaHook {
+		t.Fatalf("API allow for the plan: %+v, %v; want delivered via the hook", got, err)
+	}
+	w.waitReleased("the hook to exit after approving the plan", 5*time.Second)
+	w.waitScreen(pane, `User approved Claude's plan`, 10*time.Second)
+	w.waitItem(pane, "the turn after the approved plan", 15*time.Second, func(it client.Item) bool {
+		return isStopped(it) && strings.HasPrefix(it.Summary, "done:")
+	})
+	if strings.Contains(w.screen(pane), "plan mode on") {
+		t.Fatalf("still in plan mode after the plan was approved:\n%s", w.screen(pane))
 	}
 }
