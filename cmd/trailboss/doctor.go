@@ -241,6 +241,9 @@ func (d *doctor) hooks() []finding {
 					if install.IsTrailbossEmit(h.Command) {
 						delete(missing, ev)
 						found = true
+						if ev == "PermissionRequest" && h.Async {
+							out = append(out, d.asyncPermissionHook(path))
+						}
 					}
 				}
 			}
@@ -300,7 +303,21 @@ func (d *doctor) workspaceTrust() finding {
 type hookGroupJSON struct {
 	Hooks []struct {
 		Command string `json:"command"`
+		Async   bool   `json:"async"`
 	} `json:"hooks"`
+}
+
+// asyncPermissionHook is the finding for a Trail Boss PermissionRequest hook that an older
+// setup wrote "async": Claude Code does not read what it prints, so a held permission's
+// decision would be lost. Broken when holding is on; worth knowing otherwise.
+func (d *doctor) asyncPermissionHook(path string) finding {
+	f := finding{level: note, fix: "trailboss setup",
+		what: "the PermissionRequest hook in " + path + " is async (an older setup's): Claude Code would not read a decision delivered through it"}
+	if cfg, err := loadConfig(d.getenv); err == nil && cfg.Delivery.HoldPermissions {
+		f.level = bad
+		f.what += ", and hold_permissions is on"
+	}
+	return f
 }
 
 func (d *doctor) tmuxSetup(ctx context.Context) []finding {
