@@ -67,6 +67,9 @@ const (
 	AskMenu       = "choice"      // a menu: choices 1, 2, … or its letters
 	AskFreeText   = "free_text"   // a line of text, no choices
 	AskPressEnter = "press_enter" // one choice, enter
+	// AskNone: the wait cannot be answered from afar (a dialog of several screens); only
+	// in its pane.
+	AskNone = "none"
 )
 
 // Where an Ask was read.

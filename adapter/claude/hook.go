@@ -129,8 +129,10 @@ func humanToolAsk(detail, summary string, input json.RawMessage) *adapter.Ask {
 			} `json:"options"`
 		} `json:"questions"`
 	}
-	if json.Unmarshal(input, &in) != nil || len(in.Questions) == 0 || len(in.Questions[0].Options) == 0 {
-		return nil // the daemon derives one; the screen shows the menu
+	if json.Unmarshal(input, &in) != nil || len(in.Questions) != 1 || len(in.Questions[0].Options) == 0 {
+		// Several questions are answered one screen after another, which one choice from
+		// afar cannot do: they are answered in the pane.
+		return &adapter.Ask{Kind: adapter.AskNone, From: adapter.AskFromHook}
 	}
 	q := in.Questions[0]
 	ask := &adapter.Ask{Kind: adapter.AskMenu, Question: adapter.CleanText(q.Question, 300), From: adapter.AskFromHook}

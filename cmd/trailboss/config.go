@@ -90,8 +90,9 @@ func (c fileConfig) check(path string) error {
 		return fmt.Errorf("%s: sweep must be longer than 0s", path)
 	case c.Settle.set && c.Settle.Duration < 0:
 		return fmt.Errorf("%s: settle must not be negative", path)
-	case c.PromptTTL.set && c.PromptTTL.Duration < 10*time.Second:
-		return fmt.Errorf("%s: prompt_ttl must be at least 10s (a person needs time to answer)", path)
+	case c.PromptTTL.set && (c.PromptTTL.Duration < 10*time.Second || c.PromptTTL.Duration > 55*time.Minute):
+		// At most a little under the hour Claude Code gives the permission hook that holds.
+		return fmt.Errorf("%s: prompt_ttl must be between 10s and 55m", path)
 	case c.Delivery.MaxReplyLength < 0 || c.Delivery.MaxReplyLength > 100000:
 		return fmt.Errorf("%s: [delivery] max_reply_length must be between 1 and 100000 characters", path)
 	}

@@ -57,7 +57,7 @@ const HarnessPTY = "pty"
 // answered or expired record of the same stuck moment is not asked again), else want is
 // the new Ask, or nil when next asks nothing that can be answered.
 func PromptAsk(prev *Session, next Session, evAsk *adapter.Ask, cur *Prompt) (want *adapter.Ask, ok bool) {
-	if !Answerable(next) {
+	if !Answerable(next) || (evAsk != nil && evAsk.Kind == adapter.AskNone) {
 		return nil, cur != nil && cur.Status == PromptPending
 	}
 	sameMoment := cur != nil && cur.Since.Equal(next.Since) && cur.Pane == next.Pane && cur.TmuxSocket == next.TmuxSocket
@@ -73,6 +73,9 @@ func PromptAsk(prev *Session, next Session, evAsk *adapter.Ask, cur *Prompt) (wa
 			return nil, false
 		}
 		derived := DeriveAsk(next)
+		if derived == nil {
+			return nil, cur.Status == PromptPending
+		}
 		if derived.Same(&cur.Ask) || (cur.Ask.From != "" && cur.Ask.From != "derived" && next.Reason == adapter.ReasonPermission) {
 			// Better words for the same wait keep the record its source made.
 			return nil, false
@@ -86,9 +89,13 @@ func PromptAsk(prev *Session, next Session, evAsk *adapter.Ask, cur *Prompt) (wa
 }
 
 // DeriveAsk is the Ask of a stuck session whose source said none: a finished (or
-// refused, or failed) turn waits for a message; a permission is allow or deny.
+// refused, or failed) turn waits for a message; a permission is allow or deny; a question
+// whose options are unknown is nil, answered in its pane.
 func DeriveAsk(s Session) *adapter.Ask {
 	q := adapter.CleanText(s.Summary, 300)
+	if s.Detail == "question" {
+		return nil // its options are the hook's to tell; without them it is answered in the pane
+	}
 	if s.Reason == adapter.ReasonPermission {
 		return adapter.PermissionAsk(q, "derived")
 	}
