@@ -282,6 +282,9 @@ func (s *Supervisor) Run(ctx context.Context) (int, error) {
 	if s.rep != nil {
 		s.rep.set(gen, Report{SessionID: s.cfg.SessionID, Name: s.cfg.Name, Cwd: s.rep.base.Cwd,
 			PID: s.rep.base.PID, At: time.Now(), State: StateExit, ExitCode: code})
+	}
+	// The exit is worth a wait while the daemon is there; a run without it ends at once.
+	if s.rep != nil && s.rep.reachable() {
 		select {
 		case <-s.rep.exited:
 		case <-time.After(exitReportWait):

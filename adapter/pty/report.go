@@ -126,6 +126,19 @@ func (r *reporter) run(ctx context.Context) {
 	}
 }
 
+// reachable reports whether the daemon took the last report sent to it: it has taken a
+// start, and nothing failed since.
+func (r *reporter) reachable() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	select {
+	case <-r.started:
+		return !r.down
+	default:
+		return false
+	}
+}
+
 // failed notes that the daemon could not be reached: it gets start again once it is back.
 func (r *reporter) failed(err error) {
 	r.mu.Lock()

@@ -75,9 +75,9 @@ func catchSignals() chan os.Signal {
 	return sigs
 }
 
-// forwardSignals passes SIGTERM, SIGHUP, SIGINT and SIGQUIT on to the child and keeps its
-// window the size of the person's (SIGWINCH), until ctx is done; then it stops catching
-// them.
+// forwardSignals passes SIGTERM and SIGHUP on to the child, SIGINT and SIGQUIT to the
+// process group in the foreground of its terminal (as Ctrl-C would), and keeps its window
+// the size of the person's (SIGWINCH), until ctx is done; then it stops catching them.
 func (s *Supervisor) forwardSignals(ctx context.Context, t *terminal, sigs chan os.Signal) {
 	defer signal.Stop(sigs)
 	for {
@@ -92,6 +92,13 @@ func (s *Supervisor) forwardSignals(ctx context.Context, t *terminal, sigs chan 
 				continue
 			}
 			s.log.Info("passing a signal on to the child", "signal", sig)
+			if sig == syscall.SIGINT || sig == syscall.SIGQUIT {
+				// As a terminal sends them: to the process group in the foreground.
+				if pgrp, err := foregroundGroup(s.master); err == nil && pgrp > 0 {
+					_ = syscall.Kill(-pgrp, sig.(syscall.Signal))
+					continue
+				}
+			}
 			_ = s.cmd.Process.Signal(sig)
 		}
 	}

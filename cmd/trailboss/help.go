@@ -91,6 +91,15 @@ var helps = map[string]commandHelp{
 	"demo-agent": {"[flags]",
 		"A simulated Claude Code session, for the demo and the tests.",
 		"trailboss demo-agent --session demo-api"},
+	"run": {"[--name NAME] [--settle 2s] [--stall 2.5s] -- CMD [ARGS…]",
+		"Runs CMD on a terminal of its own and passes yours through to it untouched: keys,\n" +
+			"window size, signals and its exit status. When its output goes quiet on a question\n" +
+			"(y/n, a menu, press Enter, a line to type), the session joins the queue with that\n" +
+			"question, and an answer from the popup, trailboss reply or a phone is typed into it.\n" +
+			"Quiet for the stall time with no question on screen, it joins as \"waiting for\n" +
+			"input\", answered with a line of text. It works without the daemon too, and\n" +
+			"reports once the daemon is up. Its own log is run.log in the state directory.",
+		"trailboss run --name deploy -- ./deploy.sh staging"},
 	"lab": {"list | run NAME…|--all [--json]",
 		"The Prompt Lab: replays AtlasBridge's failure scenarios (QA-001 … QA-009, QA-016 … QA-019)\n" +
 			"against the real daemon and the real supervisor (trailboss run), each with its own\n" +
