@@ -213,6 +213,26 @@ func TestPTYPromptIsAnsweredThroughTheSupervisorsStream(t *testing.T) {
 	}
 }
 
+// A report's answer names its prompt record even when an answer has claimed it already:
+// the queue shows a record as soon as it is made, so an answer can be quicker than the
+// reply to the report that made it (the Prompt Lab's answers are).
+func TestPTYReportNamesItsRecordOnceClaimed(t *testing.T) {
+	s := newPromptServer(t)
+	report := `{"session_id":"pty-0123456789abcdef","name":"deploy","state":"prompt","prompt":{"kind":"yes_no",
+		"question":"Delete this file? (y/n)","choices":[{"key":"y","label":"yes"},{"key":"n","label":"no"}]}}`
+	_, body := s.request(t, http.MethodPost, "/v1/pty/report", report)
+	id := decode[wire.PTYReportAck](t, body).PromptID
+	if id == "" {
+		t.Fatalf("report: %s", body)
+	}
+	if _, err := s.engine.ClaimPrompt(context.Background(), id, "y", "api"); err != nil {
+		t.Fatal(err)
+	}
+	if _, body := s.request(t, http.MethodPost, "/v1/pty/report", report); decode[wire.PTYReportAck](t, body).PromptID != id {
+		t.Fatalf("the report of a prompt claimed a moment ago is answered %s, want prompt_id %s", body, id)
+	}
+}
+
 // Reports that are not of the protocol's shape are refused and change nothing.
 func TestBadPTYReportsAreRefused(t *testing.T) {
 	s := newPromptServer(t)

@@ -135,6 +135,18 @@ func (e *Engine) PendingPrompt(sessionID string) (queue.Prompt, bool) {
 	return *p, true
 }
 
+// CurrentPrompt returns a session's latest prompt record while it is pending or answered
+// (not withdrawn, failed or expired): the record of what the session asks now.
+func (e *Engine) CurrentPrompt(sessionID string) (queue.Prompt, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	p := e.prompts.latest[sessionID]
+	if p == nil || !(p.Pending(e.now()) || p.Status == queue.PromptAnswered) {
+		return queue.Prompt{}, false
+	}
+	return *p, true
+}
+
 // ErrUnknownPrompt: no prompt record has that id.
 var ErrUnknownPrompt = errors.New("no prompt has that id")
 

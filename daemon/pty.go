@@ -130,7 +130,10 @@ func (a *API) ptyReport(w http.ResponseWriter, r *http.Request) {
 	a.Ingest.events.Add(1)
 	out := wire.PTYReportAck{OK: true}
 	if rep.State == wire.PTYPrompt {
-		if p, ok := a.Engine.PendingPrompt(rep.SessionID); ok {
+		// Its record, even when an answer claimed it already: the queue shows a record as
+		// soon as it is made, so a quick answer can come before this reply (the answer
+		// then waits on the stream for the supervisor to know the id).
+		if p, ok := a.Engine.CurrentPrompt(rep.SessionID); ok {
 			out.PromptID = p.ID
 		}
 	}
