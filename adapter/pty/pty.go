@@ -107,6 +107,7 @@ type Supervisor struct {
 	master   *os.File
 	cmd      *exec.Cmd
 	activity chan struct{} // output came (capacity 1)
+	idKnown  chan struct{} // the daemon's id of a reported prompt came (capacity 1)
 	rep      *reporter
 
 	mu   sync.Mutex
@@ -162,7 +163,7 @@ func New(cfg Config) (*Supervisor, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Supervisor{cfg: cfg, log: log.With("session", cfg.SessionID), activity: make(chan struct{}, 1),
-		ring: newRing(cfg.BufferSize)}, nil
+		idKnown: make(chan struct{}, 1), ring: newRing(cfg.BufferSize)}, nil
 }
 
 // SessionID returns the session's id.
@@ -442,8 +443,12 @@ func (s *Supervisor) publish(c change) {
 
 func (s *Supervisor) setPromptID(gen uint64, id string) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.w.setPromptID(gen, id)
+	s.mu.Unlock()
+	select {
+	case s.idKnown <- struct{}{}:
+	default:
+	}
 }
 
 // foregroundBusy reports whether the foreground process group of the child's terminal
@@ -496,6 +501,22 @@ func (s *Supervisor) answerLoop(ctx context.Context) {
 func (s *Supervisor) answer(ctx context.Context, a Answer) {
 	now := time.Now()
 	s.mu.Lock()
+	// The daemon has the prompt's record before its answer to the report, which names the
+	// record, is back here; an answer sent at once may overtake it. Wait for the name
+	// (bounded like the report) rather than refuse the prompt that is on screen.
+	for deadline := now.Add(reportTimeout); s.w.awaitingID() && time.Now().Before(deadline); {
+		s.mu.Unlock()
+		select {
+		case <-s.idKnown:
+		case <-time.After(time.Until(deadline)):
+		case <-ctx.Done():
+		}
+		s.mu.Lock()
+		if ctx.Err() != nil {
+			break
+		}
+		now = time.Now()
+	}
 	ok := s.w.mayWrite(a.PromptID, s.ring.bytes)
 	var gen uint64
 	if ok {

@@ -134,6 +134,10 @@ func (w *watcher) setPromptID(gen uint64, id string) {
 	}
 }
 
+// awaitingID reports whether a prompt was reported and the daemon's id for it has not come
+// back yet.
+func (w *watcher) awaitingID() bool { return w.phase == phasePrompt && w.promptID == "" }
+
 // mayWrite reports whether an answer to prompt id may be written now: it is the prompt
 // reported last, it is not answered, and it still shows (no output came since it was
 // reported, or what came still reads as the same prompt).
