@@ -243,9 +243,13 @@ func printLabResult(w io.Writer, r labResult) {
 		}
 	}
 	if logs, ok := r.Detail.get("logs").(map[string]string); ok && !r.Pass {
-		for _, name := range []string{"supervisor", "daemon", "screen"} {
+		for _, name := range []string{"protocol", "supervisor", "daemon", "screen"} {
 			if s := logs[name]; s != "" {
-				fmt.Fprintf(w, "        --- the last lines of the %s's output:\n", name)
+				what := "the last lines of the " + name + "'s output"
+				if name == "protocol" {
+					what = "the supervisor's last requests to the daemon, as the lab's tap saw them"
+				}
+				fmt.Fprintf(w, "        --- %s:\n", what)
 				for _, l := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
 					fmt.Fprintf(w, "        | %s\n", l)
 				}

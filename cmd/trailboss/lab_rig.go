@@ -798,7 +798,28 @@ func (r *rig) logTails() map[string]string {
 	if s := tailLines(filepath.Join(r.dir, "supervisor.log"), 6); s != "" {
 		sup += "\n" + s
 	}
+	var reps []string
+	if r.tap != nil {
+		for _, rep := range r.tap.reports() {
+			what := strings.TrimPrefix(rep.path, "/v1/pty/")
+			if rep.state != "" {
+				what += " " + rep.state
+			}
+			if rep.prompt != nil {
+				what += fmt.Sprintf(" %s %q", rep.prompt.Kind, rep.prompt.Question)
+			}
+			id := ""
+			if rep.state == wire.PTYPrompt {
+				id = " prompt_id=" + strconv.Quote(rep.promptID)
+			}
+			reps = append(reps, fmt.Sprintf("%s %s → %d%s", rep.at.Format("15:04:05.000"), what, rep.status, id))
+		}
+		if len(reps) > 12 {
+			reps = reps[len(reps)-12:]
+		}
+	}
 	return map[string]string{
+		"protocol":   strings.Join(reps, "\n"),
 		"supervisor": strings.TrimPrefix(sup, "\n"),
 		"daemon":     tailLines(filepath.Join(r.dir, "daemon.log"), 12),
 		"screen":     tailLines(filepath.Join(r.dir, "screen.out"), 8),
