@@ -1,6 +1,7 @@
 package prompt
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -395,13 +396,9 @@ func (t *term) put(ch rune) {
 			t.c = len(ln) + 1
 		}
 		t.budget -= gap
-		for ; gap > 0; gap-- {
-			ln = append(ln, ' ')
-		}
+		ln = widen(ln, len(ln)+gap)
 	}
-	for len(ln) < t.c+w {
-		ln = append(ln, ' ')
-	}
+	ln = widen(ln, t.c+w)
 	unsplit(ln, t.c)
 	if w == 2 {
 		unsplit(ln, t.c+1)
@@ -411,6 +408,21 @@ func (t *term) put(ch rune) {
 	t.lines[t.r] = ln
 	t.c += w
 	t.last = ch
+}
+
+// widen returns ln padded with spaces to n cells. A line grows by at least a terminal's
+// width at a time: grown a cell at a time, replaying 64 KB of output took megabytes.
+func widen(ln []rune, n int) []rune {
+	if n <= len(ln) {
+		return ln
+	}
+	if cap(ln) < n {
+		ln = slices.Grow(ln, max(n, 2*cap(ln), 80)-len(ln))
+	}
+	for len(ln) < n {
+		ln = append(ln, ' ')
+	}
+	return ln
 }
 
 // unsplit blanks the other half of a double-width character about to lose cell i.
@@ -451,6 +463,12 @@ func wide(r rune) bool {
 // String returns the lines on the terminal, right-trimmed, without trailing blank lines.
 func (t *term) String() string {
 	var b strings.Builder
+	size := 0
+	for _, ln := range t.lines {
+		size += len(ln) + 1
+	}
+	// One allocation for most text (ASCII); built a rune at a time, it took many.
+	b.Grow(size)
 	blank := 0 // blank lines not yet written: written only when text follows them
 	for _, ln := range t.lines {
 		end := len(ln)

@@ -38,7 +38,9 @@ type detection struct {
 // "\r      \r"), it returns that prompt marked low confidence. It is a pure function.
 func detect(tail []byte) detection {
 	screen := prompt.StripANSI(string(tail))
-	res := prompt.Classify(string(tail))
+	// The classifier reads the last screenful of what it is given, replaying it first: give
+	// it the end of the screen replayed here, not the whole tail to replay again (QA-018).
+	res := prompt.Classify(lastLines(screen, classifyLines))
 	d := detection{excerpt: excerpt(screen)}
 	if res.Kind == prompt.Busy {
 		d.busy = true
@@ -64,6 +66,28 @@ func detect(tail []byte) detection {
 		d.prompt = &p
 	}
 	return d
+}
+
+// classifyLines is how many non-blank lines of the screen detect gives the classifier:
+// more than the screenful it reads.
+const classifyLines = 2 * 40
+
+// lastLines returns screen from its n-th non-blank line from the end (all of it when it
+// has fewer).
+func lastLines(screen string, n int) string {
+	for i := len(screen); i > 0; {
+		j := strings.LastIndexByte(screen[:i], '\n') + 1 // the line screen[j:i]
+		if strings.TrimSpace(screen[j:i]) != "" {
+			if n--; n == 0 {
+				return screen[j:]
+			}
+		}
+		if j == 0 {
+			break
+		}
+		i = j - 1
+	}
+	return screen
 }
 
 // reErase splits a line where it was redrawn: a carriage return, or an erase of the line
