@@ -8,7 +8,6 @@ package main
 // memory. Every wait is a poll with a deadline.
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -745,33 +744,32 @@ func processCPU(pid int) (time.Duration, error) {
 	return time.Duration(ticks) * 10 * time.Millisecond, nil
 }
 
-// processRSS returns the resident memory of process pid and its peak, in bytes.
-func processRSS(pid int) (rss, peak int64, err error) {
-	f, err := os.Open("/proc/" + strconv.Itoa(pid) + "/status")
+// memory is a process's resident memory, in bytes: all of it, its anonymous part (heap,
+// stacks) and its file-backed part (the program's code and data as it is paged in).
+type memory struct{ rss, anon, file, peak int64 }
+
+// processMemory returns the resident memory of process pid.
+func processMemory(pid int) (memory, error) {
+	var m memory
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
 	if err != nil {
-		return 0, 0, err
+		return m, err
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		k, v, ok := strings.Cut(sc.Text(), ":")
-		if !ok || (k != "VmRSS" && k != "VmHWM") {
-			continue
-		}
-		kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-		if err != nil {
-			return 0, 0, fmt.Errorf("/proc/%d/status: %s %q", pid, k, v)
-		}
-		if k == "VmRSS" {
-			rss = kb << 10
-		} else {
-			peak = kb << 10
+	fields := map[string]*int64{"VmRSS": &m.rss, "RssAnon": &m.anon, "RssFile": &m.file, "VmHWM": &m.peak}
+	for _, l := range strings.Split(string(b), "\n") {
+		k, v, ok := strings.Cut(l, ":")
+		if p := fields[k]; ok && p != nil {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			if err != nil {
+				return m, fmt.Errorf("/proc/%d/status: %s %q", pid, k, v)
+			}
+			*p = kb << 10
 		}
 	}
-	if rss == 0 {
-		return 0, 0, fmt.Errorf("/proc/%d/status has no VmRSS", pid)
+	if m.rss == 0 {
+		return m, fmt.Errorf("/proc/%d/status has no VmRSS", pid)
 	}
-	return rss, peak, sc.Err()
+	return m, nil
 }
 
 // processAlive reports whether pid is a live process (not a zombie).

@@ -552,14 +552,14 @@ func qaFlood(r *rig) error {
 	if err != nil {
 		return err
 	}
-	rss0, peak0, err := processRSS(pid)
+	mem0, err := processMemory(pid)
 	if err != nil {
 		return err
 	}
 	stop := make(chan struct{})
-	sampled := make(chan int64, 1)
-	go func() { // the largest resident size seen during the flood
-		top := rss0
+	sampled := make(chan memory, 1)
+	go func() { // the largest resident sizes seen during the flood
+		top := mem0
 		t := time.NewTicker(5 * time.Millisecond)
 		defer t.Stop()
 		for {
@@ -568,8 +568,8 @@ func qaFlood(r *rig) error {
 				sampled <- top
 				return
 			case <-t.C:
-				if rss, _, err := processRSS(pid); err == nil {
-					top = max(top, rss)
+				if m, err := processMemory(pid); err == nil {
+					top.rss, top.anon, top.file = max(top.rss, m.rss), max(top.anon, m.anon), max(top.file, m.file)
 				}
 			}
 		}
@@ -588,18 +588,15 @@ func qaFlood(r *rig) error {
 	if err != nil {
 		return err
 	}
-	_, peak1, err := processRSS(pid)
-	if err != nil {
-		return err
-	}
 	began, _ := r.eventAt("go")
 	flooded, _ := r.eventAt("flooded")
 	r.note("flood_s", round2(flooded.Sub(began).Seconds()), "%d lines went through in %.2f s", floodLines, flooded.Sub(began).Seconds())
 	cpu := cpu1 - cpu0
 	r.note("cpu_s", round2(cpu.Seconds()), "the supervisor used %.2f s of CPU for the flood and the prompt (limit %.1f s)", cpu.Seconds(), floodCPU.Seconds())
 	r.check(cpu <= floodCPU, "the supervisor used %.2f s of CPU, more than %.1f s", cpu.Seconds(), floodCPU.Seconds())
-	growth := top - rss0
-	r.note("rss_growth_kb", growth>>10, "its resident memory grew by at most %d KB during the flood (limit %d KB; peak %d → %d KB)", growth>>10, floodRSS>>10, peak0>>10, peak1>>10)
+	growth := top.rss - mem0.rss
+	r.note("rss_growth_kb", growth>>10, "its resident memory grew by at most %d KB during the flood (limit %d KB): %d KB of heap and stacks, %d KB of its program paged in",
+		growth>>10, floodRSS>>10, (top.anon-mem0.anon)>>10, (top.file-mem0.file)>>10)
 	r.check(growth <= floodRSS, "the supervisor's memory grew by %d KB, more than %d KB", growth>>10, floodRSS>>10)
 	yes, _ := r.checkYesNo(p, "Continue? (y/n)")
 	r.timely("record_after_s", p, promptFlood, r.detectLimit())

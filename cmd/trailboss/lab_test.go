@@ -147,12 +147,12 @@ func TestProcessCPUAndRSS(t *testing.T) {
 	if cpu1-cpu0 < 50*time.Millisecond {
 		t.Errorf("100 ms of spinning counted as %v of CPU", cpu1-cpu0)
 	}
-	rss, peak, err := processRSS(os.Getpid())
+	m, err := processMemory(os.Getpid())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rss < 1<<20 || peak < rss {
-		t.Errorf("resident memory %d, peak %d: want at least 1 MB, and a peak no lower", rss, peak)
+	if m.rss < 1<<20 || m.peak < m.rss || m.anon <= 0 || m.file <= 0 || m.anon+m.file > m.rss {
+		t.Errorf("resident memory %+v: want at least 1 MB, a peak no lower, and anonymous and file parts within it", m)
 	}
 	if processAlive(1 << 30) {
 		t.Error("a pid that cannot exist is alive")
