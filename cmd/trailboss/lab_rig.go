@@ -477,17 +477,36 @@ func contains(ss []string, s string) bool {
 }
 
 // timely checks that prompt p was recorded within limit of the child's writing text, notes
-// the figure under key and returns the delay.
-func (r *rig) timely(key string, p *wire.Prompt, text string, limit time.Duration) time.Duration {
+// the figure under key and returns the delay. what says what the child did by writing
+// text ("wrote the prompt").
+func (r *rig) timely(key string, p *wire.Prompt, text, what string, limit time.Duration) time.Duration {
 	wrote, ok := r.saidAt(text)
 	if !r.check(ok, "the child's record has no write of %q", text) {
 		return 0
 	}
 	d := r.recordedAt(p.ID).Sub(wrote)
-	r.note(key, round2(d.Seconds()), "prompt record %s made %.2f s after the child wrote the prompt (limit %.2f s)",
-		p.ID, d.Seconds(), limit.Seconds())
-	r.check(d <= limit, "the prompt record came %.2f s after the prompt was written, more than the limit of %.2f s", d.Seconds(), limit.Seconds())
+	r.note(key, round2(d.Seconds()), "prompt record %s made %.2f s after the child %s (limit %.2f s)",
+		p.ID, d.Seconds(), what, limit.Seconds())
+	r.check(d <= limit, "prompt record %s came %.2f s after the child %s, more than the limit of %.2f s", p.ID, d.Seconds(), what, limit.Seconds())
 	return d
+}
+
+// labPrompt is a prompt record as a scenario's detail shows it.
+type labPrompt struct {
+	ID       string   `json:"id"`
+	Kind     string   `json:"kind"`
+	Question string   `json:"question"`
+	Choices  []string `json:"choices"`
+}
+
+// notePrompt notes prompt record p under key; what names it in words ("the menu").
+func (r *rig) notePrompt(key string, p *wire.Prompt, what string) {
+	keys := choiceKeys(p)
+	if keys == nil {
+		keys = []string{}
+	}
+	r.note(key, labPrompt{ID: p.ID, Kind: p.Kind, Question: p.Question, Choices: keys},
+		"%s recorded as %s %q, choices %s", what, p.Kind, p.Question, describeChoices(p))
 }
 
 // checkPrompt checks p's kind and that its question contains question.

@@ -119,7 +119,7 @@ func (r *rig) auditCounts(key, id string) (delivered, refused int) {
 		if d.Via != "" {
 			s += " via " + d.Via
 		}
-		s += fmt.Sprintf(", %d bytes", d.Length)
+		s += ", " + plural(d.Length, "byte")
 		if d.Reason != "" {
 			s += " (" + clipRunes(d.Reason, 60) + ")"
 		}
@@ -149,9 +149,9 @@ func qaPartialLine(r *rig) error {
 	if err != nil {
 		return err
 	}
-	r.note("kind", p.Kind, "recorded as %s %q with choices %s", p.Kind, p.Question, strings.Join(choiceKeys(p), "/"))
+	r.notePrompt("prompt", p, "the prompt")
 	yes, _ := r.checkYesNo(p, "Do you want to continue?")
-	r.timely("record_after_s", p, promptPartial, r.detectLimit())
+	r.timely("record_after_s", p, promptPartial, "wrote the prompt", r.detectLimit())
 	d, err := r.deliver(p, wire.Answer{Choice: yes}, yes+"\r")
 	if err != nil {
 		return err
@@ -169,10 +169,10 @@ func qaRedraw(r *rig) error {
 	if err != nil {
 		return err
 	}
-	r.note("question", p.Question, "recorded as %s %q", p.Kind, p.Question)
+	r.notePrompt("prompt", p, "the prompt after the spinner")
 	yes, _ := r.checkYesNo(p, "Proceed? (y/n)")
 	r.check(!strings.Contains(p.Question, "Loading"), "the question %q still carries the spinner", p.Question)
-	r.timely("record_after_s", p, promptRedraw, r.detectLimit())
+	r.timely("record_after_s", p, promptRedraw, "wrote the prompt", r.detectLimit())
 	ids := r.promptIDs()
 	r.note("records_before_answer", len(ids), "%d prompt record(s) for the one question (%d prompt reports)", len(ids), r.tap.count(wire.PTYPrompt))
 	r.check(len(ids) == 1, "the spinner and its prompt made %d records (%s), want exactly 1", len(ids), strings.Join(ids, ", "))
@@ -193,10 +193,10 @@ func qaOverwrite(r *rig) error {
 	if err != nil {
 		return err
 	}
-	r.note("kind", p.Kind, "recorded as %s %q with choices %q", p.Kind, p.Question, choiceKeys(p))
+	r.notePrompt("prompt", p, "the erased prompt")
 	r.check(strings.Contains(p.Question, "Delete file?"), "the record asks %q, want the question last shown (\"Delete file? (y/n)\")", p.Question)
 	erase := "\r" + strings.Repeat(" ", len(promptOverwrite)) + "\r"
-	r.timely("record_after_s", p, erase, r.stall+time.Second)
+	r.timely("record_after_s", p, erase, "erased the prompt", r.stall+time.Second)
 	a, typed := answerFor(p)
 	d, err := r.deliver(p, a, typed)
 	if err != nil {
@@ -215,7 +215,7 @@ func qaSilent(r *rig) error {
 	if err != nil {
 		return err
 	}
-	r.note("kind", p.Kind, "recorded as %s %q with choices %q", p.Kind, p.Question, choiceKeys(p))
+	r.notePrompt("prompt", p, "the silent read")
 	r.check(strings.TrimSpace(p.Question) != "", "the record of the silent read asks nothing: a person would be shown an empty message")
 	started, _ := r.eventAt("start")
 	after := r.recordedAt(p.ID).Sub(started)
@@ -240,8 +240,9 @@ func qaSequential(r *rig) error {
 	if err != nil {
 		return err
 	}
+	r.notePrompt("first", p1, "the first prompt")
 	yes, _ := r.checkYesNo(p1, "Overwrite existing file?")
-	r.timely("first_record_after_s", p1, promptOverwriteSeq, r.detectLimit())
+	r.timely("first_record_after_s", p1, promptOverwriteSeq, "wrote the prompt", r.detectLimit())
 	if _, err := r.deliver(p1, wire.Answer{Choice: yes}, yes+"\r"); err != nil {
 		return err
 	}
@@ -249,9 +250,9 @@ func qaSequential(r *rig) error {
 	if err != nil {
 		return err
 	}
-	r.note("second", p2.Kind, "second record %s: %s %q", p2.ID, p2.Kind, p2.Question)
+	r.notePrompt("second", p2, "the second prompt")
 	r.checkPrompt(p2, wire.KindFreeText, "Enter new filename")
-	r.timely("second_record_after_s", p2, promptFilename, r.detectLimit())
+	r.timely("second_record_after_s", p2, promptFilename, "wrote the prompt", r.detectLimit())
 	_, reason, err := r.refused(p1.ID, wire.Answer{Choice: yes}, http.StatusConflict)
 	if err != nil {
 		return fmt.Errorf("the first prompt's answer again, while the second waits: %w", err)
@@ -291,11 +292,11 @@ func qaMenus(r *rig) error {
 		for _, c := range p.Choices {
 			labels = append(labels, c.Label)
 		}
-		r.note(fmt.Sprintf("menu%d", i+1), choiceKeys(p), "menu %d recorded as %s %q with choices %s", i+1, p.Kind, p.Question, describeChoices(p))
+		r.notePrompt(fmt.Sprintf("menu%d", i+1), p, fmt.Sprintf("menu %d", i+1))
 		r.checkPrompt(p, wire.KindChoice, m.question)
 		r.check(slices.Equal(choiceKeys(p), m.keys) && slices.Equal(labels, m.labels),
 			"menu %d offers %s, want %q labelled %q", i+1, describeChoices(p), m.keys, m.labels)
-		r.timely(fmt.Sprintf("menu%d_record_after_s", i+1), p, m.prompt, r.detectLimit())
+		r.timely(fmt.Sprintf("menu%d_record_after_s", i+1), p, m.prompt, "wrote the prompt", r.detectLimit())
 		msg, _, err := r.refused(p.ID, wire.Answer{Choice: m.bad}, http.StatusBadRequest)
 		if err != nil {
 			return fmt.Errorf("a key the menu does not offer: %w", err)
@@ -314,6 +315,14 @@ func qaMenus(r *rig) error {
 		r.checkDeliveredOnce(fmt.Sprintf("audit_menu%d", i+1), p.ID)
 	}
 	return nil
+}
+
+// plural returns "1 byte", "2 bytes".
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }
 
 func describeChoices(p *wire.Prompt) string {
@@ -401,8 +410,9 @@ func qaFreeText(r *rig) error {
 	if err != nil {
 		return err
 	}
+	r.notePrompt("prompt", p, "the prompt")
 	r.checkPrompt(p, wire.KindFreeText, "Enter a commit message")
-	r.timely("record_after_s", p, promptCommit, r.detectLimit())
+	r.timely("record_after_s", p, promptCommit, "wrote the prompt", r.detectLimit())
 	long := strings.Repeat("x", 600)
 	msg, _, err := r.refused(p.ID, wire.Answer{Text: long}, http.StatusBadRequest)
 	if err != nil {
@@ -440,8 +450,9 @@ func qaDaemonRestart(r *rig) error {
 	if err != nil {
 		return err
 	}
+	r.notePrompt("prompt", p1, "the prompt")
 	yes, _ := r.checkYesNo(p1, "Continue with the migration?")
-	r.timely("record_after_s", p1, promptMigration, r.detectLimit())
+	r.timely("record_after_s", p1, promptMigration, "wrote the prompt", r.detectLimit())
 	stopping := time.Now()
 	if err := r.stopDaemon(syscall.SIGTERM, 10*time.Second); err != nil {
 		return err
@@ -492,8 +503,9 @@ func qaChildCrash(r *rig) error {
 	if err != nil {
 		return err
 	}
+	r.notePrompt("prompt", p, "the prompt")
 	yes, _ := r.checkYesNo(p, "Apply the patch?")
-	r.timely("record_after_s", p, promptPatch, r.detectLimit())
+	r.timely("record_after_s", p, promptPatch, "wrote the prompt", r.detectLimit())
 	if err := syscall.Kill(r.childPID, syscall.SIGKILL); err != nil {
 		return fmt.Errorf("kill the child: %w", err)
 	}
@@ -598,8 +610,9 @@ func qaFlood(r *rig) error {
 	r.note("rss_growth_kb", growth>>10, "its resident memory grew by at most %d KB during the flood (limit %d KB): %d KB of heap and stacks, %d KB of its program paged in",
 		growth>>10, floodRSS>>10, (top.anon-mem0.anon)>>10, (top.file-mem0.file)>>10)
 	r.check(growth <= floodRSS, "the supervisor's memory grew by %d KB, more than %d KB", growth>>10, floodRSS>>10)
+	r.notePrompt("prompt", p, "the prompt after the flood")
 	yes, _ := r.checkYesNo(p, "Continue? (y/n)")
-	r.timely("record_after_s", p, promptFlood, r.detectLimit())
+	r.timely("record_after_s", p, promptFlood, "wrote the prompt", r.detectLimit())
 	d, err := r.deliver(p, wire.Answer{Choice: yes}, yes+"\r")
 	if err != nil {
 		return err
@@ -613,13 +626,16 @@ func qaEchoLoop(r *rig) error {
 	if err != nil {
 		return err
 	}
+	r.notePrompt("first", p1, "the first prompt")
 	yes, no := r.checkYesNo(p1, "Proceed? (y/n)")
-	r.timely("record_after_s", p1, promptEcho, r.detectLimit())
+	r.timely("record_after_s", p1, promptEcho, "wrote the prompt", r.detectLimit())
 	// The child's terminal is cooked: the supervisor writes "y\r", the child reads "y\n",
 	// and the terminal echoes "y\r\n" back into the output the supervisor classifies.
-	if _, err := r.deliver(p1, wire.Answer{Choice: yes}, yes+"\n"); err != nil {
+	d, err := r.deliver(p1, wire.Answer{Choice: yes}, yes+"\n")
+	if err != nil {
 		return err
 	}
+	r.noteDelivery("answer_to_read_ms", d, yes+"\n")
 	read, readAt := r.readSoFar()
 	window := r.settle + time.Second
 	var spurious []string
@@ -655,8 +671,9 @@ func qaEchoLoop(r *rig) error {
 	if err != nil {
 		return err
 	}
+	r.notePrompt("later", p2, "the later prompt")
 	r.checkYesNo(p2, "Save changes? (y/n)")
-	r.timely("later_record_after_s", p2, promptEchoLater, r.detectLimit())
+	r.timely("later_record_after_s", p2, promptEchoLater, "wrote the prompt", r.detectLimit())
 	if _, err := r.deliver(p2, wire.Answer{Choice: no}, no+"\n"); err != nil {
 		return err
 	}
