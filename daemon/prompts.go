@@ -141,7 +141,7 @@ func (e *Engine) CurrentPrompt(sessionID string) (queue.Prompt, bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	p := e.prompts.latest[sessionID]
-	if p == nil || !(p.Pending(e.now()) || p.Status == queue.PromptAnswered) {
+	if p == nil || (!p.Pending(e.now()) && p.Status != queue.PromptAnswered) {
 		return queue.Prompt{}, false
 	}
 	return *p, true

@@ -674,32 +674,6 @@ func (r *rig) deliveries(id string) ([]wire.Delivery, error) {
 	return out, nil
 }
 
-// checkAudit checks that the audit log has, for prompt id, exactly the results given (in
-// order), and notes them.
-func (r *rig) checkAudit(key, id string, results ...string) {
-	ds, err := r.deliveries(id)
-	if !r.check(err == nil, "%v", err) {
-		return
-	}
-	var got []string
-	for _, d := range ds {
-		s := d.Result
-		if d.Via != "" {
-			s += " via " + d.Via
-		}
-		if d.Reason != "" {
-			s += " (" + d.Reason + ")"
-		}
-		got = append(got, fmt.Sprintf("%s, %d bytes", s, d.Length))
-	}
-	r.note(key, got, "audit log for %s: %s", id, strings.Join(got, "; "))
-	ok := len(ds) == len(results)
-	for i := 0; ok && i < len(ds); i++ {
-		ok = auditResultIs(ds[i].Result, results[i])
-	}
-	r.check(ok, "the audit log has %q for prompt %s, want %q", got, id, results)
-}
-
 // auditResultIs reports whether an audit entry's result is what a check wants: "delivered"
 // also accepts "confirmed" (delivered and seen to take).
 func auditResultIs(got, want string) bool {
