@@ -47,6 +47,8 @@ type API struct {
 	// HoldPermissions: a PermissionRequest hook that can hold is told to, so that an
 	// answer from a channel becomes its decision ([delivery] hold_permissions).
 	HoldPermissions bool
+	// Channels are the delivery channels running beside the daemon (GET /v1/channels).
+	Channels []Channel
 	// Done is closed when the daemon stops, ending long polls and streams.
 	Done <-chan struct{}
 }
@@ -77,6 +79,7 @@ func (a *API) Handler() http.Handler {
 		r.Get("/v1/sessions", a.sessions)
 		r.Post("/v1/watch", a.watch)
 		r.Delete("/v1/watch", a.watch)
+		r.Get("/v1/channels", a.channels)
 		a.promptRoutes(r)
 	})
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {

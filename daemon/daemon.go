@@ -40,6 +40,9 @@ type Config struct {
 	PromptTTL       time.Duration // how long a prompt record takes answers; 0: DefaultPromptTTL
 	HoldPermissions bool          // PermissionRequest hooks hold for an answer
 	MaxReply        int           // characters of a typed reply; 0: DefaultMaxReply
+	// Channels run beside the daemon and deliver answers from elsewhere (Telegram). A
+	// remote channel turns holding on: HoldPermissions is then taken as true.
+	Channels []Channel
 	Version         string
 	Log             *slog.Logger
 }
@@ -158,7 +161,7 @@ func Run(ctx context.Context, cfg Config) error {
 	ingest := &Ingestor{Engine: engine, Now: time.Now, Log: log.With("component", "ingest")}
 	holds, ptys := &Holds{}, &PTYHub{}
 	api := &API{Engine: engine, Token: token, Version: cfg.Version, Log: log.With("component", "api"), Ingest: ingest,
-		Holds: holds, PTY: ptys, HoldPermissions: cfg.HoldPermissions,
+		Holds: holds, PTY: ptys, HoldPermissions: cfg.HoldPermissions || len(cfg.Channels) > 0, Channels: cfg.Channels,
 		Deliver: &Deliverer{Engine: engine, Tmux: tmuxctl.New, PTY: ptys, Holds: holds, MaxReply: cfg.MaxReply,
 			Log: log.With("component", "deliver")}}
 	var screens *ScreenWatcher
@@ -196,6 +199,11 @@ func Run(ctx context.Context, cfg Config) error {
 	g.Go(func() error { return status.Run(gctx) })
 	if hook != nil {
 		g.Go(func() error { return hook.Run(gctx) })
+	}
+	for _, ch := range cfg.Channels {
+		host := ChannelHost{Engine: engine, Deliver: api.Deliver, Store: st, Tmux: tmuxctl.New,
+			Log: log.With("component", ch.Name()), Now: time.Now}
+		g.Go(func() error { return ch.Run(gctx, host) })
 	}
 	g.Go(func() error {
 		<-gctx.Done()

@@ -166,3 +166,26 @@ type PTYWritten struct {
 	OK        bool   `json:"ok"`
 	Reason    string `json:"reason,omitempty"`
 }
+
+// Channel states, as GET /v1/channels reports them.
+const (
+	ChannelStarting     = "starting"
+	ChannelOK           = "ok"           // its service answers
+	ChannelOutage       = "outage"       // its service does not answer; retrying with backoff
+	ChannelConflict     = "conflict"     // another program takes its updates (Telegram's 409)
+	ChannelUnauthorized = "unauthorized" // its service refuses the credentials
+)
+
+// ChannelStatus is how one delivery channel is doing.
+type ChannelStatus struct {
+	Name   string    `json:"name"`
+	State  string    `json:"state"`
+	Since  time.Time `json:"since"`            // when it entered this state
+	Detail string    `json:"detail,omitempty"` // what is wrong, in plain words
+	Shown  int       `json:"shown"`            // prompts shown with buttons now
+}
+
+// Channels is the answer of GET /v1/channels.
+type Channels struct {
+	Channels []ChannelStatus `json:"channels"`
+}

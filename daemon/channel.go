@@ -1,0 +1,33 @@
+package daemon
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/trailboss/trailboss/daemon/store"
+	"github.com/trailboss/trailboss/daemon/wire"
+	"github.com/trailboss/trailboss/tmuxctl"
+)
+
+// Channel is a delivery channel that runs beside the daemon, such as the Telegram relay
+// (daemon/telegram): it shows pending prompt records somewhere other than their panes and
+// brings the operator's answers back through Host.Deliver, the only way to deliver one.
+// Run returns when ctx ends; a failure of the channel's own service is its to log and
+// retry, never a reason to stop the daemon.
+type Channel interface {
+	Name() string
+	Run(ctx context.Context, h ChannelHost) error
+	// Status says how the channel is doing, for GET /v1/channels and doctor.
+	Status() wire.ChannelStatus
+}
+
+// ChannelHost is what the daemon gives a channel.
+type ChannelHost struct {
+	Engine  *Engine
+	Deliver *Deliverer
+	Store   *store.Store
+	Tmux    func(socket string) *tmuxctl.Server
+	Log     *slog.Logger
+	Now     func() time.Time
+}
