@@ -42,3 +42,39 @@ func TestAnswerBeforeTheReportsReplyIsWritten(t *testing.T) {
 		t.Fatalf("the child read %d answers, want 1", n)
 	}
 }
+
+// slowWritten is a daemon that takes a moment to take the supervisor's word about an
+// answer, and takes nothing once the supervisor has hung up.
+type slowWritten struct {
+	*fakeLink
+	late time.Duration
+}
+
+func (l slowWritten) Written(ctx context.Context, w Written) error {
+	time.Sleep(l.late) // the daemon's delay: what this daemon is made of
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return l.fakeLink.Written(ctx, w)
+}
+
+// A child that ends as soon as it read its answer: the daemon is still told the answer was
+// written, so the person is not told that nothing was typed.
+func TestAnswerToAChildThatEndsAtOnceIsConfirmed(t *testing.T) {
+	link := slowWritten{fakeLink: newFakeLink(), late: 100 * time.Millisecond}
+	r := startRun(t, Config{Args: sh(`printf 'Proceed? (y/n) '; read a`),
+		Settle: settle, Stall: 10 * time.Second, Link: link})
+	link.reportOf(t, StatePrompt, 5*time.Second)
+	link.answer(t, Answer{AnswerID: "a1", PromptID: "p1", Data: "y\r"})
+	if code := r.wait(t, 5*time.Second); code != 0 {
+		t.Fatalf("exit status %d", code)
+	}
+	select {
+	case w := <-link.written:
+		if !w.OK {
+			t.Fatalf("the answer was reported %+v", w)
+		}
+	default:
+		t.Fatal("the daemon was never told that the answer was written")
+	}
+}

@@ -108,7 +108,9 @@ type Supervisor struct {
 	cmd      *exec.Cmd
 	activity chan struct{} // output came (capacity 1)
 	idKnown  chan struct{} // the daemon's id of a reported prompt came (capacity 1)
-	rep      *reporter
+	// answering is held while an answer is written and the daemon told of it.
+	answering chan struct{}
+	rep       *reporter
 
 	mu   sync.Mutex
 	ring *ring
@@ -163,7 +165,7 @@ func New(cfg Config) (*Supervisor, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Supervisor{cfg: cfg, log: log.With("session", cfg.SessionID), activity: make(chan struct{}, 1),
-		idKnown: make(chan struct{}, 1), ring: newRing(cfg.BufferSize)}, nil
+		idKnown: make(chan struct{}, 1), answering: make(chan struct{}, 1), ring: newRing(cfg.BufferSize)}, nil
 }
 
 // SessionID returns the session's id.
@@ -275,6 +277,10 @@ func (s *Supervisor) Run(ctx context.Context) (int, error) {
 	s.drain(outputDone)
 	stopWatch()
 	<-watchDone
+	// A child that ends as soon as it read its answer: the daemon is still to be told the
+	// answer was written, while the answer stream is open, or it would tell the person
+	// that nothing was typed.
+	s.waitAnswer(exitReportWait)
 	code := exitCode(s.cmd.ProcessState)
 	s.log.Info("the child exited", "code", code)
 	s.mu.Lock()
@@ -496,9 +502,21 @@ func (s *Supervisor) answerLoop(ctx context.Context) {
 	}
 }
 
+// waitAnswer waits up to d for an answer being written to be reported to the daemon.
+func (s *Supervisor) waitAnswer(d time.Duration) {
+	select {
+	case s.answering <- struct{}{}:
+		<-s.answering
+	case <-time.After(d):
+		s.log.Warn("the daemon was not told in time what became of the last answer")
+	}
+}
+
 // answer writes a to the child when its prompt is the one on screen, and tells the daemon
 // what it did.
 func (s *Supervisor) answer(ctx context.Context, a Answer) {
+	s.answering <- struct{}{}
+	defer func() { <-s.answering }()
 	now := time.Now()
 	s.mu.Lock()
 	// The daemon has the prompt's record before its answer to the report, which names the
