@@ -88,6 +88,9 @@ bench:
 	run rss -bench '^BenchmarkRSS1000$$' -benchtime 1x ./cmd/trailboss/; \
 	run baseline -bench '^BenchmarkPollingBaseline$$' -benchtime 1x ./cmd/trailboss/; \
 	run deliver -bench '^BenchmarkAnswerToPane$$' -benchtime 200x ./daemon/; \
+	run ptykeys -bench '^BenchmarkPTYKeystroke$$' -benchtime 2000x ./adapter/pty/; \
+	run ptyflood -bench '^BenchmarkPTYFlood$$' -benchtime 3x ./adapter/pty/; \
+	run ptyanswer -bench '^BenchmarkPTYAnswer$$' -benchtime 50x ./adapter/pty/; \
 	if ! TRAILBOSS_BENCH_RESULTS="$(CURDIR)/$(BENCH_OUT)" TRAILBOSS_BENCH_STARTED=$$started TRAILBOSS_BENCH_LOAD="$$load" \
 		$(GO) test -count=1 -run '^TestBenchReport$$' ./cmd/trailboss/ > $(BENCH_OUT)/report.log 2>&1; then \
 		cat $(BENCH_OUT)/report.log; echo "bench: the summary: harness error" >&2; exit 1; fi; \

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -29,8 +30,37 @@ func TestMain(m *testing.M) {
 		line, _ := bufio.NewReader(os.Stdin).ReadString('\n')
 		fmt.Printf("got:%s\n", strings.TrimSpace(line))
 		os.Exit(0)
+	case "flood":
+		// QA-018: $TRAILBOSS_PTY_FLOOD lines as fast as they go, then a question.
+		n, _ := strconv.Atoi(os.Getenv("TRAILBOSS_PTY_FLOOD"))
+		w := bufio.NewWriterSize(os.Stdout, 64<<10)
+		for i := range n {
+			fmt.Fprintf(w, "compiling module %06d of %d ... ok\n", i, n)
+		}
+		w.Flush()
+		fmt.Print("Continue? (y/n) ")
+		_, _ = bufio.NewReader(os.Stdin).ReadString('\n')
+		os.Exit(0)
+	case "ask":
+		// The same question again and again, each answer said back.
+		in := bufio.NewReader(os.Stdin)
+		for {
+			fmt.Print("Proceed? (y/n) ")
+			line, err := in.ReadString('\n')
+			if err != nil {
+				os.Exit(0)
+			}
+			fmt.Printf("got:%s\n", strings.TrimSpace(line))
+		}
 	}
 	os.Exit(m.Run())
+}
+
+// promptID returns the daemon's id of the prompt on screen, "" while there is none.
+func (s *Supervisor) promptID() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.promptID
 }
 
 // helper returns the command and environment that run the test binary as child name.
@@ -125,7 +155,7 @@ func (l *fakeLink) restart() {
 }
 
 // answer sends a on the open stream, waiting for one to open.
-func (l *fakeLink) answer(t *testing.T, a Answer) {
+func (l *fakeLink) answer(t testing.TB, a Answer) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for {

@@ -176,6 +176,22 @@ func figures(runs benchRuns) ([]row, error) {
 	latency("answer → the program in a tmux pane reads it (keys; before the pause and Enter)", "BenchmarkAnswerToPane",
 		"p50 ≤ 15 ms", func(p50, _, _ float64) bool { return p50 <= 15 },
 		func() string { return "checks, a fresh capture-pane, the claim committed, send-keys" })
+	latency("keystroke through `trailboss run` (stdin → PTY → child → stdout)", "BenchmarkPTYKeystroke",
+		"p99 ≤ 1 ms", func(_, p99, _ float64) bool { return p99 <= 1 },
+		func() string {
+			return fmt.Sprintf("the same child on a bare PTY: p50 %s, p99 %s", ms(get("BenchmarkPTYKeystroke", "bare-p50-ms")),
+				ms(get("BenchmarkPTYKeystroke", "bare-p99-ms")))
+		})
+	latency("answer → the child under `trailboss run` reads it (the daemon's stream faked)", "BenchmarkPTYAnswer",
+		"p50 ≤ 5 ms", func(p50, _, _ float64) bool { return p50 <= 5 },
+		func() string { return "the supervisor's check, the write to the PTY, the child's reply back" })
+	floodCPU, floodRSS := get("BenchmarkPTYFlood", "cpu-s"), get("BenchmarkPTYFlood", "rss-growth-MB")
+	floodDetect, floodSettle := get("BenchmarkPTYFlood", "detect-s"), get("BenchmarkPTYFlood", "settle-s")
+	rows = append(rows, row{figure: "`trailboss run`: 100,000 lines, then a (y/n)", p50: "CPU " + fmtNum(floodCPU) + " s",
+		p99: "RSS +" + fmtNum(floodRSS) + " MB", target: "CPU ≤ 0.5 s, RSS ≤ +2 MB, prompt ≤ settle + 1 s",
+		pass: floodCPU <= 0.5 && floodRSS <= 2 && floodDetect <= floodSettle+1,
+		notes: fmt.Sprintf("worst of %d runs; the prompt reported %s s after it was written (settle %s s)",
+			len(runs["BenchmarkPTYFlood"]), fmtNum(floodDetect), fmtNum(floodSettle))})
 	rss := get("BenchmarkRSS1000", "rss-MB")
 	rows = append(rows, row{figure: "daemon RSS, 1,000 sessions queued", p50: fmtNum(rss) + " MB", p99: "—",
 		target: "≤ 40 MB", pass: rss <= 40,
@@ -359,6 +375,10 @@ BenchmarkPopupFirstFrame-2    	      30	    100 ns/op	  52 max-ms	  45 p50-ms	  
 BenchmarkTranscriptToDequeue-2	     100	    100 ns/op	  1.6 max-ms	  0.7 p50-ms	  1.6 p99-ms
 BenchmarkIdleCPU-2            	       1	    100 ns/op	  0 children-cpu-%	  0.05 cpu-%	  0.08 tmux-cpu-%	  0.13 total-cpu-%	  18 wakeups/s	  0 window-p50-cpu-%	  0.1 window-p99-cpu-%	  60 window-s
 BenchmarkRSS1000-2            	       1	    100 ns/op	  21 hwm-MB	  20 rss-MB
+BenchmarkAnswerToPane-2       	     200	    100 ns/op	  12 max-ms	  8.8 p50-ms	  11 p99-ms
+BenchmarkPTYKeystroke-2       	    2000	    100 ns/op	  0 added-p50-ms	  0.01 added-p99-ms	  0.09 bare-p50-ms	  0.2 bare-p99-ms	  0.5 max-ms	  0.09 p50-ms	  0.21 p99-ms
+BenchmarkPTYFlood-2           	       1	    100 ns/op	  0.08 cpu-s	  2.01 detect-s	  1.4 rss-growth-MB	  2 settle-s
+BenchmarkPTYAnswer-2          	      50	    100 ns/op	  9 max-ms	  0.23 p50-ms	  5.5 p99-ms
 BenchmarkPollingBaseline
 BenchmarkPollingBaseline/panes=10-2  	   1	    100 ns/op	  24 changes	  506 detect-max-ms	  300 detect-p50-ms	  500 detect-p99-ms	  0 missed	  4 poller-cpu-%	  25 scrape-p50-ms	  1 tmux-cpu-%	  5 total-cpu-%
 BenchmarkPollingBaseline/panes=200-2 	   1	    100 ns/op	  24 changes	  1429 detect-max-ms	  500 detect-p50-ms	  1400 detect-p99-ms	  0 missed	  50 poller-cpu-%	  537 scrape-p50-ms	  36 tmux-cpu-%	  86 total-cpu-%
@@ -386,7 +406,8 @@ func TestBenchReportTable(t *testing.T) {
 		"| hook fired → item in GET /v1/queue (real `trailboss emit`) | 2.5 ms | 5 ms | p50 ≤ 5 ms, p99 ≤ 15 ms | PASS |",
 		"| 8,000 events/s | 7,000 (worst run) |",
 		"| daemon RSS, 1,000 sessions queued | 20 MB | — | ≤ 40 MB | PASS |",
-		"12 of 13 figures meet their target.",
+		"16 of 17 figures meet their target.",
+		"| `trailboss run`: 100,000 lines, then a (y/n) | CPU 0.08 s | RSS +1.4 MB | CPU ≤ 0.5 s, RSS ≤ +2 MB, prompt ≤ settle + 1 s | PASS |",
 		"| 200 | 500 ms | 1,400 ms | 50 % | 36 % | 86 % | 200× | 280× | 662× |",
 	} {
 		if !strings.Contains(table, want) {
