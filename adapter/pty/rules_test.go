@@ -1,0 +1,290 @@
+package pty
+
+// The supervisor's pure rules, table-tested: the rolling buffer, the echo filter, what a
+// tail of output shows, and the watchdog's decisions over time.
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestRingKeepsTheLastBytes(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		writes  []string
+		want    string
+		evicted uint64
+	}{
+		{"empty", nil, "", 0},
+		{"under the size", []string{"abc", "de"}, "abcde", 0},
+		{"exactly the size", []string{"abcdefgh"}, "abcdefgh", 0},
+		{"wraps", []string{"abcdef", "ghij"}, "cdefghij", 2},
+		{"wraps twice", []string{"abcdef", "ghij", "klmnop"}, "ijklmnop", 8},
+		{"one write over the size", []string{"ab", "0123456789"}, "23456789", 4},
+		{"many small writes", strings.Split("the quick brown fox", ""), "rown fox", 11},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRing(8)
+			total := 0
+			for _, w := range tt.writes {
+				r.write([]byte(w))
+				total += len(w)
+			}
+			if got := string(r.bytes()); got != tt.want || r.evicted != tt.evicted || r.written != uint64(total) {
+				t.Fatalf("bytes %q evicted %d written %d, want %q %d %d", got, r.evicted, r.written, tt.want, tt.evicted, total)
+			}
+		})
+	}
+}
+
+func TestEchoFilter(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		answer string
+		chunks []string
+		want   string // what the buffer gets
+		done   bool
+	}{
+		{"echo then output", "y\r", []string{"y\r\nEnter new filename: "}, "\nEnter new filename: ", true},
+		{"echo in pieces", "y\r", []string{"y", "\r", "\nDone"}, "\nDone", true},
+		{"echo alone", "yes\r", []string{"yes\r\n"}, "\n", true},
+		{"no echo (raw mode)", "y\r", []string{"Deleted.\r\n"}, "Deleted.\r\n", true},
+		{"echo cut short", "yes\r", []string{"ye", "p!"}, "p!", true},
+		{"echo still awaited", "hello\r", []string{"hel"}, "", false},
+		{"press enter", "\r", []string{"\r\nok"}, "\nok", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newEchoFilter(tt.answer)
+			var got bytes.Buffer
+			done := false
+			for _, c := range tt.chunks {
+				if done {
+					got.WriteString(c)
+					continue
+				}
+				keep, _, d := f.filter([]byte(c))
+				got.Write(keep)
+				done = d
+			}
+			if got.String() != tt.want || done != tt.done {
+				t.Fatalf("buffer got %q (done %v), want %q (done %v)", got.String(), done, tt.want, tt.done)
+			}
+		})
+	}
+}
+
+func TestDetect(t *testing.T) {
+	yn := []Choice{{"y", "Yes"}, {"n", "No"}}
+	for _, tt := range []struct {
+		name    string
+		tail    string
+		want    *Prompt // nil: no prompt
+		busy    bool
+		excerpt string
+	}{
+		{"QA-001 partial line", "Do you want to continue? (y/n)",
+			&Prompt{Kind: KindYesNo, Question: "Do you want to continue? (y/n)", Choices: yn}, false, "Do you want to continue? (y/n)"},
+		{"QA-002 redraws", "Loading... \rLoading... \rLoading... \rLoading. Done!\r\nProceed? (y/n) ",
+			&Prompt{Kind: KindYesNo, Question: "Proceed? (y/n)", Choices: yn}, false, "Loading. Done!\nProceed? (y/n)"},
+		{"QA-003 erased by spaces", "Delete file? (y/n) \r                  \r",
+			&Prompt{Kind: KindYesNo, Question: "Delete file? (y/n)", Choices: yn, LowConfidence: true}, false, "Delete file? (y/n)"},
+		{"QA-003 erased by an escape", "build ok\r\nOverwrite? [y/N] \x1b[2K\r",
+			&Prompt{Kind: KindYesNo, Question: "Overwrite? [y/N]", Choices: yn, LowConfidence: true}, false, "build ok\nOverwrite? [y/N]"},
+		{"an erased status line is no prompt", "Downloading 45%\r\x1b[K", nil, false, "Downloading 45%"},
+		{"a finished line is not erased", "Done.\r\n", nil, false, "Done."},
+		{"menu", "Select an option:\n1) Deploy to staging\n2) Deploy to production\n3) Cancel\nEnter choice [1-3]: ",
+			&Prompt{Kind: KindChoice, Question: "Select an option:",
+				Choices: []Choice{{"1", "Deploy to staging"}, {"2", "Deploy to production"}, {"3", "Cancel"}}}, false, ""},
+		{"press enter", "Press Enter to continue",
+			&Prompt{Kind: KindPressEnter, Question: "Press Enter to continue", Choices: []Choice{{KeyEnter, "Enter"}}}, false, "Press Enter to continue"},
+		{"free text", "Enter new filename: ", &Prompt{Kind: KindFreeText, Question: "Enter new filename:"}, false, "Enter new filename:"},
+		{"a bare question is a guess", "What next?", &Prompt{Kind: KindFreeText, Question: "What next?", LowConfidence: true}, false, "What next?"},
+		{"spinner", "Continue? (y/n) y\r\n✻ Thinking… (esc to interrupt)", nil, true, ""},
+		{"plain output", "ok  \tgithub.com/x\t0.4s\nPASS", nil, false, "ok      github.com/x    0.4s\nPASS"},
+		{"nothing", "", nil, false, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			d := detect([]byte(tt.tail))
+			if d.busy != tt.busy {
+				t.Fatalf("busy %v, want %v", d.busy, tt.busy)
+			}
+			if tt.want == nil {
+				if d.prompt != nil {
+					t.Fatalf("prompt %+v, want none", *d.prompt)
+				}
+			} else if d.prompt == nil || !samePrompt(d.prompt, tt.want) || d.prompt.LowConfidence != tt.want.LowConfidence {
+				t.Fatalf("prompt %+v, want %+v", d.prompt, *tt.want)
+			}
+			if tt.excerpt != "" && d.excerpt != tt.excerpt {
+				t.Fatalf("excerpt %q, want %q", d.excerpt, tt.excerpt)
+			}
+			if d.prompt != nil && d.prompt.Excerpt != d.excerpt {
+				t.Fatalf("the prompt's excerpt %q is not the screen's %q", d.prompt.Excerpt, d.excerpt)
+			}
+		})
+	}
+}
+
+func TestExcerptIsTheLastLinesWithinBounds(t *testing.T) {
+	var b strings.Builder
+	for i := range 20 {
+		b.WriteString(strings.Repeat("x", 10) + string(rune('a'+i)) + "\n\n")
+	}
+	got := excerpt(b.String())
+	if lines := strings.Split(got, "\n"); len(lines) != excerptLines || lines[0] != "xxxxxxxxxxm" || lines[7] != "xxxxxxxxxxt" {
+		t.Fatalf("excerpt %q: want the last %d non-blank lines", got, excerptLines)
+	}
+	long := excerpt(strings.Repeat("é", 1000))
+	if len(long) > excerptBytes || !strings.HasPrefix(long, "é") {
+		t.Fatalf("a long line: %d bytes starting %q, want at most %d on a character boundary", len(long), long[:2], excerptBytes)
+	}
+}
+
+// watchStep is one event of a watcher test: output at an offset, or a look.
+type watchStep struct {
+	at     time.Duration
+	output string // appended to the tail; "" with look: the watchdog looks
+	echo   bool
+	busy   bool
+	look   bool
+	want   []State // the states it reports at a look
+}
+
+func runWatcher(t *testing.T, steps []watchStep) *watcher {
+	t.Helper()
+	t0 := time.Unix(1000, 0)
+	w := newWatcher(300*time.Millisecond, 600*time.Millisecond, 500*time.Millisecond, t0)
+	var tail []byte
+	for i, s := range steps {
+		now := t0.Add(s.at)
+		if !s.look {
+			tail = append(tail, s.output...)
+			w.output(now, s.echo)
+			continue
+		}
+		changes, _ := w.step(now, func() []byte { return tail }, s.busy)
+		var got []State
+		for _, c := range changes {
+			got = append(got, c.state)
+		}
+		if strings.Join(states(got), ",") != strings.Join(states(s.want), ",") {
+			t.Fatalf("step %d at %v: reported %v, want %v", i, s.at, got, s.want)
+		}
+	}
+	return w
+}
+
+func states(ss []State) []string {
+	var out []string
+	for _, s := range ss {
+		out = append(out, string(s))
+	}
+	return out
+}
+
+func TestWatcherDecisions(t *testing.T) {
+	ms := time.Millisecond
+	look := func(at time.Duration, want ...State) watchStep { return watchStep{at: at, look: true, want: want} }
+	out := func(at time.Duration, s string) watchStep { return watchStep{at: at, output: s} }
+	for _, tt := range []struct {
+		name  string
+		steps []watchStep
+	}{
+		{"a prompt is read only once output settles (QA-002)", []watchStep{
+			out(0, "Step 1? (y/n) \r"), look(200 * ms), out(250*ms, "Step 2? (y/n) \r"), look(500 * ms),
+			out(520*ms, "Proceed? (y/n) "), look(700 * ms), look(820*ms, StatePrompt), look(2000 * ms)}},
+		{"a redraw of the same prompt is no new report", []watchStep{
+			out(0, "Proceed? (y/n) "), look(300*ms, StatePrompt), out(400*ms, "\rProceed? (y/n) "), look(700 * ms)}},
+		{"a changed prompt is a new report (QA-005)", []watchStep{
+			out(0, "Overwrite? (y/n) "), look(300*ms, StatePrompt), out(400*ms, "\r\nEnter new filename: "), look(700*ms, StatePrompt)}},
+		{"output moving on after a prompt is working", []watchStep{
+			out(0, "Continue? (y/n) "), look(300*ms, StatePrompt), out(400*ms, "\r\nbuilding\r\n"), look(700*ms, StateWorking)}},
+		{"output flowing past a prompt for the settle time is working before it pauses", []watchStep{
+			out(0, "Continue? (y/n) "), look(300*ms, StatePrompt), out(400*ms, "1\r\n"), out(600*ms, "2\r\n"),
+			out(690*ms, "3\r\n"), look(710*ms, StateWorking), out(720*ms, "4\r\n")}},
+		{"silence with no prompt stalls after the stall time, not before (QA-004)", []watchStep{
+			look(300 * ms), look(599 * ms), look(600*ms, StatePrompt), look(900 * ms)}},
+		{"a quiet child that computes does not stall", []watchStep{
+			out(0, "compiling\r\n"), {at: 600 * ms, look: true, busy: true}, {at: 900 * ms, look: true, busy: true},
+			look(1200*ms, StatePrompt)}},
+		{"a spinner is no prompt and no stall", []watchStep{
+			out(0, "✻ Thinking… (esc to interrupt)"), look(300 * ms), look(2000 * ms)}},
+		{"output after a stall report moves on", []watchStep{
+			look(600*ms, StatePrompt), out(700*ms, "hello\r\n"), look(1000*ms, StateWorking), look(1300*ms, StatePrompt)}},
+	} {
+		t.Run(tt.name, func(t *testing.T) { runWatcher(t, tt.steps) })
+	}
+}
+
+// After an answer: nothing is read for the suppress time; a child that then says nothing
+// is not stuck again, nor is its echo a prompt (QA-019); a genuine new prompt is.
+func TestWatcherAfterAnAnswer(t *testing.T) {
+	ms := time.Millisecond
+	t0 := time.Unix(1000, 0)
+	w := newWatcher(300*ms, 600*ms, 500*ms, t0)
+	tail := []byte("Proceed? (y/n) ")
+	w.output(t0, false)
+	changes, _ := w.step(t0.Add(300*ms), func() []byte { return tail }, false)
+	if len(changes) != 1 || changes[0].state != StatePrompt {
+		t.Fatalf("changes %+v", changes)
+	}
+	if w.mayWrite("p1", func() []byte { return tail }) {
+		t.Fatal("an answer before the daemon named the prompt was allowed")
+	}
+	w.setPromptID(changes[0].gen, "p1")
+	if w.mayWrite("p0", func() []byte { return tail }) || !w.mayWrite("p1", func() []byte { return tail }) {
+		t.Fatal("only the prompt reported last may be answered")
+	}
+	w.wrote(t0.Add(400 * ms))
+	if w.mayWrite("p1", func() []byte { return tail }) {
+		t.Fatal("a prompt was answered twice")
+	}
+	tail = append(tail, '\n') // the echo, filtered to its line end
+	w.output(t0.Add(410*ms), true)
+	if c, next := w.step(t0.Add(800*ms), func() []byte { return tail }, false); c != nil || next != 100*ms {
+		t.Fatalf("within the suppress time: %+v, next %v", c, next)
+	}
+	if c, next := w.step(t0.Add(5*time.Second), func() []byte { return tail }, false); c != nil || next != 0 {
+		t.Fatalf("a silent child after its answer: %+v, next %v; want nothing until it writes", c, next)
+	}
+	tail = append(tail, "Proceed again? (y/n) "...)
+	w.output(t0.Add(6*time.Second), false)
+	c, _ := w.step(t0.Add(6*time.Second+300*ms), func() []byte { return tail }, false)
+	if len(c) != 1 || c[0].state != StatePrompt || c[0].prompt.Question != "Proceed again? (y/n)" {
+		t.Fatalf("the next prompt: %+v", c)
+	}
+	if g := w.exited(); g <= c[0].gen || w.mayWrite("p1", func() []byte { return tail }) {
+		t.Fatal("after the exit nothing may be written")
+	}
+}
+
+func TestParseStat(t *testing.T) {
+	line := "4242 (my (odd) prog) S 1 4242 4242 34816 4242 4194304 100 0 0 0 7 3 20 11 20 0 1 0 100 0 0\n"
+	st, ok := parseStat([]byte(line))
+	if !ok || st.state != 'S' || st.pgrp != 4242 || st.cpu != 7+3+20+11 {
+		t.Fatalf("%+v %v", st, ok)
+	}
+	if _, ok := parseStat([]byte("4242 (cut")); ok {
+		t.Fatal("a cut line was read")
+	}
+}
+
+func TestBackoffDoublesToItsCap(t *testing.T) {
+	var b backoff
+	var got []time.Duration
+	for range 7 {
+		got = append(got, b.next())
+	}
+	want := []time.Duration{100, 200, 400, 800, 1600, 2000, 2000}
+	for i := range want {
+		if got[i] != want[i]*time.Millisecond {
+			t.Fatalf("delays %v", got)
+		}
+	}
+	b.reset()
+	if b.next() != backoffMin {
+		t.Fatal("reset did not start over")
+	}
+}
