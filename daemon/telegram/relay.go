@@ -1,0 +1,600 @@
+package telegram
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+
+	"github.com/trailboss/trailboss/adapter"
+	"github.com/trailboss/trailboss/daemon"
+	"github.com/trailboss/trailboss/daemon/queue"
+	"github.com/trailboss/trailboss/daemon/store"
+	"github.com/trailboss/trailboss/daemon/wire"
+)
+
+// Config is the relay's part of config.toml ([telegram]).
+type Config struct {
+	Token        string
+	ChatID       int64   // the one chat prompts go to and answers come from
+	AllowedUsers []int64 // who may answer, in that chat
+	APIURL       string  // "": DefaultAPIURL
+	PollTimeout  time.Duration
+	MinBackoff   time.Duration // 0: 1 s
+	MaxBackoff   time.Duration // 0: 60 s
+	Location     *time.Location
+}
+
+// Defaults.
+const (
+	DefaultPollTimeout = 50 * time.Second // one getUpdates long poll: idle, the relay wakes about once a minute
+	DefaultMinBackoff  = time.Second
+	DefaultMaxBackoff  = 60 * time.Second
+	callTimeout        = 15 * time.Second // any other Bot API call
+	handleTimeout      = 30 * time.Second // one update, its delivery included
+	messagesKept       = 7 * 24 * time.Hour
+)
+
+// Relay is the Telegram delivery channel. It is a daemon.Channel.
+type Relay struct {
+	cfg Config
+	bot *Bot
+	h   daemon.ChannelHost
+	log *slog.Logger
+
+	mu       sync.Mutex
+	shown    map[string]*store.TelegramMessage // by prompt id: each message sent (closed ones for a week)
+	byMsg    map[int64]string                  // message id → prompt id
+	reopened map[string]bool                   // prompts whose message was open when the daemon started
+	poll     wire.ChannelStatus                // the poller's state
+	sendErr  string                            // the last failure to update the chat, "" once one worked
+
+	kick chan struct{} // wakes the sync loop at once (the Bot API answers again)
+}
+
+var _ daemon.Channel = (*Relay)(nil)
+
+// New returns a relay for cfg; Run starts it.
+func New(cfg Config) *Relay {
+	if cfg.PollTimeout <= 0 {
+		cfg.PollTimeout = DefaultPollTimeout
+	}
+	if cfg.MinBackoff <= 0 {
+		cfg.MinBackoff = DefaultMinBackoff
+	}
+	if cfg.MaxBackoff <= 0 {
+		cfg.MaxBackoff = DefaultMaxBackoff
+	}
+	if cfg.Location == nil {
+		cfg.Location = time.Local
+	}
+	return &Relay{cfg: cfg, bot: NewBot(cfg.APIURL, cfg.Token), shown: map[string]*store.TelegramMessage{},
+		byMsg: map[int64]string{}, reopened: map[string]bool{}, kick: make(chan struct{}, 1),
+		poll: wire.ChannelStatus{Name: "telegram", State: wire.ChannelStarting, Since: time.Now()}}
+}
+
+// Name is the channel's name in logs and in the audit log.
+func (r *Relay) Name() string { return "telegram" }
+
+// Status says how the relay is doing: its poller's state, or an outage when it cannot
+// update the chat although polling works.
+func (r *Relay) Status() wire.ChannelStatus {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	st := r.poll
+	if st.State == wire.ChannelOK && r.sendErr != "" {
+		st.State, st.Detail = wire.ChannelOutage, r.sendErr
+	}
+	for _, m := range r.shown {
+		if !m.Closed {
+			st.Shown++
+		}
+	}
+	return st
+}
+
+// Run relays until ctx ends: prompts out to the chat, taps and replies back in.
+func (r *Relay) Run(ctx context.Context, h daemon.ChannelHost) error {
+	r.h, r.log = h, h.Log
+	if r.h.Now == nil {
+		r.h.Now = time.Now
+	}
+	if r.log == nil {
+		r.log = slog.New(slog.DiscardHandler)
+	}
+	now := r.h.Now()
+	if err := h.Store.ForgetTelegramMessages(ctx, now.Add(-messagesKept)); err != nil {
+		r.log.Warn("telegram: forget old messages", "err", err)
+	}
+	msgs, err := h.Store.TelegramMessages(ctx, now.Add(-messagesKept))
+	if err != nil {
+		return fmt.Errorf("telegram relay: %w", err)
+	}
+	for i := range msgs {
+		m := msgs[i]
+		r.remember(&m)
+		if !m.Closed {
+			r.reopened[m.PromptID] = true
+		}
+	}
+	off, err := h.Store.TelegramOffset(ctx)
+	if err != nil {
+		return fmt.Errorf("telegram relay: %w", err)
+	}
+	r.log.Info("telegram relay started", "chat", r.cfg.ChatID, "allowed_users", len(r.cfg.AllowedUsers),
+		"open_messages", len(r.reopened), "offset", off)
+	var wg sync.WaitGroup
+	wg.Go(func() { r.syncLoop(ctx) })
+	wg.Go(func() { r.pollLoop(ctx, off) })
+	wg.Wait()
+	return nil
+}
+
+func (r *Relay) remember(m *store.TelegramMessage) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.shown[m.PromptID] = m
+	r.byMsg[m.MessageID] = m.PromptID
+}
+
+// backoff is 1 s doubling to 60 s (DELIVERY.md), longer when Telegram asks for it.
+type backoff struct{ min, max, cur time.Duration }
+
+func (b *backoff) next(err error) time.Duration {
+	if b.cur == 0 {
+		b.cur = b.min
+	} else {
+		b.cur = min(2*b.cur, b.max)
+	}
+	var ae *APIError
+	if errors.As(err, &ae) && ae.RetryAfter > 0 {
+		if d := time.Duration(ae.RetryAfter) * time.Second; d > b.cur {
+			return d
+		}
+	}
+	return b.cur
+}
+
+func (b *backoff) reset() { b.cur = 0 }
+
+func sleep(ctx context.Context, d time.Duration, wake <-chan struct{}) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	case <-wake:
+	}
+}
+
+// ---- out: prompts to the chat ----------------------------------------------------------
+
+// syncLoop brings the chat in line with the prompt records after every committed change:
+// a message for each new pending prompt, an edit for each that left pending. On failure
+// it backs off and tries again; nothing about the prompts changes meanwhile.
+func (r *Relay) syncLoop(ctx context.Context) {
+	changed := r.h.Engine.Subscribe()
+	bo := backoff{min: r.cfg.MinBackoff, max: r.cfg.MaxBackoff}
+	for ctx.Err() == nil {
+		err := r.sync(ctx)
+		if err == nil {
+			bo.reset()
+			select {
+			case <-ctx.Done():
+			case <-changed:
+			case <-r.kick:
+			}
+			continue
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		d := bo.next(err)
+		r.mu.Lock()
+		r.sendErr = "cannot update the chat: " + err.Error()
+		r.mu.Unlock()
+		r.log.Warn("telegram: could not update the chat; the prompts stay pending, trying again",
+			"err", err, "backoff_seconds", d.Seconds())
+		sleep(ctx, d, r.kick)
+	}
+}
+
+// sync does one pass of syncLoop.
+func (r *Relay) sync(ctx context.Context) error {
+	now := r.h.Now()
+	pl := &placer{tmux: r.h.Tmux}
+	pending := map[string]bool{}
+	for _, it := range r.h.Engine.Items() {
+		if it.Prompt == nil {
+			continue
+		}
+		p := *it.Prompt
+		pending[p.ID] = true
+		r.mu.Lock()
+		m, sent := r.shown[p.ID]
+		reopened := r.reopened[p.ID]
+		r.mu.Unlock()
+		if sent && !reopened {
+			continue
+		}
+		v := view{Prompt: p, Reason: it.Reason, Detail: it.Detail, Where: pl.place(ctx, it.Session), Restart: reopened}
+		html := messageHTML(v, r.cfg.Location)
+		if sent && !m.Closed {
+			// The daemon restarted: say the prompt still takes answers, buttons and all.
+			err := r.call(ctx, func(ctx context.Context) error {
+				return r.bot.EditMessageText(ctx, m.ChatID, m.MessageID, html, keyboard(p))
+			})
+			if err == nil {
+				r.mu.Lock()
+				delete(r.reopened, p.ID)
+				r.mu.Unlock()
+				r.log.Info("telegram: prompt still pending after a restart; its message says so", "prompt", p.ID, "message", m.MessageID)
+				continue
+			}
+			if !gone(err) {
+				return err
+			}
+			// The message was deleted in the chat: send it again.
+		}
+		var msg Message
+		err := r.call(ctx, func(ctx context.Context) error {
+			var err error
+			msg, err = r.bot.SendMessage(ctx, r.cfg.ChatID, html, keyboard(p), 0)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		rec := &store.TelegramMessage{PromptID: p.ID, ChatID: r.cfg.ChatID, MessageID: msg.MessageID, HTML: html, SentAt: now}
+		r.remember(rec)
+		r.mu.Lock()
+		delete(r.reopened, p.ID)
+		r.mu.Unlock()
+		if err := r.h.Store.SaveTelegramMessage(context.WithoutCancel(ctx), *rec); err != nil {
+			r.log.Error("telegram: keep a message id", "prompt", p.ID, "err", err)
+		}
+		r.log.Info("telegram: prompt sent", "prompt", p.ID, "session", p.SessionID, "kind", p.Ask.Kind, "message", msg.MessageID)
+	}
+	r.mu.Lock()
+	var closing []*store.TelegramMessage
+	for id, m := range r.shown {
+		if !m.Closed && !pending[id] {
+			closing = append(closing, m)
+		}
+	}
+	r.mu.Unlock()
+	for _, m := range closing {
+		rec, err := r.h.Engine.Prompt(ctx, m.PromptID)
+		found := err == nil
+		if err != nil && !errors.Is(err, daemon.ErrUnknownPrompt) {
+			return err
+		}
+		html := closedHTML(m.HTML, outcome(rec, found, now))
+		err = r.call(ctx, func(ctx context.Context) error {
+			return r.bot.EditMessageText(ctx, m.ChatID, m.MessageID, html, nil)
+		})
+		if err != nil && !gone(err) {
+			return err
+		}
+		r.mu.Lock()
+		m.Closed = true
+		delete(r.reopened, m.PromptID)
+		cp := *m
+		r.mu.Unlock()
+		if err := r.h.Store.SaveTelegramMessage(context.WithoutCancel(ctx), cp); err != nil {
+			r.log.Error("telegram: keep a message closed", "prompt", m.PromptID, "err", err)
+		}
+		r.log.Info("telegram: prompt over; its message edited and its buttons removed", "prompt", m.PromptID,
+			"status", rec.Status, "message", m.MessageID)
+	}
+	r.mu.Lock()
+	r.sendErr = ""
+	r.mu.Unlock()
+	return nil
+}
+
+// call runs one Bot API call with its own timeout.
+func (r *Relay) call(ctx context.Context, fn func(context.Context) error) error {
+	ctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
+	return fn(ctx)
+}
+
+// ---- in: taps and replies ----------------------------------------------------------------
+
+// pollLoop long-polls getUpdates from off on, handles each batch of updates, and keeps the
+// next offset in the store only once the batch is handled: a crash in between has the
+// batch handled again, which changes nothing (an answer's claim is single use).
+func (r *Relay) pollLoop(ctx context.Context, off int64) {
+	bo := backoff{min: r.cfg.MinBackoff, max: r.cfg.MaxBackoff}
+	failing := false
+	for ctx.Err() == nil {
+		ups, err := r.bot.GetUpdates(ctx, off, r.cfg.PollTimeout, 100)
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			d := bo.next(err)
+			state, words := pollProblem(err)
+			r.setPoll(state, words)
+			r.log.Warn("telegram: "+words, "event", "telegram_polling_failed", "err", err, "backoff_seconds", d.Seconds())
+			failing = true
+			sleep(ctx, d, nil)
+			continue
+		}
+		bo.reset()
+		if failing {
+			failing = false
+			r.log.Info("telegram: the Bot API answers again; taps and replies are read again", "event", "telegram_outage_recovered")
+			select { // the chat may be behind too
+			case r.kick <- struct{}{}:
+			default:
+			}
+		}
+		r.setPoll(wire.ChannelOK, "")
+		if len(ups) == 0 {
+			continue
+		}
+		next := off
+		var wg sync.WaitGroup
+		for _, u := range ups {
+			next = max(next, u.UpdateID+1)
+			wg.Go(func() { r.handle(ctx, u) })
+		}
+		wg.Wait()
+		if next != off {
+			off = next
+			if err := r.h.Store.SetTelegramOffset(context.WithoutCancel(ctx), off); err != nil {
+				r.log.Error("telegram: keep the update offset", "err", err)
+			}
+		}
+	}
+}
+
+// pollProblem says what a failed getUpdates means, in plain words.
+func pollProblem(err error) (state, words string) {
+	switch {
+	case Conflict(err):
+		return wire.ChannelConflict, "another program is taking this bot's updates (Telegram answered 409 Conflict): " +
+			"a second Trail Boss daemon or another bot program uses the same token, or a webhook is set. " +
+			"Stop the other one; until then no tap or reply reaches Trail Boss. Retrying"
+	case Unauthorized(err):
+		return wire.ChannelUnauthorized, "Telegram refuses the bot token: check the token file in config.toml " +
+			"([telegram] token_file) or TRAILBOSS_TELEGRAM_TOKEN; trailboss doctor checks it. Retrying"
+	}
+	return wire.ChannelOutage, "cannot reach the Telegram Bot API; the prompts stay pending and the relay keeps trying"
+}
+
+func (r *Relay) setPoll(state, detail string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.poll.State != state {
+		if state == wire.ChannelConflict {
+			r.log.Error("telegram: " + detail)
+		}
+		r.poll.State, r.poll.Since = state, r.h.Now()
+	}
+	r.poll.Detail = detail
+}
+
+// allowed reports whether an update from user in chat may answer: the configured chat
+// and one of the allowed users, both.
+func (r *Relay) allowed(chat, user int64) bool {
+	return chat != 0 && chat == r.cfg.ChatID && slices.Contains(r.cfg.AllowedUsers, user)
+}
+
+func (r *Relay) handle(ctx context.Context, u Update) {
+	ctx, cancel := context.WithTimeout(ctx, handleTimeout)
+	defer cancel()
+	defer func() {
+		if v := recover(); v != nil {
+			r.log.Error("telegram: an update could not be handled (a bug); nothing was delivered for it", "update", u.UpdateID, "panic", fmt.Sprint(v))
+		}
+	}()
+	switch {
+	case u.CallbackQuery != nil:
+		r.handleTap(ctx, u.CallbackQuery)
+	case u.Message != nil:
+		r.handleMessage(ctx, u.Message)
+	}
+}
+
+func (r *Relay) handleTap(ctx context.Context, cq *CallbackQuery) {
+	var chat int64
+	if cq.Message != nil {
+		chat = cq.Message.Chat.ID
+	}
+	if !r.allowed(chat, cq.From.ID) {
+		r.log.Warn("telegram: ignored a button press from someone not allowed; nothing was delivered",
+			"user", cq.From.ID, "username", cq.From.Username, "chat", chat)
+		r.ack(ctx, cq.ID, "You are not allowed to answer these prompts. Nothing was typed.")
+		return
+	}
+	t, ok := parseCallback(cq.Data)
+	if !ok {
+		r.log.Warn("telegram: ignored a button that Trail Boss did not make", "user", cq.From.ID, "data_bytes", len(cq.Data))
+		r.ack(ctx, cq.ID, "This button is not one of Trail Boss's. Nothing was typed.")
+		return
+	}
+	key, label := t.Key, t.Key
+	if rec, err := r.h.Engine.Prompt(ctx, t.PromptID); err == nil {
+		if t.Index >= 0 && t.Index < len(rec.Ask.Choices) {
+			key = rec.Ask.Choices[t.Index].Key
+		}
+		if l := labelOf(rec, key); l != "" {
+			label = l
+		}
+	}
+	if key == "" {
+		key = "#" // an index the record does not have: refused as not one of its choices
+	}
+	res, err := r.h.Deliver.Answer(ctx, t.PromptID, wire.Answer{Choice: key, Channel: "telegram", Nonce: t.Nonce})
+	r.log.Info("telegram: button", "user", cq.From.ID, "prompt", t.PromptID, "choice", key, "delivered", err == nil)
+	r.ack(ctx, cq.ID, resultText(label, res, err))
+}
+
+// ack answers a callback query; Telegram shows text (at most 200 characters) to the person
+// who pressed. Telegram wants every press answered, refused ones too.
+func (r *Relay) ack(ctx context.Context, id, text string) {
+	if err := r.call(ctx, func(ctx context.Context) error {
+		return r.bot.AnswerCallbackQuery(ctx, id, clip(text, 200))
+	}); err != nil {
+		r.log.Warn("telegram: answer a button press", "err", err)
+	}
+}
+
+// resultText says in a sentence what became of an answer.
+func resultText(what string, res wire.Delivered, err error) string {
+	var refusal *daemon.PromptRefusal
+	var badAnswer *daemon.BadAnswerError
+	switch {
+	case err == nil && res.Confirmed:
+		return "Sent: " + what + "."
+	case err == nil:
+		return "Sent: " + what + ". The agent has not taken it yet; if it still waits, look at its pane."
+	case errors.Is(err, daemon.ErrUnknownPrompt):
+		return "Unknown prompt: it may be old, or from another Trail Boss. Nothing was typed."
+	case errors.As(err, &refusal):
+		return sentence(refusal.Msg)
+	case errors.As(err, &badAnswer):
+		return sentence(badAnswer.Msg) + " Nothing was typed."
+	}
+	return "The answer could not be delivered (" + err.Error() + "). Look at its pane before trying again."
+}
+
+// sentence capitalizes s and ends it with a full stop.
+func sentence(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return s
+	}
+	rs := []rune(s)
+	rs[0] = unicode.ToUpper(rs[0])
+	s = string(rs)
+	if !strings.HasSuffix(s, ".") {
+		s += "."
+	}
+	return s
+}
+
+func (r *Relay) handleMessage(ctx context.Context, m *Message) {
+	if m.From == nil || !r.allowed(m.Chat.ID, m.From.ID) {
+		var user int64
+		if m.From != nil {
+			user = m.From.ID
+		}
+		r.log.Warn("telegram: ignored a message from someone not allowed; nothing was delivered", "user", user, "chat", m.Chat.ID)
+		return
+	}
+	text := m.Text
+	switch {
+	case strings.TrimSpace(text) == "":
+		return // a sticker, a photo: nothing to answer with
+	case strings.HasPrefix(text, "/"):
+		r.command(ctx, m)
+		return
+	case m.ReplyToMessage != nil:
+		r.mu.Lock()
+		id, ok := r.byMsg[m.ReplyToMessage.MessageID]
+		r.mu.Unlock()
+		if !ok {
+			r.reply(ctx, m, "That message is not one of Trail Boss's prompts, so nothing was typed. "+
+				"Reply to a prompt's message, or send /pending to see what waits.")
+			return
+		}
+		r.deliverText(ctx, m, id)
+		return
+	}
+	var waiting []queue.Item
+	for _, it := range r.h.Engine.Items() {
+		if it.Prompt != nil && it.Prompt.Ask.Kind == adapter.AskFreeText {
+			waiting = append(waiting, it)
+		}
+	}
+	switch len(waiting) {
+	case 0:
+		r.reply(ctx, m, "No prompt is waiting for text right now, so nothing was typed. Prompts with buttons take a tap; /pending lists what waits.")
+	case 1:
+		r.deliverText(ctx, m, waiting[0].Prompt.ID)
+	default:
+		r.log.Info("telegram: a text matches several prompts waiting for text; asked which, delivered nothing",
+			"event", "ambiguous_reply_held", "prompts", len(waiting))
+		var b strings.Builder
+		fmt.Fprintf(&b, "<b>%d prompts wait for text</b>, so nothing was typed. Reply to the message of the one you mean (swipe left on it):\n", len(waiting))
+		pl := &placer{tmux: r.h.Tmux}
+		for _, it := range waiting {
+			b.WriteString("• " + strings.TrimPrefix(header(pl.place(ctx, it.Session)), "⏸ ") + ": " +
+				esc(clip(oneLine(it.Prompt.Ask.Question), 80)) + "\n")
+		}
+		r.reply(ctx, m, strings.TrimRight(b.String(), "\n"))
+	}
+}
+
+// deliverText answers prompt id with m's text: the text itself for a prompt that waits for
+// text, else the choice it names (its key or its label).
+func (r *Relay) deliverText(ctx context.Context, m *Message, id string) {
+	a := wire.Answer{Text: m.Text, Channel: "telegram"}
+	what := "your reply"
+	if rec, err := r.h.Engine.Prompt(ctx, id); err == nil {
+		a.Nonce = rec.Nonce
+		if rec.Ask.Kind != adapter.AskFreeText {
+			if key, ok := choiceNamed(rec, m.Text); ok {
+				a.Text, a.Choice, what = "", key, labelOf(rec, key)
+			}
+		}
+	}
+	res, err := r.h.Deliver.Answer(ctx, id, a)
+	r.log.Info("telegram: reply", "user", m.From.ID, "prompt", id, "delivered", err == nil)
+	r.reply(ctx, m, esc(resultText(what, res, err)))
+}
+
+// choiceNamed returns the key of rec's choice that text names by key or label (any case).
+func choiceNamed(rec queue.Prompt, text string) (string, bool) {
+	t := strings.ToLower(strings.TrimSpace(text))
+	for _, c := range rec.Ask.Choices {
+		if t == strings.ToLower(c.Key) || t == strings.ToLower(c.Label) {
+			return c.Key, true
+		}
+	}
+	return "", false
+}
+
+func (r *Relay) command(ctx context.Context, m *Message) {
+	cmd, _, _ := strings.Cut(strings.Fields(m.Text)[0], "@")
+	switch cmd {
+	case "/pending":
+		var b strings.Builder
+		pl := &placer{tmux: r.h.Tmux}
+		n := 0
+		for _, it := range r.h.Engine.Items() {
+			if it.Prompt == nil {
+				continue
+			}
+			n++
+			b.WriteString("• " + strings.TrimPrefix(header(pl.place(ctx, it.Session)), "⏸ ") + ": " +
+				esc(clip(oneLine(it.Prompt.Ask.Question), 80)) + "\n")
+		}
+		if n == 0 {
+			r.reply(ctx, m, "Nothing waits for an answer right now.")
+			return
+		}
+		r.reply(ctx, m, fmt.Sprintf("<b>%d waiting</b> (each has its own message above):\n", n)+strings.TrimRight(b.String(), "\n"))
+	default:
+		r.reply(ctx, m, "Trail Boss sends a message here when one of your agents waits for you. "+
+			"Tap a button to answer it, or reply to its message with text. /pending lists what waits.")
+	}
+}
+
+func (r *Relay) reply(ctx context.Context, m *Message, html string) {
+	if err := r.call(ctx, func(ctx context.Context) error {
+		_, err := r.bot.SendMessage(ctx, m.Chat.ID, html, nil, m.MessageID)
+		return err
+	}); err != nil {
+		r.log.Warn("telegram: reply in the chat", "err", err)
+	}
+}
