@@ -44,7 +44,7 @@ func TestTerminalPassThrough(t *testing.T) {
 		}
 	}()
 
-	sup, err := New(Config{Args: sh(`stty size; trap 'stty size' WINCH; while :; do sleep 0.05; done`),
+	sup, err := New(Config{Args: sh(`trap 'stty size' WINCH; stty size; while :; do sleep 0.05; done`),
 		Stdin: tty, Stdout: tty, Signals: true, Settle: time.Minute})
 	if err != nil {
 		t.Fatal(err)
