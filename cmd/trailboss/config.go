@@ -34,7 +34,9 @@ type fileConfig struct {
 		// MaxReplyLength caps a typed reply, in characters.
 		MaxReplyLength int `toml:"max_reply_length"`
 	} `toml:"delivery"`
-	Keys struct {
+	// Telegram switches the Telegram relay on (docs/telegram.md); nil when absent.
+	Telegram *telegramConfig `toml:"telegram"`
+	Keys     struct {
 		Next  string `toml:"next"`
 		Popup string `toml:"popup"`
 		Skip  string `toml:"skip"`
@@ -57,7 +59,7 @@ func (d *duration) UnmarshalText(b []byte) error {
 }
 
 const knownSettings = "known: addr, cooldown, sweep, settle, on_stuck, prompt_ttl, [keys] next, popup, skip, " +
-	"and [delivery] hold_permissions, max_reply_length"
+	"[delivery] hold_permissions, max_reply_length, and [telegram] token_file, chat_id, allowed_users, api_url"
 
 // configPath returns where the config file is: $XDG_CONFIG_HOME/trailboss/config.toml, else
 // ~/.config/trailboss/config.toml.
@@ -95,6 +97,9 @@ func (c fileConfig) check(path string) error {
 		return fmt.Errorf("%s: prompt_ttl must be between 10s and 55m", path)
 	case c.Delivery.MaxReplyLength < 0 || c.Delivery.MaxReplyLength > 100000:
 		return fmt.Errorf("%s: [delivery] max_reply_length must be between 1 and 100000 characters", path)
+	}
+	if c.Telegram != nil {
+		return c.Telegram.check(path)
 	}
 	return nil
 }
@@ -135,8 +140,10 @@ func loadConfig(getenv func(string) string) (fileConfig, error) {
 				switch key {
 				case "delivery.hold_permissions":
 					want = "true or false"
-				case "delivery.max_reply_length":
+				case "delivery.max_reply_length", "telegram.chat_id":
 					want = "a whole number"
+				case "telegram.allowed_users":
+					want = "a list of whole numbers, such as [123456789]"
 				}
 				msg = "must be " + want + ", not " + article(strings.ToLower(m[1]))
 			}

@@ -59,9 +59,18 @@ func runDaemon(ctx context.Context, e *env, args []string) error {
 		level = slog.LevelDebug
 	}
 	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: level}))
+	var channels []daemon.Channel
+	relay, err := telegramRelay(cfg, e.getenv)
+	if err != nil {
+		return err
+	}
+	if relay != nil {
+		channels = append(channels, relay)
+	}
 	return daemon.Run(ctx, daemon.Config{
 		Addr: *addr, StateDir: *stateDir, Cooldown: *cooldown, Sweep: *sweep, Settle: *settle,
 		NoWatch: *noWatch, ScreenTick: *screenTick, Reset: *reset, OnStuck: cfg.OnStuck, Version: version, Log: log,
 		PromptTTL: cfg.PromptTTL.Duration, HoldPermissions: cfg.Delivery.HoldPermissions, MaxReply: cfg.Delivery.MaxReplyLength,
+		Channels: channels,
 	})
 }

@@ -100,6 +100,17 @@ var helps = map[string]commandHelp{
 			"input\", answered with a line of text. It works without the daemon too, and\n" +
 			"reports once the daemon is up. Its own log is run.log in the state directory.",
 		"trailboss run --name deploy -- ./deploy.sh staging"},
+	"telegram": {"setup",
+		"The Telegram relay (off until configured): a message in one chat for each prompt that\n" +
+			"waits, with buttons for its answers; a tap or a reply answers it. Only the users of\n" +
+			"allowed_users, in the chat of chat_id, are let in. `telegram setup` pairs your phone.",
+		"trailboss telegram setup"},
+	"telegram setup": {"[--timeout 5m] [--api-url URL]",
+		"Pairs your phone: reads the bot token (asks for it and keeps it, mode 0600, when there is\n" +
+			"none; TRAILBOSS_TELEGRAM_TOKEN overrides), checks it with Telegram, shows a code to\n" +
+			"send to the bot from your phone, and writes that chat and that user into config.toml.\n" +
+			"Run it while the daemon's relay is off; restart the daemon afterwards.",
+		"trailboss telegram setup"},
 	"lab": {"list | run NAME…|--all [--json]",
 		"The Prompt Lab: replays AtlasBridge's failure scenarios (QA-001 … QA-009, QA-016 … QA-019)\n" +
 			"against the real daemon and the real supervisor (trailboss run), each with its own\n" +

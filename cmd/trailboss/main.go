@@ -80,6 +80,7 @@ var commands = []command{
 	{"demo", "try it: an isolated tmux server with the daemon and three simulated agents", runDemo},
 	{"demo-agent", "a simulated Claude Code session (used by the demo and the tests)", runDemoAgent},
 	{"run", "run a program on a PTY of its own, so that its prompts can be answered from the queue: run [--name NAME] -- CMD", runRun},
+	{"telegram", "the Telegram relay: telegram setup pairs your phone, so that prompts can be answered from it", runTelegram},
 	{"lab", "the Prompt Lab: replay the delivery failure scenarios against a real daemon and supervisor", runLab},
 }
 
