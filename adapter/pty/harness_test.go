@@ -63,6 +63,13 @@ func (s *Supervisor) promptID() string {
 	return s.w.promptID
 }
 
+// phase returns where the watchdog stands.
+func (s *Supervisor) phase() phase {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.phase
+}
+
 // helper returns the command and environment that run the test binary as child name.
 func helper(name string) ([]string, []string) {
 	return []string{os.Args[0]}, append(os.Environ(), "TRAILBOSS_PTY_HELPER="+name)

@@ -34,16 +34,17 @@ func checkPrompt(t *testing.T, got *Prompt, want *Prompt) {
 // child once; the exit is reported with the child's code.
 func TestPartialLinePrompt(t *testing.T) {
 	link := newFakeLink()
-	began := time.Now()
 	r := startRun(t, Config{Args: sh(`printf 'Do you want to continue? (y/n)'; read a; echo "got:$a"; exit 4`),
 		Settle: settle, Stall: stall, Link: link, Name: "qa1"})
 	start := link.reportOf(t, StateStart, 5*time.Second)
 	if !strings.HasPrefix(start.SessionID, "pty-") || len(start.SessionID) != 20 || start.Name != "qa1" || start.PID == 0 || start.Cwd == "" {
 		t.Fatalf("start report %+v", start)
 	}
+	r.out.waitFor(t, "(y/n)", 5*time.Second)
+	shown := time.Now()
 	rep := link.reportOf(t, StatePrompt, 5*time.Second)
-	if took := time.Since(began); took > settle+500*time.Millisecond {
-		t.Errorf("the prompt was reported after %v, want at most settle + 0.5 s", took)
+	if took := time.Since(shown); took > settle+500*time.Millisecond {
+		t.Errorf("the prompt was reported %v after it showed, want at most settle + 0.5 s", took)
 	}
 	checkPrompt(t, rep.Prompt, yesNo("Do you want to continue? (y/n)", "y", "n"))
 	if rep.Prompt.Excerpt != "Do you want to continue? (y/n)" {
@@ -235,7 +236,13 @@ func TestDaemonDownAndRestart(t *testing.T) {
 	r := startRun(t, Config{Args: sh(`printf 'Continue? (y/n) '; read a; echo "got:$a"`),
 		Settle: settle, Stall: stall, Link: link})
 	r.out.waitFor(t, "Continue? (y/n)", 5*time.Second)
-	time.Sleep(2 * settle) // the prompt is detected while the daemon is down
+	deadline := time.Now().Add(5 * time.Second)
+	for r.sup.phase() != phasePrompt { // the prompt is read while the daemon is down
+		if time.Now().After(deadline) {
+			t.Fatal("the prompt was not read")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	link.setUp(true)
 	if rep := link.report(t, 5*time.Second); rep.State != StateStart {
 		t.Fatalf("first report after the daemon came up: %s, want start", rep.State)
