@@ -218,7 +218,9 @@ func TestPTYPromptIsAnsweredThroughTheSupervisorsStream(t *testing.T) {
 // reply to the report that made it (the Prompt Lab's answers are).
 func TestPTYReportNamesItsRecordOnceClaimed(t *testing.T) {
 	s := newPromptServer(t)
-	report := `{"session_id":"pty-0123456789abcdef","name":"deploy","state":"prompt","prompt":{"kind":"yes_no",
+	// Both reports say what the supervisor saw before the answer came.
+	seen := time.Now().UTC().Format(time.RFC3339Nano)
+	report := `{"session_id":"pty-0123456789abcdef","name":"deploy","state":"prompt","at":"` + seen + `","prompt":{"kind":"yes_no",
 		"question":"Delete this file? (y/n)","choices":[{"key":"y","label":"yes"},{"key":"n","label":"no"}]}}`
 	_, body := s.request(t, http.MethodPost, "/v1/pty/report", report)
 	id := decode[wire.PTYReportAck](t, body).PromptID
@@ -260,4 +262,27 @@ func (e *Engine) promptWaited(id string) bool {
 	defer e.mu.Unlock()
 	_, ok := e.prompts.changed[id]
 	return ok
+}
+
+// The same question put again after it was answered (a program that did not like the
+// answer) is a new prompt record, answerable again.
+func TestPTYSameQuestionAfterItsAnswerIsAskedAnew(t *testing.T) {
+	s := newPromptServer(t)
+	report := func(at time.Time) string {
+		return `{"session_id":"pty-0123456789abcdef","state":"prompt","at":"` + at.UTC().Format(time.RFC3339Nano) +
+			`","prompt":{"kind":"yes_no","question":"Sure? (y/n)","choices":[{"key":"y","label":"yes"},{"key":"n","label":"no"}]}}`
+	}
+	_, body := s.request(t, http.MethodPost, "/v1/pty/report", report(time.Now()))
+	first := decode[wire.PTYReportAck](t, body).PromptID
+	if _, err := s.engine.ClaimPrompt(context.Background(), first, "n", "api"); err != nil {
+		t.Fatal(err)
+	}
+	_, body = s.request(t, http.MethodPost, "/v1/pty/report", report(time.Now()))
+	second := decode[wire.PTYReportAck](t, body).PromptID
+	if second == "" || second == first {
+		t.Fatalf("asked again after its answer: prompt %q, want a new record (first %s)", second, first)
+	}
+	if p, ok := s.engine.PendingPrompt("pty-0123456789abcdef"); !ok || p.ID != second {
+		t.Fatalf("pending prompt = %+v %v, want %s", p, ok, second)
+	}
 }

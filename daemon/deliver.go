@@ -61,7 +61,7 @@ func (d *Deliverer) Answer(ctx context.Context, id string, a wire.Answer) (wire.
 		a.Channel = "api"
 	}
 	audit := wire.Delivery{At: time.Now(), Channel: adapter.CleanText(a.Channel, 40), PromptID: adapter.CleanText(id, 40),
-		Length: len(a.Text) + len(a.Choice)}
+		Length: 0}
 	out, err := d.answer(ctx, id, a, &audit)
 	switch {
 	case err == nil && out.Confirmed:
@@ -104,10 +104,10 @@ func (d *Deliverer) answer(ctx context.Context, id string, a wire.Answer, audit 
 	}
 	switch {
 	case sess.Harness == queue.HarnessPTY:
-		audit.Via = wire.ViaPTY
+		audit.Via, audit.Length = wire.ViaPTY, len(ptyBytes(rec.Ask, a))
 		return d.viaPTY(ctx, rec, a)
 	case d.Holds != nil && d.Holds.Held(rec.ID) && (rec.Ask.Kind == adapter.AskPermission || rec.Ask.Kind == adapter.AskMenu):
-		audit.Via = wire.ViaHook
+		audit.Via, audit.Length = wire.ViaHook, len(a.Choice)
 		out, err := d.viaHook(ctx, rec, a)
 		if err == nil {
 			return out, nil
@@ -118,10 +118,10 @@ func (d *Deliverer) answer(ctx context.Context, id string, a wire.Answer, audit 
 		// The hook went away between its last wait and our claim: the dialog is on
 		// screen still, so keys can answer it.
 		audit.Via = wire.ViaKeys
-		return d.viaKeys(ctx, rec, a, true)
+		return d.viaKeys(ctx, rec, a, true, &audit.Length)
 	}
 	audit.Via = wire.ViaKeys
-	return d.viaKeys(ctx, rec, a, false)
+	return d.viaKeys(ctx, rec, a, false, &audit.Length)
 }
 
 // fits checks a against what rec asks.
@@ -213,7 +213,7 @@ func (d *Deliverer) confirm() time.Duration {
 
 // viaPTY claims rec and writes the answer to the supervisor's PTY.
 func (d *Deliverer) viaPTY(ctx context.Context, rec queue.Prompt, a wire.Answer) (wire.Delivered, error) {
-	if d.PTY == nil || !d.PTY.Attached(rec.SessionID) {
+	if d.PTY == nil || !d.awaitSupervisor(ctx, rec.SessionID) {
 		return wire.Delivered{}, &PromptRefusal{wire.RefusedChanged,
 			"the trailboss run supervisor of this session is not connected right now; try again in a moment — nothing was typed"}
 	}
@@ -228,6 +228,23 @@ func (d *Deliverer) viaPTY(ctx context.Context, rec queue.Prompt, a wire.Answer)
 		return wire.Delivered{}, &PromptRefusal{wire.RefusedChanged, "the program no longer shows this prompt (" + reason + "); nothing was typed"}
 	}
 	return wire.Delivered{Delivered: true, Via: wire.ViaPTY, Confirmed: true}, nil
+}
+
+// awaitSupervisor reports whether session's supervisor holds its stream open, giving one
+// that is reconnecting (the daemon just restarted) a moment to come back.
+func (d *Deliverer) awaitSupervisor(ctx context.Context, session string) bool {
+	deadline := time.Now().Add(d.confirm())
+	for !d.PTY.Attached(session) {
+		if time.Now().After(deadline) {
+			return false
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	return true
 }
 
 // ptyBytes is what an answer types into a PTY: the key or the text, then a carriage
@@ -312,7 +329,7 @@ func hasKey(cs []termprompt.Choice, key string) bool {
 
 // viaKeys checks the pane's screen, claims rec (unless claimed already) and types the
 // answer into the pane, then looks for the agent taking it.
-func (d *Deliverer) viaKeys(ctx context.Context, rec queue.Prompt, a wire.Answer, claimed bool) (wire.Delivered, error) {
+func (d *Deliverer) viaKeys(ctx context.Context, rec queue.Prompt, a wire.Answer, claimed bool, typed *int) (wire.Delivered, error) {
 	if rec.Pane == "" || rec.TmuxSocket == "" {
 		return wire.Delivered{}, &PromptRefusal{wire.RefusedPaneMoved, "this session has no tmux pane to type into; nothing was typed"}
 	}
@@ -336,6 +353,10 @@ func (d *Deliverer) viaKeys(ctx context.Context, rec queue.Prompt, a wire.Answer
 		if _, err := d.Engine.ClaimPrompt(ctx, rec.ID, a.Choice, a.Channel); err != nil {
 			return wire.Delivered{}, err
 		}
+	}
+	*typed = len(keys.text)
+	if keys.enter {
+		*typed++
 	}
 	if err := d.typeKeys(ctx, tm, rec, keys); err != nil {
 		return wire.Delivered{}, err

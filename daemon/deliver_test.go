@@ -113,7 +113,7 @@ func TestAnswerReachesAPaneOnceAndASecondIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(ds) != 2 || ds[0].Result != "refused" || ds[0].Reason != wire.RefusedAnswered || ds[1].Result != "confirmed" ||
-		ds[1].Via != wire.ViaKeys || ds[1].Length != 1 || ds[1].Pane != pane {
+		ds[1].Via != wire.ViaKeys || ds[1].Length != 2 || ds[1].Pane != pane {
 		t.Fatalf("audit log = %+v", ds)
 	}
 }

@@ -63,7 +63,10 @@ func PromptAsk(prev *Session, next Session, evAsk *adapter.Ask, cur *Prompt) (wa
 	sameMoment := cur != nil && cur.Since.Equal(next.Since) && cur.Pane == next.Pane && cur.TmuxSocket == next.TmuxSocket
 	if sameMoment {
 		if evAsk != nil {
-			if evAsk.Same(&cur.Ask) {
+			// The same question seen again after it was answered is asked anew (a program
+			// that did not like the answer); seen before that, it is the same wait.
+			askedAgain := cur.Status == PromptAnswered && next.LastEventAt.After(cur.ClosedAt)
+			if evAsk.Same(&cur.Ask) && !askedAgain {
 				return nil, false
 			}
 			return evAsk, true

@@ -26,7 +26,10 @@ func TestPromptAsk(t *testing.T) {
 	question := stuck
 	question.Detail = "question"
 	answered := *cur
-	answered.Status = PromptAnswered
+	answered.Status, answered.ClosedAt = PromptAnswered, t0.Add(2*time.Second)
+	stuck.LastEventAt = t0.Add(time.Second)
+	afterAnswer := stuck
+	afterAnswer.LastEventAt = t0.Add(3 * time.Second)
 	unstuck := stuck
 	unstuck.Stuck = false
 
@@ -49,6 +52,8 @@ func TestPromptAsk(t *testing.T) {
 			&adapter.Ask{Kind: adapter.AskFreeText, Question: "refused with Esc", From: "derived"}, true},
 		{"a new stuck moment makes a new record", &stuck, later, allow, cur, allow, true},
 		{"an answered record of the same moment is not asked again", &stuck, stuck, nil, &answered, nil, false},
+		{"the same question seen before its answer is the same wait", &stuck, stuck, allow, &answered, nil, false},
+		{"the same question seen after its answer is asked anew", &stuck, afterAnswer, allow, &answered, allow, true},
 		{"unstuck closes a pending record", &stuck, unstuck, nil, cur, nil, true},
 		{"unstuck leaves a closed record alone", &stuck, unstuck, nil, &answered, nil, false},
 		{"no pane: nothing to type into", nil, noPane, allow, nil, nil, false},
