@@ -312,9 +312,16 @@ func (r *Relay) call(ctx context.Context, fn func(context.Context) error) error 
 // batch handled again, which changes nothing (an answer's claim is single use).
 func (r *Relay) pollLoop(ctx context.Context, off int64) {
 	bo := backoff{min: r.cfg.MinBackoff, max: r.cfg.MaxBackoff}
-	failing := false
+	failing, first := false, true
 	for ctx.Err() == nil {
-		ups, err := r.bot.GetUpdates(ctx, off, r.cfg.PollTimeout, 100)
+		// The first poll, and the first after a failure, return at once: the relay knows
+		// at once that Telegram answers (its status, and the chat to catch up).
+		wait := r.cfg.PollTimeout
+		if first || failing {
+			wait = 0
+		}
+		first = false
+		ups, err := r.bot.GetUpdates(ctx, off, wait, 100)
 		if err != nil {
 			if ctx.Err() != nil {
 				return
