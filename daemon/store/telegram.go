@@ -13,7 +13,8 @@ type TelegramMessage struct {
 	PromptID  string
 	ChatID    int64
 	MessageID int64
-	Closed    bool // it says the prompt is over and has no buttons
+	Closed    bool   // it says the prompt is over and has no buttons
+	HTML      string // what it said when sent
 	SentAt    time.Time
 }
 
@@ -44,7 +45,7 @@ func (s *Store) SetTelegramOffset(ctx context.Context, off int64) error {
 // TelegramMessages returns the messages of the prompts still shown with buttons (not
 // closed), and those closed since the given time.
 func (s *Store) TelegramMessages(ctx context.Context, closedSince time.Time) ([]TelegramMessage, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT prompt_id, chat_id, message_id, closed, sent_at
+	rows, err := s.db.QueryContext(ctx, `SELECT prompt_id, chat_id, message_id, closed, html, sent_at
 		FROM telegram_messages WHERE closed = 0 OR sent_at >= ?`, nanos(closedSince))
 	if err != nil {
 		return nil, fmt.Errorf("load telegram messages: %w", err)
@@ -54,7 +55,7 @@ func (s *Store) TelegramMessages(ctx context.Context, closedSince time.Time) ([]
 	for rows.Next() {
 		var m TelegramMessage
 		var sent int64
-		if err := rows.Scan(&m.PromptID, &m.ChatID, &m.MessageID, &m.Closed, &sent); err != nil {
+		if err := rows.Scan(&m.PromptID, &m.ChatID, &m.MessageID, &m.Closed, &m.HTML, &sent); err != nil {
 			return nil, fmt.Errorf("load telegram messages: %w", err)
 		}
 		m.SentAt = fromNanos(sent)
@@ -65,8 +66,8 @@ func (s *Store) TelegramMessages(ctx context.Context, closedSince time.Time) ([]
 
 // SaveTelegramMessage records (or updates) the message of a prompt record.
 func (s *Store) SaveTelegramMessage(ctx context.Context, m TelegramMessage) error {
-	_, err := s.db.ExecContext(ctx, `INSERT OR REPLACE INTO telegram_messages (prompt_id, chat_id, message_id, closed, sent_at)
-		VALUES (?, ?, ?, ?, ?)`, m.PromptID, m.ChatID, m.MessageID, m.Closed, nanos(m.SentAt))
+	_, err := s.db.ExecContext(ctx, `INSERT OR REPLACE INTO telegram_messages (prompt_id, chat_id, message_id, closed, html, sent_at)
+		VALUES (?, ?, ?, ?, ?, ?)`, m.PromptID, m.ChatID, m.MessageID, m.Closed, m.HTML, nanos(m.SentAt))
 	if err != nil {
 		return fmt.Errorf("keep a telegram message: %w", writeError(err))
 	}

@@ -11,6 +11,7 @@ CREATE TABLE telegram_messages (
 	chat_id    INTEGER NOT NULL,
 	message_id INTEGER NOT NULL,
 	closed     INTEGER NOT NULL DEFAULT 0, -- 1 once the message says the prompt is over and has no buttons
+	html       TEXT NOT NULL DEFAULT '',   -- what it said when sent: an edit keeps it and adds the outcome
 	sent_at    INTEGER NOT NULL            -- Unix nanoseconds
 );
 CREATE INDEX telegram_messages_message ON telegram_messages (chat_id, message_id);
