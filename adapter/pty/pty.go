@@ -12,6 +12,21 @@
 // restart (QA-016), a child that dies (QA-017), an output flood (QA-018) and the echo of
 // an injected answer (QA-019).
 //
+// Choices it makes where the catalogue leaves room:
+//   - A child quiet for the stall time with no prompt on screen (QA-004) is reported as a
+//     free_text prompt, QuestionNoPrompt, low confidence, with the last output seen as its
+//     excerpt: such a child most often reads a line, and the person can see what it last
+//     said before typing one (an empty line is refused by the daemon: Enter alone is for
+//     the terminal). It is not reported while a
+//     process of the terminal's foreground group runs or its CPU time grows (/proc, Linux):
+//     a child that computes quietly is not waiting.
+//   - A prompt erased before the child went quiet (QA-003) is reported as what it read
+//     before it was erased, low confidence, with that text in the excerpt.
+//   - A spinner ending the screen (prompt.Busy) is work, not a prompt, whatever is above.
+//   - After an answer is written, nothing is read for EchoSuppress, the terminal's echo of
+//     the answer is dropped from the buffer (its line end kept), and a child that then says
+//     nothing is not reported again until it writes (QA-019).
+//
 // This package imports nothing of ours but adapter/prompt; the daemon is behind Link.
 package pty
 
