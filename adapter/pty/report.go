@@ -146,6 +146,10 @@ func (r *reporter) failed(err error) {
 	r.needStart = true
 	if !r.down {
 		r.down = true
-		r.log.Warn("the daemon cannot be reached; the child runs on and the supervisor retries", "err", err)
+		msg := "the daemon cannot be reached; the child runs on and the supervisor retries"
+		if errors.Is(err, ErrRefused) {
+			msg = "the daemon refused the session's start; the child runs on and the supervisor retries"
+		}
+		r.log.Warn(msg, "err", err)
 	}
 }
