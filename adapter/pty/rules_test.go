@@ -5,6 +5,8 @@ package pty
 
 import (
 	"bytes"
+	"context"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -288,3 +290,42 @@ func TestBackoffDoublesToItsCap(t *testing.T) {
 		t.Fatal("reset did not start over")
 	}
 }
+
+// The reporter tells the daemon only the state that holds: states that came and went
+// while it was down are dropped; after a resync it says start and that state again; an
+// answered prompt (the empty state) is not reported again.
+func TestReporterSendsTheLatestState(t *testing.T) {
+	link := newFakeLink()
+	link.setUp(false)
+	ids := make(chan string, 10)
+	r := newReporter(link, Report{SessionID: "pty-0123456789abcdef"}, slogDiscard(),
+		func(gen uint64, id string) { ids <- id })
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go r.run(ctx)
+	r.set(1, Report{State: StatePrompt, Prompt: &Prompt{Kind: KindYesNo, Question: "A? (y/n)"}})
+	r.set(2, Report{State: StateWorking})
+	link.setUp(true)
+	want := func(states ...State) {
+		t.Helper()
+		for _, st := range states {
+			if got := link.report(t, 5*time.Second); got.State != st {
+				t.Fatalf("report %s, want %s", got.State, st)
+			}
+		}
+	}
+	want(StateStart, StateWorking)
+	r.set(3, Report{State: StatePrompt, Prompt: &Prompt{Kind: KindYesNo, Question: "B? (y/n)"}})
+	want(StatePrompt)
+	if id := <-ids; id != "p1" {
+		t.Fatalf("prompt id %q", id)
+	}
+	r.resync()
+	want(StateStart, StatePrompt)
+	r.set(4, Report{}) // answered: nothing pending
+	r.resync()
+	want(StateStart)
+	link.noReport(t, 300*time.Millisecond)
+}
+
+func slogDiscard() *slog.Logger { return slog.New(slog.DiscardHandler) }
