@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/trailboss/trailboss/daemon/client"
 	"github.com/trailboss/trailboss/daemon/wire"
+	"github.com/trailboss/trailboss/tmuxctl/tmuxtest"
 )
 
 // lockedBuffer is a supervisor's screen, read while it writes.
@@ -263,4 +265,49 @@ func TestRunSurvivesADaemonRestart(t *testing.T) {
 	if code := s.exit(t); code != 0 || !strings.Contains(s.screen.String(), "got:y") {
 		t.Fatalf("exit %d, screen %q", code, s.screen.String())
 	}
+}
+
+// trailboss run in a real tmux pane (a private tmux server): the pane is the person's
+// terminal, so the child gets its size and keys through raw mode; the session is queued
+// with that pane, and an answer through the API reaches the child.
+func TestRunInATmuxPane(t *testing.T) {
+	tm := tmuxtest.New(t)
+	d := startDaemon(t)
+	script := `stty size; printf 'Ship it? (y/n) '; read a; echo "got:$a"; printf 'Really? [y/N] '; read b; echo "got2:$b"; sleep 30`
+	pane := tm.NewPane(t, "work", "env", "TRAILBOSS_ADDR="+d.addr, "TRAILBOSS_STATE_DIR="+d.stateDir,
+		"trailboss", "run", "--name", "ship", "--settle", "300ms", "--", "sh", "-c", script)
+	capture := func() string { return tm.Tmux(t, "capture-pane", "-p", "-t", pane) }
+	tm.WaitFor(t, "the child's question in the pane", 10*time.Second, func() bool {
+		return strings.Contains(capture(), "Ship it? (y/n)")
+	})
+	if !strings.Contains(capture(), fmt.Sprintf("%d %d", tmuxtest.Height, tmuxtest.Width)) {
+		t.Fatalf("the child's window is not the pane's size:\n%s", capture())
+	}
+	c, err := client.New(d.addr, d.stateDir, 2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	var it client.Item
+	tm.WaitFor(t, "the session queued with its pane and prompt", 10*time.Second, func() bool {
+		items, err := c.Queue(ctx)
+		if err != nil || len(items) != 1 || items[0].Prompt == nil {
+			return false
+		}
+		it = items[0]
+		return true
+	})
+	if it.Pane != pane || it.Prompt.Question != "Ship it? (y/n)" {
+		t.Fatalf("item %+v (pane %s), prompt %+v", it, pane, *it.Prompt)
+	}
+	tm.WaitFor(t, "the answer to be delivered", 10*time.Second, func() bool {
+		_, err := c.Answer(ctx, it.Prompt.ID, wire.Answer{Choice: "y"})
+		return err == nil
+	})
+	tm.WaitFor(t, "the child to read the answer", 5*time.Second, func() bool { return strings.Contains(capture(), "got:y") })
+
+	// The person answers the next question at the keyboard: the keys reach the child.
+	tm.WaitFor(t, "the second question", 5*time.Second, func() bool { return strings.Contains(capture(), "Really? [y/N]") })
+	tm.Tmux(t, "send-keys", "-t", pane, "n", "Enter")
+	tm.WaitFor(t, "the child to read the typed answer", 5*time.Second, func() bool { return strings.Contains(capture(), "got2:n") })
 }
