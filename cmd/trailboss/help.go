@@ -112,10 +112,11 @@ var helps = map[string]commandHelp{
 			"Run it while the daemon's relay is off; restart the daemon afterwards.",
 		"trailboss telegram setup"},
 	"lab": {"list | run NAME…|--all [--json]",
-		"The Prompt Lab: replays AtlasBridge's failure scenarios (QA-001 … QA-009, QA-016 … QA-019)\n" +
-			"against the real daemon and the real supervisor (trailboss run), each with its own\n" +
-			"temp state and a built-in synthetic child, and says what it measured. Nothing of\n" +
-			"yours is touched: no home, state, daemon or tmux server of yours is used.",
+		"The Prompt Lab: replays AtlasBridge's failure scenarios (QA-001 … QA-019) against the\n" +
+			"real daemon and the real supervisor (trailboss run), each with its own temp state, a\n" +
+			"built-in synthetic child and, for the Telegram ones, a fake Bot API on a loopback port;\n" +
+			"and says what it measured. Nothing of yours is touched: no home, state, daemon, tmux\n" +
+			"server or Telegram bot of yours is used.",
 		"trailboss lab run --all"},
 	"lab run": {"NAME…|--all [--json]",
 		"Runs the named scenarios (by name or id; trailboss lab list shows them), or all of\n" +

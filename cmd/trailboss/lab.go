@@ -1,10 +1,11 @@
 package main
 
 // The Prompt Lab: `trailboss lab list` and `trailboss lab run NAME|--all [--json]` replay
-// AtlasBridge's failure scenarios (seeds/atlasbridge-qa-scenarios.md: QA-001 … QA-009,
-// QA-016 … QA-019) against the real daemon and the real PTY supervisor, each scenario with
-// its own daemon, temp state and one of the synthetic children of lab_children.go. The
-// scenarios are in lab_scenarios.go, the rig that starts and measures them in lab_rig.go.
+// AtlasBridge's failure scenarios (seeds/atlasbridge-qa-scenarios.md: QA-001 … QA-019)
+// against the real daemon and the real PTY supervisor, each scenario with its own daemon,
+// temp state and one of the synthetic children of lab_children.go, and for the Telegram
+// ones a fake Bot API. The scenarios are in lab_scenarios.go and lab_telegram.go, the rig
+// that starts and measures them in lab_rig.go.
 
 import (
 	"context"

@@ -30,6 +30,7 @@ import (
 
 	"github.com/trailboss/trailboss/adapter/prompt"
 	"github.com/trailboss/trailboss/daemon/client"
+	"github.com/trailboss/trailboss/daemon/telegram/telegramtest"
 	"github.com/trailboss/trailboss/daemon/wire"
 )
 
@@ -44,6 +45,10 @@ type labScenario struct {
 	child    string        // the synthetic child (labChildren)
 	stall    time.Duration // the supervisor's --stall; 0 means labStall
 	run      func(r *rig) error
+	// telegram: the daemon's Telegram relay is on, against the lab's fake Bot API
+	// (lab_telegram.go), with prompt_ttl = promptTTL when it is set.
+	telegram  bool
+	promptTTL time.Duration
 }
 
 // rig is one scenario's world while it runs.
@@ -59,6 +64,7 @@ type rig struct {
 	addr     string // the daemon's
 	tap      *labTap
 	c        *client.Client
+	bot      *telegramtest.Server // the fake Bot API, for the Telegram scenarios
 
 	daemon     *exec.Cmd
 	daemonDone chan struct{}
@@ -179,6 +185,9 @@ func (r *rig) setUp() error {
 		// answer that the supervisor's PTY never gives.
 		"TERM=dumb",
 		"NO_COLOR=1")
+	if r.sc.telegram {
+		return r.setUpTelegram()
+	}
 	return nil
 }
 
@@ -359,6 +368,9 @@ func (r *rig) tearDown() {
 	}
 	if r.tap != nil {
 		r.tap.close()
+	}
+	if r.bot != nil {
+		r.bot.Close()
 	}
 	if r.dir != "" {
 		_ = os.RemoveAll(r.dir)

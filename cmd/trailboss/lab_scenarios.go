@@ -1,7 +1,9 @@
 package main
 
-// The Prompt Lab's scenarios: AtlasBridge's QA-001 … QA-009 and QA-016 … QA-019
-// (seeds/atlasbridge-qa-scenarios.md), with the daemon's API as the channel: a prompt
+// The Prompt Lab's scenarios: AtlasBridge's QA-001 … QA-019
+// (seeds/atlasbridge-qa-scenarios.md). The Telegram ones (QA-010 … QA-015, and QA-016 and
+// QA-017 with the phone too) are in lab_telegram.go; the others take the daemon's API as
+// the channel: a prompt
 // record is what a phone would be shown, and an answer goes through POST
 // /v1/prompts/{id}/answer. Each returns an error when it cannot go on; the checks it could
 // make and failed are the rig's problems.
@@ -38,10 +40,22 @@ var labScenarios = []*labScenario{
 		about: "six press-enter gates are each a press-enter record with one choice; the answer types exactly \"\\r\""},
 	{id: "QA-009", name: "free-text-length", child: "free-text", run: qaFreeText,
 		about: "an over-long reply is refused with 400 \"Reply too long\", nothing is typed, the prompt stays pending"},
-	{id: "QA-016", name: "daemon-restart-mid-prompt", child: "migration", run: qaDaemonRestart,
-		about: "the daemon stopped and restarted mid-prompt: the child lives on, the prompt is pending again within 5 s, an answer reaches it"},
-	{id: "QA-017", name: "child-crash-mid-prompt", child: "patch", run: qaChildCrash,
-		about: "the child killed mid-prompt: the session ends, its prompt fails, a late answer is refused with 409, nothing crashes"},
+	{id: "QA-010", name: "duplicate-callback", child: "partial-line", run: qaDuplicateCallback, telegram: true,
+		about: "the same Telegram tap delivered twice: the child reads the answer once, the second is refused as answered, the message says answered"},
+	{id: "QA-011", name: "late-reply-after-ttl", child: "partial-line", run: qaLateReply, telegram: true, promptTTL: labTTL,
+		about: "the prompt expires: its message says so and loses its buttons, a late tap types nothing and is told it expired, nothing is typed by default"},
+	{id: "QA-012", name: "wrong-session-reply", child: "partial-line", run: qaWrongSession, telegram: true,
+		about: "buttons with an unknown prompt id, another nonce, a choice not offered: each refused in words, nothing typed, the real prompt still answerable"},
+	{id: "QA-013", name: "concurrent-sessions", child: "partial-line", run: qaConcurrentSessions, telegram: true,
+		about: "two supervisors asking at once: two messages, each tap reaches its own child only"},
+	{id: "QA-014", name: "ambiguous-text-reply", child: "free-text", run: qaAmbiguousText, telegram: true,
+		about: "two prompts waiting for text and a text with no reply: the relay asks which and types nothing; a reply to one message reaches that one"},
+	{id: "QA-015", name: "telegram-outage", child: "partial-line", run: qaTelegramOutage, telegram: true,
+		about: "the Bot API answers 503 for 10 s: the prompt stays pending, polls back off from 1 s, the message goes out by itself after, a tap answers it"},
+	{id: "QA-016", name: "daemon-restart-mid-prompt", child: "migration", run: qaDaemonRestartPhone, telegram: true,
+		about: "the daemon stopped and restarted mid-prompt: the child lives on, the prompt is pending again within 5 s (the phone told), an answer reaches it"},
+	{id: "QA-017", name: "child-crash-mid-prompt", child: "patch", run: qaChildCrashPhone, telegram: true,
+		about: "the child killed mid-prompt: the session ends, its prompt fails, its message says so, a late answer or tap is refused, nothing crashes"},
 	{id: "QA-018", name: "output-flood", child: "flood", run: qaFlood,
 		about: "100,000 lines then a prompt: supervisor CPU ≤ 0.5 s, memory growth ≤ 2 MB, prompt recorded within settle + 1 s"},
 	{id: "QA-019", name: "injection-echo-loop", child: "echo-loop", run: qaEchoLoop,

@@ -40,6 +40,7 @@ type Message struct {
 	HTML     string // as sent or last edited
 	Text     string // what the phone shows: the HTML's text
 	Buttons  [][]Button
+	Sent     [][]Button // the buttons it was sent with
 	ReplyTo  int64
 	SentAt   time.Time
 	Edits    int
@@ -51,6 +52,18 @@ type Message struct {
 func (m Message) Keys() []string {
 	var out []string
 	for _, row := range m.Buttons {
+		for _, b := range row {
+			out = append(out, b.Data)
+		}
+	}
+	return out
+}
+
+// SentKeys returns the callback data of the buttons it was sent with: a stale button a
+// phone may still show after the message lost them.
+func (m Message) SentKeys() []string {
+	var out []string
+	for _, row := range m.Sent {
 		for _, b := range row {
 			out = append(out, b.Data)
 		}
@@ -579,7 +592,7 @@ func (s *Server) sendMessage(params map[string]json.RawMessage) (any, *failure) 
 	_ = json.Unmarshal(params["reply_parameters"], &rp)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	m := &Message{ID: s.nextMsg, ChatID: chat, HTML: h, Text: text, Buttons: kb, ReplyTo: rp.MessageID, SentAt: time.Now()}
+	m := &Message{ID: s.nextMsg, ChatID: chat, HTML: h, Text: text, Buttons: kb, Sent: kb, ReplyTo: rp.MessageID, SentAt: time.Now()}
 	s.nextMsg++
 	s.messages[m.ID] = m
 	return map[string]any{"message_id": m.ID, "chat": map[string]any{"id": chat, "type": "private"},
