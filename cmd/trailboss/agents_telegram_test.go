@@ -1,0 +1,90 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/trailboss/trailboss/daemon/telegram/telegramtest"
+	"github.com/trailboss/trailboss/daemon/wire"
+)
+
+// TestRealClaudeCodeAllowedFromThePhone: with the Telegram relay on (which turns holding
+// on), a Bash permission of the real Claude Code becomes a message with Allow and Deny; the
+// operator's tap on Allow, through the fake Bot API, is the held PermissionRequest hook's
+// decision and the command runs; the message then says so and has no buttons.
+func TestRealClaudeCodeAllowedFromThePhone(t *testing.T) {
+	w := newClaudeWorld(t)
+	bot, err := telegramtest.Start(scriptToken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bot.Close()
+	dir := filepath.Join(envValue(w.env, "XDG_CONFIG_HOME"), "trailboss")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "telegram-token"), []byte(scriptToken+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	conf := fmt.Sprintf("[telegram]\nchat_id = %d\nallowed_users = [%d]\napi_url = %q\n", scriptChat, scriptOperator, bot.URL)
+	if err := os.WriteFile(filepath.Join(dir, "config.toml"), []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	w.stopDaemon()
+	w.restartDaemon() // reads the config: the relay on, holding on
+	pane := w.startClaude()
+
+	w.typeLine(pane, "run touch phone.txt")
+	it, p := w.waitPrompt(pane, "the Bash permission's prompt", wire.KindPermission, 15*time.Second)
+	if !strings.Contains(it.Summary, "touch phone.txt") {
+		t.Fatalf("Bash permission: %+v", it)
+	}
+	w.waitScreen(pane, `Do you want to proceed\?`, 10*time.Second)
+	w.waitHeld("the PermissionRequest hook to hold", 10*time.Second)
+	var msg telegramtest.Message
+	if err := bot.Wait(5*time.Second, func() bool {
+		for _, m := range bot.Messages() {
+			for _, k := range m.Keys() {
+				if strings.Contains(k, p.ID) {
+					msg = m
+					return true
+				}
+			}
+		}
+		return false
+	}); err != nil {
+		t.Fatalf("no message with the permission's buttons: %+v", bot.Messages())
+	}
+	if !strings.Contains(msg.Text, "asks permission") || !strings.Contains(msg.Text, "touch phone.txt") {
+		t.Errorf("the message says %q", msg.Text)
+	}
+	allow := ""
+	for _, k := range msg.Keys() {
+		if strings.HasSuffix(k, ":allow") {
+			allow = k
+		}
+	}
+	tapped := time.Now()
+	_, cb := bot.Tap(scriptOperator, scriptChat, msg.ID, allow)
+	w.tm.WaitFor(t, "the allowed command to run", 10*time.Second, func() bool { return fileExists(filepath.Join(w.work, "phone.txt")) })
+	t.Logf("the command ran %v after the tap", time.Since(tapped).Round(time.Millisecond))
+	if err := bot.Wait(10*time.Second, func() bool { _, ok := bot.CallbackAnswer(cb); return ok }); err != nil {
+		t.Fatal("the tap was never answered")
+	}
+	if a, _ := bot.CallbackAnswer(cb); a.Text != "Sent: Allow." {
+		t.Errorf("the tap was answered %q, want \"Sent: Allow.\"", a.Text)
+	}
+	w.waitReleased("the hook to exit after printing its decision", 5*time.Second)
+	w.waitScreen(pane, `Allowed by PermissionRequest hook`, 5*time.Second)
+	if err := bot.Wait(10*time.Second, func() bool {
+		m, _ := bot.Message(msg.ID)
+		return len(m.Buttons) == 0 && strings.Contains(m.Text, "Answered from Telegram: Allow")
+	}); err != nil {
+		m, _ := bot.Message(msg.ID)
+		t.Errorf("after the tap the message says %q with buttons %q", m.Text, m.Keys())
+	}
+}
