@@ -88,6 +88,8 @@ bench:
 	run rss -bench '^BenchmarkRSS1000$$' -benchtime 1x ./cmd/trailboss/; \
 	run baseline -bench '^BenchmarkPollingBaseline$$' -benchtime 1x ./cmd/trailboss/; \
 	run deliver -bench '^BenchmarkAnswerToPane$$' -benchtime 200x ./daemon/; \
+	run telegram -bench '^Benchmark(StuckToTelegram|TapToPane)$$' -benchtime 200x ./daemon/telegram/; \
+	run relayidle -bench '^BenchmarkRelayIdleCPU$$' -benchtime 1x ./daemon/telegram/; \
 	run ptykeys -bench '^BenchmarkPTYKeystroke$$' -benchtime 2000x ./adapter/pty/; \
 	run ptyflood -bench '^BenchmarkPTYFlood$$' -benchtime 3x ./adapter/pty/; \
 	run ptyanswer -bench '^BenchmarkPTYAnswer$$' -benchtime 50x ./adapter/pty/; \

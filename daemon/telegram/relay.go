@@ -112,6 +112,9 @@ func (r *Relay) Run(ctx context.Context, h daemon.ChannelHost) error {
 		r.log.Warn("telegram: forget old messages", "err", err)
 	}
 	msgs, err := h.Store.TelegramMessages(ctx, now.Add(-messagesKept))
+	if ctx.Err() != nil {
+		return nil // the daemon stopped as the relay started
+	}
 	if err != nil {
 		return fmt.Errorf("telegram relay: %w", err)
 	}
@@ -123,6 +126,9 @@ func (r *Relay) Run(ctx context.Context, h daemon.ChannelHost) error {
 		}
 	}
 	off, err := h.Store.TelegramOffset(ctx)
+	if ctx.Err() != nil {
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("telegram relay: %w", err)
 	}

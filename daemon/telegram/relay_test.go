@@ -34,7 +34,7 @@ const (
 )
 
 type world struct {
-	t       *testing.T
+	t       testing.TB
 	env     *tmuxtest.Env
 	bot     *telegramtest.Server
 	dbPath  string
@@ -66,7 +66,7 @@ func (s *syncBuffer) String() string {
 }
 
 // newWorld starts a tmux server, a fake Bot API, a store and an engine, and the relay.
-func newWorld(t *testing.T) *world {
+func newWorld(t testing.TB) *world {
 	t.Helper()
 	w := &world{t: t, env: tmuxtest.New(t), logs: &syncBuffer{}}
 	bot, err := telegramtest.Start(token)
@@ -262,7 +262,7 @@ var yesNo = &adapter.Ask{Kind: adapter.AskYesNo, Question: "Continue? (y/n)", Fr
 	Choices: []adapter.AskChoice{{Key: "y", Label: "yes"}, {Key: "n", Label: "no"}}}
 
 // projectDir returns a folder named name holding a git repository on branch.
-func projectDir(t *testing.T, name, branch string) string {
+func projectDir(t testing.TB, name, branch string) string {
 	dir := filepath.Join(t.TempDir(), name)
 	if err := os.MkdirAll(filepath.Join(dir, ".git"), 0o755); err != nil {
 		t.Fatal(err)
