@@ -34,7 +34,7 @@ type fileConfig struct {
 		// MaxReplyLength caps a typed reply, in characters.
 		MaxReplyLength int `toml:"max_reply_length"`
 	} `toml:"delivery"`
-	// Telegram switches the Telegram relay on (docs/telegram.md); nil when absent.
+	// Telegram switches the Telegram relay on (docs/delivery.md, "The Telegram relay"); nil when absent.
 	Telegram *telegramConfig `toml:"telegram"`
 	Keys     struct {
 		Next  string `toml:"next"`

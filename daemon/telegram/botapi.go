@@ -1,4 +1,4 @@
-// Package telegram is the Telegram relay (docs/telegram.md): it shows each pending prompt
+// Package telegram is the Telegram relay (docs/delivery.md, "The Telegram relay"): it shows each pending prompt
 // record in one chat with buttons for its choices, edits the message once the prompt is
 // over, and carries the operator's taps and replies to daemon.Deliverer.Answer. Only the
 // configured chat and users are let in.

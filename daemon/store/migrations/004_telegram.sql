@@ -1,4 +1,4 @@
--- The Telegram relay (docs/telegram.md): the getUpdates offset, so that an update is never
+-- The Telegram relay (docs/delivery.md, "The Telegram relay"): the getUpdates offset, so that an update is never
 -- handled twice across a restart once it was confirmed, and the message that shows each
 -- prompt record, so that a restart edits it rather than sending it again.
 CREATE TABLE telegram_offset (
