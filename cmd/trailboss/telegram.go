@@ -158,7 +158,7 @@ func runTelegramSetup(ctx context.Context, e *env, args []string) error {
 	cancel()
 	switch {
 	case telegram.Unauthorized(err):
-		return fmt.Errorf("Telegram refuses the bot token from %s: copy it again from @BotFather (/token) and run setup again", source)
+		return fmt.Errorf("the Telegram Bot API refuses the bot token from %s: copy it again from @BotFather (/token) and run setup again", source)
 	case err != nil:
 		return fmt.Errorf("cannot reach the Telegram Bot API (%v); check the network and run setup again", err)
 	}
