@@ -43,8 +43,8 @@ type Config struct {
 	// Channels run beside the daemon and deliver answers from elsewhere (Telegram). A
 	// remote channel turns holding on: HoldPermissions is then taken as true.
 	Channels []Channel
-	Version         string
-	Log             *slog.Logger
+	Version  string
+	Log      *slog.Logger
 }
 
 // ErrNotLoopback is returned for an address that is not on the loopback interface.

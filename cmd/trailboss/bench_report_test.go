@@ -194,10 +194,14 @@ func figures(runs benchRuns) ([]row, error) {
 			len(runs["BenchmarkPTYFlood"]), fmtNum(floodDetect), fmtNum(floodSettle))})
 	latency("session stuck → its Telegram message reaches the Bot API (fake, loopback)", "BenchmarkStuckToTelegram",
 		"p99 ≤ 50 ms", func(_, p99, _ float64) bool { return p99 <= 50 },
-		func() string { return "max " + ms(get("BenchmarkStuckToTelegram", "max-ms")) + "; where it runs, the message, the HTTP call" })
+		func() string {
+			return "max " + ms(get("BenchmarkStuckToTelegram", "max-ms")) + "; where it runs, the message, the HTTP call"
+		})
 	latency("Telegram tap → the program in a tmux pane reads the key (before the pause and Enter)", "BenchmarkTapToPane",
 		"p99 ≤ 50 ms", func(_, p99, _ float64) bool { return p99 <= 50 },
-		func() string { return "getUpdates woken, the checks, capture-pane, the claim, send-keys; then the 200 ms pause and Enter" })
+		func() string {
+			return "getUpdates woken, the checks, capture-pane, the claim, send-keys; then the 200 ms pause and Enter"
+		})
 	relayCPU := get("BenchmarkRelayIdleCPU", "cpu-%")
 	rows = append(rows, row{figure: fmt.Sprintf("Telegram relay idle (one long poll held, a prompt shown), %s s", fmtNum(get("BenchmarkRelayIdleCPU", "window-s"))),
 		p50: fmtNum(relayCPU) + " %", p99: "—", target: "no measurable CPU (≤ 0.1 % of a core)", pass: relayCPU <= 0.1,
