@@ -225,21 +225,33 @@ func (r *Relay) sync(ctx context.Context) error {
 		m, sent := r.shown[p.ID]
 		reopened := r.reopened[p.ID]
 		r.mu.Unlock()
-		if sent && !reopened {
+		r.mu.Lock()
+		closed := sent && m.Closed
+		r.mu.Unlock()
+		if sent && !reopened && !closed {
 			continue
 		}
 		v := view{Prompt: p, Reason: it.Reason, Detail: it.Detail, Where: pl.place(ctx, it.Session), Restart: reopened}
 		html := messageHTML(v, r.cfg.Location)
-		if sent && !m.Closed {
-			// The daemon restarted: say the prompt still takes answers, buttons and all.
+		if sent {
+			// The daemon restarted, or an answer claimed the prompt but could not be
+			// delivered (nothing was typed) and it takes answers again: say so, buttons
+			// and all.
 			err := r.call(ctx, func(ctx context.Context) error {
 				return r.bot.EditMessageText(ctx, m.ChatID, m.MessageID, html, keyboard(p))
 			})
 			if err == nil {
 				r.mu.Lock()
 				delete(r.reopened, p.ID)
+				m.Closed, m.HTML = false, html
+				cp := *m
 				r.mu.Unlock()
-				r.log.Info("telegram: prompt still pending after a restart; its message says so", "prompt", p.ID, "message", m.MessageID)
+				if closed {
+					if err := r.h.Store.SaveTelegramMessage(context.WithoutCancel(ctx), cp); err != nil {
+						r.log.Error("telegram: keep a message open again", "prompt", p.ID, "err", err)
+					}
+				}
+				r.log.Info("telegram: prompt pending again; its message says so", "prompt", p.ID, "message", m.MessageID, "restart", reopened)
 				continue
 			}
 			if !gone(err) {
