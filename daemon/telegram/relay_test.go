@@ -548,3 +548,33 @@ func TestExpiredPromptIsWithdrawn(t *testing.T) {
 		t.Errorf("the pane read %q, want nothing", got)
 	}
 }
+
+// An answer that claims its prompt but cannot be delivered (the holding hook went away and
+// the pane does not show the dialog) puts the prompt back: its message, closed for a
+// moment as answered, gets its buttons back, and the tap is told nothing was typed.
+func TestUndeliveredAnswerReopensTheMessage(t *testing.T) {
+	w := newWorld(t)
+	pane, out := w.readerPane(t.TempDir(), "just a shell prompt ")
+	ask := adapter.PermissionAsk("Bash: make deploy", adapter.AskFromHook)
+	p := w.stuck("s1", pane, "", ask)
+	w.deliver.Holds.Touch(p.ID) // a hook said it holds, and will not take the answer
+	m := w.message("the prompt's message", 5*time.Second, forPrompt(p))
+	_, cb := w.bot.Tap(operator, chat, m.ID, keyFor(t, m, "allow"))
+	if a := w.callbackAnswer(cb); !strings.Contains(a.Text, "nothing was typed") {
+		t.Errorf("the tap was answered %q, want told nothing was typed", a.Text)
+	}
+	if err := w.bot.Wait(5*time.Second, func() bool {
+		cur, _ := w.bot.Message(m.ID)
+		return len(cur.Keys()) == 2 && strings.Contains(cur.Text, "Tap Allow or Deny") &&
+			strings.Contains(strings.Join(cur.History, "\n"), "Answered from Telegram")
+	}); err != nil {
+		cur, _ := w.bot.Message(m.ID)
+		t.Fatalf("the message says %q with buttons %q; want it open again", cur.Text, cur.Keys())
+	}
+	if _, ok := w.engine.PendingPrompt("s1"); !ok {
+		t.Error("the prompt is not pending again")
+	}
+	if got := readLines(t, out); len(got) != 0 {
+		t.Errorf("the pane read %q", got)
+	}
+}
