@@ -32,7 +32,7 @@ type place struct {
 	Run     bool   // it runs under trailboss run
 }
 
-// prompt is what one message shows: a prompt record, its session's words and place.
+// view is what one message shows: a prompt record, its session's words and place.
 type view struct {
 	Prompt  queue.Prompt
 	Reason  string // the session's reason (permission, stopped)
