@@ -314,9 +314,13 @@ type hookGroupJSON struct {
 func (d *doctor) asyncPermissionHook(path string) finding {
 	f := finding{level: note, fix: "trailboss setup",
 		what: "the PermissionRequest hook in " + path + " is async (an older setup's): Claude Code would not read a decision delivered through it"}
-	if cfg, err := loadConfig(d.getenv); err == nil && cfg.Delivery.HoldPermissions {
+	if cfg, err := loadConfig(d.getenv); err == nil && (cfg.Delivery.HoldPermissions || cfg.Telegram != nil) {
 		f.level = bad
-		f.what += ", and hold_permissions is on"
+		if cfg.Delivery.HoldPermissions {
+			f.what += ", and hold_permissions is on"
+		} else {
+			f.what += ", and the Telegram relay (which holds permissions) is on"
+		}
 	}
 	return f
 }

@@ -536,18 +536,40 @@ func qaDaemonRestartPhone(r *rig) error {
 	if err := qaDaemonRestart(r); err != nil {
 		return err
 	}
-	var hist []string
-	for _, m := range r.bot.Messages() {
-		hist = append(hist, fmt.Sprintf("#%d %d edits: %s", m.ID, m.Edits, lastLine(m.Text)))
-	}
-	r.note("phone", hist, "the phone's messages: %s", strings.Join(hist, "; "))
-	renotified := false
-	for _, m := range r.bot.Messages() {
-		for _, h := range append(m.History, m.Text) {
-			renotified = renotified || strings.Contains(h, "Trail Boss restarted")
+	// When the second daemon started, from its log; when the phone was told, from the
+	// message: its edit that says the prompt still waits, or a message sent anew.
+	var started time.Time
+	for _, l := range strings.Split(tailLines(filepath.Join(r.dir, "daemon.log"), 400), "\n") {
+		if strings.Contains(l, "daemon listening") {
+			if f := strings.Fields(strings.TrimPrefix(l, "time=")); len(f) > 0 {
+				started, _ = time.Parse(time.RFC3339Nano, f[0])
+			}
 		}
 	}
-	r.check(renotified || len(r.bot.Messages()) >= 2, "after the restart the phone was neither told the prompt still waits nor sent it again (%s)", strings.Join(hist, "; "))
+	var told time.Time
+	for _, m := range r.bot.Messages() {
+		if len(m.History) == 0 {
+			continue
+		}
+		// The text after edit i is History[i+1], or the text now after the last.
+		texts := append(append([]string(nil), m.History[1:]...), m.Text)
+		for i, at := range m.EditAts {
+			if i < len(texts) && strings.Contains(texts[i], "Trail Boss restarted") && told.IsZero() {
+				told = at
+			}
+		}
+	}
+	for _, m := range r.bot.Messages() {
+		if m.ID > 1 && m.ReplyTo == 0 && told.IsZero() {
+			told = m.SentAt // sent anew for a new record
+		}
+	}
+	if !r.check(!started.IsZero() && !told.IsZero(), "the phone was not told the prompt still waits after the restart (%d messages)", len(r.bot.Messages())) {
+		return nil
+	}
+	d := told.Sub(started)
+	r.note("phone_told_s", round2(d.Seconds()), "the phone was told the prompt still waits %.2f s after the daemon started again (limit %.0f s)", d.Seconds(), restartLimit.Seconds())
+	r.check(d <= restartLimit, "the phone was told %.2f s after the restart, more than %.0f s", d.Seconds(), restartLimit.Seconds())
 	return nil
 }
 

@@ -45,7 +45,8 @@ type Message struct {
 	SentAt   time.Time
 	Edits    int
 	EditedAt time.Time
-	History  []string // the texts it had before its edits
+	History  []string    // the texts it had before its edits
+	EditAts  []time.Time // when each edit was made
 }
 
 // Keys returns the callback data of every button, row by row.
@@ -264,6 +265,7 @@ func (s *Server) Messages() []Message {
 		if m, ok := s.messages[id]; ok {
 			cp := *m
 			cp.History = append([]string(nil), m.History...)
+			cp.EditAts = append([]time.Time(nil), m.EditAts...)
 			out = append(out, cp)
 		}
 	}
@@ -634,6 +636,7 @@ func (s *Server) edit(params map[string]json.RawMessage, withText bool) (any, *f
 	m.Buttons = kb
 	m.Edits++
 	m.EditedAt = time.Now()
+	m.EditAts = append(m.EditAts, m.EditedAt)
 	return map[string]any{"message_id": m.ID, "chat": map[string]any{"id": chat, "type": "private"},
 		"date": m.SentAt.Unix(), "text": m.Text}, nil
 }
