@@ -75,6 +75,12 @@ func notModified(err error) bool {
 	return errors.As(err, &ae) && ae.Code == http.StatusBadRequest && strings.Contains(ae.Description, "not modified")
 }
 
+// badEntities reports whether err is Telegram failing to parse a message's markup.
+func badEntities(err error) bool {
+	var ae *APIError
+	return errors.As(err, &ae) && ae.Code == http.StatusBadRequest && strings.Contains(ae.Description, "can't parse entities")
+}
+
 // gone reports whether err says a message can no longer be edited (deleted, too old).
 func gone(err error) bool {
 	var ae *APIError

@@ -2,6 +2,7 @@ package telegram
 
 import (
 	"html"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -65,6 +66,11 @@ func clip(s string, n int) string {
 }
 
 func esc(s string) string { return html.EscapeString(s) }
+
+var tag = regexp.MustCompile(`<[^>]*>`)
+
+// plainText returns the words of a message's HTML: its tags out, its entities read.
+func plainText(h string) string { return html.UnescapeString(tag.ReplaceAllString(h, "")) }
 
 // oneLine returns s on one line: runs of white space become one space.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

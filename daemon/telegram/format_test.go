@@ -110,3 +110,16 @@ func TestGitBranch(t *testing.T) {
 		t.Errorf("no repository: %q", got)
 	}
 }
+
+func TestPlainTextIsTheWordsOfTheHTML(t *testing.T) {
+	h := messageHTML(view{Prompt: prompt(adapter.AskFreeText, "a < b && c > d"), Where: place{Project: "x&y"}}, time.UTC)
+	got := plainText(h)
+	for _, want := range []string{"x&y", "a < b && c > d", "Reply to this message"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("plainText = %q, want it to contain %q", got, want)
+		}
+	}
+	if strings.ContainsAny(strings.ReplaceAll(got, "a < b && c > d", ""), "<>") {
+		t.Errorf("plainText left a tag: %q", got)
+	}
+}

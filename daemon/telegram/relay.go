@@ -263,6 +263,13 @@ func (r *Relay) sync(ctx context.Context) error {
 		err := r.call(ctx, func(ctx context.Context) error {
 			var err error
 			msg, err = r.bot.SendMessage(ctx, r.cfg.ChatID, html, keyboard(p), 0)
+			if badEntities(err) {
+				// A message Telegram cannot parse must not hold up every prompt after
+				// it: send its words without markup.
+				r.log.Error("telegram: a prompt's message did not parse as HTML; sent as plain text", "prompt", p.ID, "err", err)
+				html = esc(plainText(html))
+				msg, err = r.bot.SendMessage(ctx, r.cfg.ChatID, html, keyboard(p), 0)
+			}
 			return err
 		})
 		if err != nil {
