@@ -121,15 +121,8 @@ func humanToolAsk(detail, summary string, input json.RawMessage) *adapter.Ask {
 	if detail == DetailPlan {
 		return adapter.PermissionAsk(adapter.CleanText(summary, adapter.MaxSummaryLen), adapter.AskFromHook)
 	}
-	var in struct {
-		Questions []struct {
-			Question string `json:"question"`
-			Options  []struct {
-				Label string `json:"label"`
-			} `json:"options"`
-		} `json:"questions"`
-	}
-	if json.Unmarshal(input, &in) != nil || len(in.Questions) != 1 || len(in.Questions[0].Options) == 0 {
+	in, ok := parseQuestions(input)
+	if !ok || len(in.Questions) != 1 || len(in.Questions[0].Options) == 0 {
 		// Several questions are answered one screen after another, which one choice from
 		// afar cannot do: they are answered in the pane.
 		return &adapter.Ask{Kind: adapter.AskNone, From: adapter.AskFromHook}
@@ -145,16 +138,24 @@ func humanToolAsk(detail, summary string, input json.RawMessage) *adapter.Ask {
 	return ask
 }
 
+// questions is AskUserQuestion's tool_input, as far as Trail Boss reads it.
+type questions struct {
+	Questions []struct {
+		Question string `json:"question"`
+		Options  []struct {
+			Label string `json:"label"`
+		} `json:"options"`
+	} `json:"questions"`
+}
+
+func parseQuestions(input json.RawMessage) (questions, bool) {
+	var in questions
+	return in, json.Unmarshal(input, &in) == nil
+}
+
 func questionSummary(input json.RawMessage) string {
-	var in struct {
-		Questions []struct {
-			Question string `json:"question"`
-			Options  []struct {
-				Label string `json:"label"`
-			} `json:"options"`
-		} `json:"questions"`
-	}
-	if json.Unmarshal(input, &in) != nil || len(in.Questions) == 0 {
+	in, ok := parseQuestions(input)
+	if !ok || len(in.Questions) == 0 {
 		return "a question"
 	}
 	q := in.Questions[0]
