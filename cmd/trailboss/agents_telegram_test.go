@@ -15,7 +15,8 @@ import (
 // TestRealClaudeCodeAllowedFromThePhone: with the Telegram relay on (which turns holding
 // on), a Bash permission of the real Claude Code becomes a message with Allow and Deny; the
 // operator's tap on Allow, through the fake Bot API, is the held PermissionRequest hook's
-// decision and the command runs; the message then says so and has no buttons.
+// decision and the command runs; the message then says so and has no buttons. An
+// AskUserQuestion's options become buttons, and the one tapped is Claude Code's answer.
 func TestRealClaudeCodeAllowedFromThePhone(t *testing.T) {
 	w := newClaudeWorld(t)
 	bot, err := telegramtest.Start(scriptToken)
@@ -87,4 +88,39 @@ func TestRealClaudeCodeAllowedFromThePhone(t *testing.T) {
 		m, _ := bot.Message(msg.ID)
 		t.Errorf("after the tap the message says %q with buttons %q", m.Text, m.Keys())
 	}
+	w.waitItem(pane, "the turn after the allowed command", 15*time.Second, isStopped)
+
+	// A question: its options are buttons; the tap on Blue is the answer.
+	w.typeLine(pane, "ask me")
+	w.waitScreen(pane, `Which colour\?`, 15*time.Second)
+	_, q := w.waitPrompt(pane, "the question's prompt", wire.KindChoice, 15*time.Second)
+	w.waitHeld("the hook to hold for the question", 10*time.Second)
+	var qmsg telegramtest.Message
+	if err := bot.Wait(5*time.Second, func() bool {
+		for _, m := range bot.Messages() {
+			for _, k := range m.Keys() {
+				if strings.Contains(k, q.ID) {
+					qmsg = m
+					return true
+				}
+			}
+		}
+		return false
+	}); err != nil {
+		t.Fatalf("no message with the question's buttons: %+v", bot.Messages())
+	}
+	blue := ""
+	for _, row := range qmsg.Buttons {
+		for _, b := range row {
+			if strings.Contains(b.Text, "Blue") {
+				blue = b.Data
+			}
+		}
+	}
+	if !strings.Contains(qmsg.Text, "Which colour?") || blue == "" {
+		t.Fatalf("the question's message says %q with buttons %+v", qmsg.Text, qmsg.Buttons)
+	}
+	bot.Tap(scriptOperator, scriptChat, qmsg.ID, blue)
+	w.waitReleased("the hook to exit after answering the question", 5*time.Second)
+	w.waitScreen(pane, `→ Blue`, 10*time.Second)
 }
