@@ -37,6 +37,7 @@ type detection struct {
 // prompt that was erased before the child went quiet (QA-003: "Delete file? (y/n) " then
 // "\r      \r"), it returns that prompt marked low confidence. It is a pure function.
 func detect(tail []byte) detection {
+	tail = lastBytes(tail, detectBytes)
 	screen := prompt.StripANSI(string(tail))
 	// The classifier reads the last screenful of what it is given, replaying it first: give
 	// it the end of the screen replayed here, not the whole tail to replay again (QA-018).
@@ -66,6 +67,24 @@ func detect(tail []byte) detection {
 		d.prompt = &p
 	}
 	return d
+}
+
+// detectBytes is how much of the buffer's end detect reads: a screenful of 40 lines even
+// when colour escapes make each line several hundred bytes, and a fraction of what
+// replaying the whole 64 KiB buffer costs after a flood (QA-018).
+const detectBytes = 32 << 10
+
+// lastBytes returns the end of b from the first line that starts in its last n bytes (all
+// of b when it is shorter), so that the cut never falls inside a line or an escape.
+func lastBytes(b []byte, n int) []byte {
+	if len(b) <= n {
+		return b
+	}
+	cut := b[len(b)-n:]
+	if i := bytes.IndexByte(cut, '\n'); i >= 0 {
+		return cut[i+1:]
+	}
+	return cut
 }
 
 // classifyLines is how many non-blank lines of the screen detect gives the classifier:

@@ -89,6 +89,7 @@ func runLabRun(ctx context.Context, e *env, args []string) error {
 		done[i] = make(chan struct{})
 	}
 	sem := make(chan struct{}, *parallel)
+	var exclusive sync.RWMutex // a scenario that must run alone holds it for writing
 	var wg sync.WaitGroup
 	for i, s := range chosen {
 		wg.Add(1)
@@ -102,6 +103,13 @@ func runLabRun(ctx context.Context, e *env, args []string) error {
 				return
 			}
 			defer func() { <-sem }()
+			if s.alone {
+				exclusive.Lock()
+				defer exclusive.Unlock()
+			} else {
+				exclusive.RLock()
+				defer exclusive.RUnlock()
+			}
 			results[i] = runLabScenario(ctx, s, self, *settle)
 		}()
 	}

@@ -49,6 +49,10 @@ type labScenario struct {
 	// (lab_telegram.go), with prompt_ttl = promptTTL when it is set.
 	telegram  bool
 	promptTTL time.Duration
+	// alone: it runs with no other scenario beside it, for it measures the supervisor's
+	// CPU and memory, and a starved CPU would pause its child's output long enough to be
+	// read as a prompt mid-flood.
+	alone bool
 }
 
 // rig is one scenario's world while it runs.

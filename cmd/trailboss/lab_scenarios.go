@@ -56,7 +56,7 @@ var labScenarios = []*labScenario{
 		about: "the daemon stopped and restarted mid-prompt: the child lives on, the prompt is pending again within 5 s (the phone told), an answer reaches it"},
 	{id: "QA-017", name: "child-crash-mid-prompt", child: "patch", run: qaChildCrashPhone, telegram: true,
 		about: "the child killed mid-prompt: the session ends, its prompt fails, its message says so, a late answer or tap is refused, nothing crashes"},
-	{id: "QA-018", name: "output-flood", child: "flood", run: qaFlood,
+	{id: "QA-018", name: "output-flood", child: "flood", run: qaFlood, alone: true,
 		about: "100,000 lines then a prompt: supervisor CPU ≤ 0.5 s, memory growth ≤ 2 MB, prompt recorded within settle + 1 s"},
 	{id: "QA-019", name: "injection-echo-loop", child: "echo-loop", run: qaEchoLoop,
 		about: "the terminal's echo of an answer makes no second record; a genuine later prompt still does"},
@@ -467,6 +467,15 @@ func qaDaemonRestart(r *rig) error {
 	r.notePrompt("prompt", p1, "the prompt")
 	yes, _ := r.checkYesNo(p1, "Continue with the migration?")
 	r.timely("record_after_s", p1, promptMigration, "wrote the prompt", r.detectLimit())
+	if r.bot != nil {
+		// The restart is of a prompt the phone was shown: wait for its message first.
+		for deadline := time.Now().Add(waitLong); len(r.bot.Messages()) == 0; {
+			if time.Now().After(deadline) {
+				return fmt.Errorf("the phone was never sent the prompt before the restart")
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
 	stopping := time.Now()
 	if err := r.stopDaemon(syscall.SIGTERM, 10*time.Second); err != nil {
 		return err
