@@ -1,12 +1,9 @@
 package popup
 
 import (
-	"bytes"
 	"context"
-	"os"
-	"path/filepath"
-	"strings"
 
+	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/daemon/client"
 	"github.com/trailboss/trailboss/daemon/wire"
 	"github.com/trailboss/trailboss/tmuxctl"
@@ -70,44 +67,8 @@ func Load(ctx context.Context, d Daemon, t Tmux) Snapshot {
 			dir = s.Panes[it.Pane].CurrentPath
 		}
 		if _, seen := s.Branches[dir]; !seen && dir != "" {
-			s.Branches[dir] = gitBranch(dir)
+			s.Branches[dir] = sanitize(adapter.GitBranch(dir))
 		}
 	}
 	return s
-}
-
-// gitBranch returns the branch checked out in dir, the short commit of a detached HEAD, or
-// "" when dir is not the top of a plain repository (a .git folder: worktrees and submodules,
-// whose .git is a file, are left out). It reads .git/HEAD and runs no git.
-func gitBranch(dir string) string {
-	gd := filepath.Join(dir, ".git")
-	if fi, err := os.Lstat(gd); err != nil || !fi.IsDir() {
-		return ""
-	}
-	f, err := os.Open(filepath.Join(gd, "HEAD"))
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	buf := make([]byte, 512) // HEAD is one short line; never read more of something odd
-	n, _ := f.Read(buf)
-	return parseHead(buf[:n])
-}
-
-// parseHead returns the branch named by the content of a .git/HEAD, a detached HEAD's
-// short commit, or "" for anything else.
-func parseHead(b []byte) string {
-	line, _, _ := bytes.Cut(b, []byte("\n"))
-	s := strings.TrimSpace(string(line))
-	if ref, ok := strings.CutPrefix(s, "ref:"); ok {
-		ref = strings.TrimSpace(ref)
-		if name, ok := strings.CutPrefix(ref, "refs/heads/"); ok && name != "" {
-			return sanitize(name)
-		}
-		return ""
-	}
-	if len(s) >= 40 && strings.Trim(s, "0123456789abcdef") == "" {
-		return s[:7]
-	}
-	return ""
 }

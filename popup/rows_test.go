@@ -1,6 +1,8 @@
 package popup
 
 import (
+	"context"
+	"maps"
 	"os"
 	"path/filepath"
 	"testing"
@@ -9,46 +11,17 @@ import (
 	"github.com/trailboss/trailboss/tmuxctl"
 )
 
-func TestParseHead(t *testing.T) {
-	for _, tc := range []struct{ head, want string }{
-		{"ref: refs/heads/main\n", "main"},
-		{"ref: refs/heads/feature/dark-mode\n", "feature/dark-mode"},
-		{"ref:refs/heads/x", "x"},
-		{"3f9c2a1d0b7e4c6a8f1e2d3c4b5a69788796a5b4\n", "3f9c2a1"},
-		{"ref: refs/remotes/origin/main\n", ""},
-		{"ref: refs/heads/\n", ""},
-		{"ref: refs/heads/evil\x1b[31m\n", "evil[31m"},
-		{"not a head\n", ""},
-		{"", ""},
-	} {
-		if got := parseHead([]byte(tc.head)); got != tc.want {
-			t.Errorf("parseHead(%q) = %q, want %q", tc.head, got, tc.want)
-		}
-	}
-}
-
-func TestGitBranchReadsOnlyPlainRepositories(t *testing.T) {
+// Load names the git branch of each item's folder as it can be drawn: a HEAD may hold
+// anything, and what reaches the screen has no control characters.
+func TestLoadReadsEachFoldersBranchCleaned(t *testing.T) {
 	root := t.TempDir()
-	mk := func(name string, gitIsDir bool, head string) string {
-		dir := filepath.Join(root, name)
-		if gitIsDir {
-			must(t, os.MkdirAll(filepath.Join(dir, ".git"), 0o755))
-			must(t, os.WriteFile(filepath.Join(dir, ".git", "HEAD"), []byte(head), 0o644))
-		} else {
-			must(t, os.MkdirAll(dir, 0o755))
-			must(t, os.WriteFile(filepath.Join(dir, ".git"), []byte("gitdir: /elsewhere/.git/worktrees/x\n"), 0o644))
-		}
-		return dir
-	}
-	for _, tc := range []struct{ dir, want string }{
-		{mk("repo", true, "ref: refs/heads/main\n"), "main"},
-		{mk("worktree", false, ""), ""},
-		{filepath.Join(root, "missing"), ""},
-		{root, ""},
-	} {
-		if got := gitBranch(tc.dir); got != tc.want {
-			t.Errorf("gitBranch(%s) = %q, want %q", tc.dir, got, tc.want)
-		}
+	repo := filepath.Join(root, "repo")
+	must(t, os.MkdirAll(filepath.Join(repo, ".git"), 0o755))
+	must(t, os.WriteFile(filepath.Join(repo, ".git", "HEAD"), []byte("ref: refs/heads/evil\x1b[31m\n"), 0o644))
+	d := &stubDaemon{items: []client.Item{{SessionID: "repo", Cwd: repo}, {SessionID: "plain", Cwd: root}}}
+	s := Load(context.Background(), d, &stubTmux{})
+	if want := map[string]string{repo: "evil[31m", root: ""}; !maps.Equal(s.Branches, want) {
+		t.Errorf("Branches = %q, want %q", s.Branches, want)
 	}
 }
 

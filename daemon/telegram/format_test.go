@@ -105,12 +105,6 @@ func TestKeyboardHasAButtonPerChoice(t *testing.T) {
 	}
 }
 
-func TestGitBranch(t *testing.T) {
-	if got := gitBranch(t.TempDir()); got != "" {
-		t.Errorf("no repository: %q", got)
-	}
-}
-
 func TestPlainTextIsTheWordsOfTheHTML(t *testing.T) {
 	h := messageHTML(view{Prompt: prompt(adapter.AskFreeText, "a < b && c > d"), Where: place{Project: "x&y"}}, time.UTC)
 	got := plainText(h)

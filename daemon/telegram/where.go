@@ -1,13 +1,11 @@
 package telegram
 
 import (
-	"bytes"
 	"context"
-	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 
+	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/tmuxctl"
 )
@@ -47,37 +45,7 @@ func (pl *placer) place(ctx context.Context, s queue.Session) place {
 	}
 	if dir != "" {
 		w.Project = filepath.Base(dir)
-		w.Branch = gitBranch(dir)
+		w.Branch = adapter.GitBranch(dir)
 	}
 	return w
-}
-
-// gitBranch returns the branch checked out in dir, the short commit of a detached HEAD,
-// or "" when dir is not the top of a plain repository. It reads .git/HEAD and runs no git
-// (the popup's rule, popup/load.go).
-func gitBranch(dir string) string {
-	gd := filepath.Join(dir, ".git")
-	if fi, err := os.Lstat(gd); err != nil || !fi.IsDir() {
-		return ""
-	}
-	f, err := os.Open(filepath.Join(gd, "HEAD"))
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	buf := make([]byte, 512)
-	n, _ := f.Read(buf)
-	line, _, _ := bytes.Cut(buf[:n], []byte("\n"))
-	s := strings.TrimSpace(string(line))
-	if ref, ok := strings.CutPrefix(s, "ref:"); ok {
-		name, _ := strings.CutPrefix(strings.TrimSpace(ref), "refs/heads/")
-		if name == strings.TrimSpace(ref) {
-			return ""
-		}
-		return name
-	}
-	if len(s) >= 40 && strings.Trim(s, "0123456789abcdef") == "" {
-		return s[:7]
-	}
-	return ""
 }
