@@ -349,21 +349,7 @@ func (r *rig) waitSupervisorExit(timeout time.Duration) (*os.ProcessState, error
 
 // tearDown stops what the scenario left running and removes its folder.
 func (r *rig) tearDown() {
-	if r.sup != nil && !r.supExited() {
-		_ = r.sup.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-r.supDone:
-		case <-time.After(3 * time.Second):
-			_ = r.sup.Process.Kill()
-			<-r.supDone
-		}
-	}
-	if r.supIn != nil {
-		r.supIn.Close()
-	}
-	if r.childPID > 0 && processAlive(r.childPID) {
-		_ = syscall.Kill(r.childPID, syscall.SIGKILL)
-	}
+	r.stopSession()
 	if r.daemon != nil {
 		if r.stopDaemon(syscall.SIGINT, 5*time.Second) != nil {
 			_ = r.daemon.Process.Kill()
@@ -378,6 +364,25 @@ func (r *rig) tearDown() {
 	}
 	if r.dir != "" {
 		_ = os.RemoveAll(r.dir)
+	}
+}
+
+// stopSession stops the supervisor (SIGTERM, then after 3 s SIGKILL) and kills its child.
+func (r *rig) stopSession() {
+	if r.sup != nil && !r.supExited() {
+		_ = r.sup.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-r.supDone:
+		case <-time.After(3 * time.Second):
+			_ = r.sup.Process.Kill()
+			<-r.supDone
+		}
+	}
+	if r.supIn != nil {
+		r.supIn.Close()
+	}
+	if r.childPID > 0 && processAlive(r.childPID) {
+		_ = syscall.Kill(r.childPID, syscall.SIGKILL)
 	}
 }
 
@@ -709,10 +714,7 @@ func (r *rig) finish(records int) error {
 	}
 	r.note("supervisor_exit", st.ExitCode(), "the supervisor exited with status %d when its child finished", st.ExitCode())
 	r.check(st.ExitCode() == 0, "the supervisor exited with status %d, want the child's 0", st.ExitCode())
-	if err := r.poll("the session to leave the queue", 5*time.Second, func() (bool, error) {
-		it, err := r.item()
-		return it == nil, err
-	}); err != nil {
+	if err := r.waitSessionGone(); err != nil {
 		return err
 	}
 	got, _ := r.readSoFar()
@@ -721,6 +723,14 @@ func (r *rig) finish(records int) error {
 	r.note("prompt_records", len(ids), "%d prompt record(s) in all", len(ids))
 	r.check(len(ids) == records, "the session had %d prompt records (%s), want %d", len(ids), strings.Join(ids, ", "), records)
 	return nil
+}
+
+// waitSessionGone waits for the supervisor's session to leave the queue.
+func (r *rig) waitSessionGone() error {
+	return r.poll("the session to leave the queue", 5*time.Second, func() (bool, error) {
+		it, err := r.item()
+		return it == nil, err
+	})
 }
 
 // ---- /proc -----------------------------------------------------------------------------

@@ -115,9 +115,64 @@ func answerFor(p *wire.Prompt) (wire.Answer, string) {
 	return wire.Answer{Text: "y"}, "y\r"
 }
 
-// noteDelivery notes how soon after the answer the child read it.
-func (r *rig) noteDelivery(key string, d time.Duration, typed string) {
+// recorded notes prompt record p under key as what ("the prompt"), and checks that it was
+// made within detectLimit of the child's writing text: the delay is noted under
+// "record_after_s" for the key "prompt", else under key + "_record_after_s".
+func (r *rig) recorded(key string, p *wire.Prompt, what, text string) {
+	r.notePrompt(key, p, what)
+	after := "record_after_s"
+	if key != "prompt" {
+		after = key + "_" + after
+	}
+	r.timely(after, p, text, "wrote the prompt", r.detectLimit())
+}
+
+// deliverTimed answers prompt p with a as deliver does and notes under key how soon after
+// the answer the child read typed.
+func (r *rig) deliverTimed(key string, p *wire.Prompt, a wire.Answer, typed string) error {
+	d, err := r.deliver(p, a, typed)
+	if err != nil {
+		return err
+	}
 	r.note(key, ms(d), "the child read %s %d ms after the answer was posted", strconv.Quote(typed), ms(d))
+	return nil
+}
+
+// answerLast answers p, the session's one prompt, with a as deliverTimed does (under
+// "answer_to_read_ms"), then lets the session end and checks that the audit log shows p
+// delivered once.
+func (r *rig) answerLast(p *wire.Prompt, a wire.Answer, typed string) error {
+	if err := r.deliverTimed("answer_to_read_ms", p, a, typed); err != nil {
+		return err
+	}
+	return r.finishDelivered(1, p)
+}
+
+// finishDelivered ends the session as finish does, with records prompt records, and checks
+// that the audit log shows p, its last, delivered once.
+func (r *rig) finishDelivered(records int, p *wire.Prompt) error {
+	if err := r.finish(records); err != nil {
+		return err
+	}
+	r.checkDeliveredOnce("audit", p.ID)
+	return nil
+}
+
+// refusedChoice answers p with a choice it does not offer, expects the daemon's 400 and
+// notes its message under key; what names the choice in an error.
+func (r *rig) refusedChoice(key string, p *wire.Prompt, choice, what string) error {
+	msg, _, err := r.refused(p.ID, wire.Answer{Choice: choice}, http.StatusBadRequest)
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	r.note(key, msg, "choice %q refused with 400: %s", choice, msg)
+	return nil
+}
+
+// stillPending reports whether p is still the session's pending prompt.
+func (r *rig) stillPending(p *wire.Prompt) (bool, error) {
+	it, err := r.item()
+	return it != nil && it.Prompt != nil && it.Prompt.ID == p.ID, err
 }
 
 // auditCounts returns how many entries for prompt id were delivered and refused, noting
@@ -163,19 +218,9 @@ func qaPartialLine(r *rig) error {
 	if err != nil {
 		return err
 	}
-	r.notePrompt("prompt", p, "the prompt")
 	yes, _ := r.checkYesNo(p, "Do you want to continue?")
-	r.timely("record_after_s", p, promptPartial, "wrote the prompt", r.detectLimit())
-	d, err := r.deliver(p, wire.Answer{Choice: yes}, yes+"\r")
-	if err != nil {
-		return err
-	}
-	r.noteDelivery("answer_to_read_ms", d, yes+"\r")
-	if err := r.finish(1); err != nil {
-		return err
-	}
-	r.checkDeliveredOnce("audit", p.ID)
-	return nil
+	r.recorded("prompt", p, "the prompt", promptPartial)
+	return r.answerLast(p, wire.Answer{Choice: yes}, yes+"\r")
 }
 
 func qaRedraw(r *rig) error {
@@ -183,23 +228,13 @@ func qaRedraw(r *rig) error {
 	if err != nil {
 		return err
 	}
-	r.notePrompt("prompt", p, "the prompt after the spinner")
 	yes, _ := r.checkYesNo(p, "Proceed? (y/n)")
 	r.check(!strings.Contains(p.Question, "Loading"), "the question %q still carries the spinner", p.Question)
-	r.timely("record_after_s", p, promptRedraw, "wrote the prompt", r.detectLimit())
+	r.recorded("prompt", p, "the prompt after the spinner", promptRedraw)
 	ids := r.promptIDs()
 	r.note("records_before_answer", len(ids), "%d prompt record(s) for the one question (%d prompt reports)", len(ids), r.tap.count(wire.PTYPrompt))
 	r.check(len(ids) == 1, "the spinner and its prompt made %d records (%s), want exactly 1", len(ids), strings.Join(ids, ", "))
-	d, err := r.deliver(p, wire.Answer{Choice: yes}, yes+"\r")
-	if err != nil {
-		return err
-	}
-	r.noteDelivery("answer_to_read_ms", d, yes+"\r")
-	if err := r.finish(1); err != nil {
-		return err
-	}
-	r.checkDeliveredOnce("audit", p.ID)
-	return nil
+	return r.answerLast(p, wire.Answer{Choice: yes}, yes+"\r")
 }
 
 func qaOverwrite(r *rig) error {
@@ -212,16 +247,7 @@ func qaOverwrite(r *rig) error {
 	erase := "\r" + strings.Repeat(" ", len(promptOverwrite)) + "\r"
 	r.timely("record_after_s", p, erase, "erased the prompt", r.stall+time.Second)
 	a, typed := answerFor(p)
-	d, err := r.deliver(p, a, typed)
-	if err != nil {
-		return err
-	}
-	r.noteDelivery("answer_to_read_ms", d, typed)
-	if err := r.finish(1); err != nil {
-		return err
-	}
-	r.checkDeliveredOnce("audit", p.ID)
-	return nil
+	return r.answerLast(p, a, typed)
 }
 
 func qaSilent(r *rig) error {
@@ -237,16 +263,7 @@ func qaSilent(r *rig) error {
 	r.note("record_after_s", round2(after.Seconds()), "recorded %.2f s after the child started reading in silence (limit: stall %.2f s + 1 s)", after.Seconds(), r.stall.Seconds())
 	r.check(after <= limit, "the silent read was recorded after %.2f s, more than the limit of %.2f s", after.Seconds(), limit.Seconds())
 	a, typed := answerFor(p)
-	d, err := r.deliver(p, a, typed)
-	if err != nil {
-		return err
-	}
-	r.noteDelivery("answer_to_read_ms", d, typed)
-	if err := r.finish(1); err != nil {
-		return err
-	}
-	r.checkDeliveredOnce("audit", p.ID)
-	return nil
+	return r.answerLast(p, a, typed)
 }
 
 func qaSequential(r *rig) error {
@@ -254,9 +271,8 @@ func qaSequential(r *rig) error {
 	if err != nil {
 		return err
 	}
-	r.notePrompt("first", p1, "the first prompt")
 	yes, _ := r.checkYesNo(p1, "Overwrite existing file?")
-	r.timely("first_record_after_s", p1, promptOverwriteSeq, "wrote the prompt", r.detectLimit())
+	r.recorded("first", p1, "the first prompt", promptOverwriteSeq)
 	if _, err := r.deliver(p1, wire.Answer{Choice: yes}, yes+"\r"); err != nil {
 		return err
 	}
@@ -264,9 +280,8 @@ func qaSequential(r *rig) error {
 	if err != nil {
 		return err
 	}
-	r.notePrompt("second", p2, "the second prompt")
 	r.checkPrompt(p2, wire.KindFreeText, "Enter new filename")
-	r.timely("second_record_after_s", p2, promptFilename, "wrote the prompt", r.detectLimit())
+	r.recorded("second", p2, "the second prompt", promptFilename)
 	_, reason, err := r.refused(p1.ID, wire.Answer{Choice: yes}, http.StatusConflict)
 	if err != nil {
 		return fmt.Errorf("the first prompt's answer again, while the second waits: %w", err)
@@ -306,21 +321,17 @@ func qaMenus(r *rig) error {
 		for _, c := range p.Choices {
 			labels = append(labels, c.Label)
 		}
-		r.notePrompt(fmt.Sprintf("menu%d", i+1), p, fmt.Sprintf("menu %d", i+1))
+		key := fmt.Sprintf("menu%d", i+1)
 		r.checkPrompt(p, wire.KindChoice, m.question)
 		r.check(slices.Equal(choiceKeys(p), m.keys) && slices.Equal(labels, m.labels),
 			"menu %d offers %s, want %q labelled %q", i+1, describeChoices(p), m.keys, m.labels)
-		r.timely(fmt.Sprintf("menu%d_record_after_s", i+1), p, m.prompt, "wrote the prompt", r.detectLimit())
-		msg, _, err := r.refused(p.ID, wire.Answer{Choice: m.bad}, http.StatusBadRequest)
-		if err != nil {
-			return fmt.Errorf("a key the menu does not offer: %w", err)
-		}
-		r.note(fmt.Sprintf("menu%d_bad_key", i+1), msg, "choice %q refused with 400: %s", m.bad, msg)
-		d, err := r.deliver(p, wire.Answer{Choice: m.pick}, m.pick+"\r")
-		if err != nil {
+		r.recorded(key, p, fmt.Sprintf("menu %d", i+1), m.prompt)
+		if err := r.refusedChoice(key+"_bad_key", p, m.bad, "a key the menu does not offer"); err != nil {
 			return err
 		}
-		r.noteDelivery(fmt.Sprintf("menu%d_answer_to_read_ms", i+1), d, m.pick+"\r")
+		if err := r.deliverTimed(key+"_answer_to_read_ms", p, wire.Answer{Choice: m.pick}, m.pick+"\r"); err != nil {
+			return err
+		}
 	}
 	if err := r.finish(2); err != nil {
 		return err
@@ -358,27 +369,22 @@ func qaYesNoVariants(r *rig) error {
 		}
 		prev = append(prev, p)
 		yes, no := r.checkYesNo(p, strings.TrimSpace(v))
-		wrote, _ := r.saidAt(v + " ")
-		slowest = max(slowest, r.recordedAt(p.ID).Sub(wrote))
+		slowest = max(slowest, r.sinceSaid(p, v+" "))
 		key := yes
 		if i%2 == 1 {
 			key = no
 		}
 		seen = append(seen, fmt.Sprintf("%q → %s %s/%s, answered %s", v, p.Kind, yes, no, key))
 		if i == 0 {
-			msg, _, err := r.refused(p.ID, wire.Answer{Choice: "maybe"}, http.StatusBadRequest)
-			if err != nil {
-				return fmt.Errorf("a choice a yes/no prompt does not offer: %w", err)
+			if err := r.refusedChoice("bad_choice", p, "maybe", "a choice a yes/no prompt does not offer"); err != nil {
+				return err
 			}
-			r.note("bad_choice", msg, "choice \"maybe\" refused with 400: %s", msg)
 		}
 		if _, err := r.deliver(p, wire.Answer{Choice: key}, key+"\r"); err != nil {
 			return err
 		}
 	}
-	r.note("variants", seen, "%s", strings.Join(seen, "\n        "))
-	r.note("slowest_record_s", round2(slowest.Seconds()), "the slowest variant was recorded %.2f s after it was written (limit %.2f s)", slowest.Seconds(), r.detectLimit().Seconds())
-	r.check(slowest <= r.detectLimit(), "a variant was recorded %.2f s after it was written, more than the limit of %.2f s", slowest.Seconds(), r.detectLimit().Seconds())
+	r.noteVariants(seen, "variant", slowest)
 	return r.finish(len(yesNoVariants))
 }
 
@@ -394,23 +400,18 @@ func qaPressEnter(r *rig) error {
 		prev = append(prev, p)
 		r.checkPrompt(p, wire.KindPressEnter, v)
 		r.check(slices.Equal(choiceKeys(p), []string{"enter"}), "%q offers %s, want the one choice \"enter\"", v, describeChoices(p))
-		wrote, _ := r.saidAt(v + " ")
-		slowest = max(slowest, r.recordedAt(p.ID).Sub(wrote))
+		slowest = max(slowest, r.sinceSaid(p, v+" "))
 		seen = append(seen, fmt.Sprintf("%q → %s %s", v, p.Kind, describeChoices(p)))
 		if i == 0 {
-			msg, _, err := r.refused(p.ID, wire.Answer{Choice: "y"}, http.StatusBadRequest)
-			if err != nil {
-				return fmt.Errorf("a yes to a press-enter gate: %w", err)
+			if err := r.refusedChoice("yes_refused", p, "y", "a yes to a press-enter gate"); err != nil {
+				return err
 			}
-			r.note("yes_refused", msg, "choice \"y\" refused with 400: %s", msg)
 		}
 		if _, err := r.deliver(p, wire.Answer{Choice: "enter"}, "\r"); err != nil {
 			return err
 		}
 	}
-	r.note("variants", seen, "%s", strings.Join(seen, "\n        "))
-	r.note("slowest_record_s", round2(slowest.Seconds()), "the slowest gate was recorded %.2f s after it was written (limit %.2f s)", slowest.Seconds(), r.detectLimit().Seconds())
-	r.check(slowest <= r.detectLimit(), "a gate was recorded %.2f s after it was written, more than the limit of %.2f s", slowest.Seconds(), r.detectLimit().Seconds())
+	r.noteVariants(seen, "gate", slowest)
 	if err := r.finish(len(pressEnterVariants)); err != nil {
 		return err
 	}
@@ -419,14 +420,28 @@ func qaPressEnter(r *rig) error {
 	return nil
 }
 
+// sinceSaid returns how long after the child last finished writing text prompt p was
+// recorded.
+func (r *rig) sinceSaid(p *wire.Prompt, text string) time.Duration {
+	wrote, _ := r.saidAt(text)
+	return r.recordedAt(p.ID).Sub(wrote)
+}
+
+// noteVariants notes how each variant of a prompt (what: "variant", "gate") was recorded,
+// and notes and checks the slowest record.
+func (r *rig) noteVariants(seen []string, what string, slowest time.Duration) {
+	r.note("variants", seen, "%s", strings.Join(seen, "\n        "))
+	r.note("slowest_record_s", round2(slowest.Seconds()), "the slowest %s was recorded %.2f s after it was written (limit %.2f s)", what, slowest.Seconds(), r.detectLimit().Seconds())
+	r.check(slowest <= r.detectLimit(), "a %s was recorded %.2f s after it was written, more than the limit of %.2f s", what, slowest.Seconds(), r.detectLimit().Seconds())
+}
+
 func qaFreeText(r *rig) error {
 	p, err := r.waitPrompt("the free-text prompt's record", waitLong, newPrompt())
 	if err != nil {
 		return err
 	}
-	r.notePrompt("prompt", p, "the prompt")
 	r.checkPrompt(p, wire.KindFreeText, "Enter a commit message")
-	r.timely("record_after_s", p, promptCommit, "wrote the prompt", r.detectLimit())
+	r.recorded("prompt", p, "the prompt", promptCommit)
 	long := strings.Repeat("x", 600)
 	msg, _, err := r.refused(p.ID, wire.Answer{Text: long}, http.StatusBadRequest)
 	if err != nil {
@@ -443,11 +458,9 @@ func qaFreeText(r *rig) error {
 	r.check(still, "after the over-long reply the queue shows %+v, want prompt %s still pending", it, p.ID)
 	got, _ := r.readSoFar()
 	r.check(got == "", "the child read %q after a refused reply, want nothing", got)
-	d, err := r.deliver(p, wire.Answer{Text: "fix the flaky test"}, "fix the flaky test\r")
-	if err != nil {
+	if err := r.deliverTimed("answer_to_read_ms", p, wire.Answer{Text: "fix the flaky test"}, "fix the flaky test\r"); err != nil {
 		return err
 	}
-	r.noteDelivery("answer_to_read_ms", d, "fix the flaky test\r")
 	if err := r.finish(1); err != nil {
 		return err
 	}
@@ -464,9 +477,8 @@ func qaDaemonRestart(r *rig) error {
 	if err != nil {
 		return err
 	}
-	r.notePrompt("prompt", p1, "the prompt")
 	yes, _ := r.checkYesNo(p1, "Continue with the migration?")
-	r.timely("record_after_s", p1, promptMigration, "wrote the prompt", r.detectLimit())
+	r.recorded("prompt", p1, "the prompt", promptMigration)
 	if r.bot != nil {
 		// The restart is of a prompt the phone was shown: wait for its message first.
 		for deadline := time.Now().Add(waitLong); len(r.bot.Messages()) == 0; {
@@ -505,20 +517,14 @@ func qaDaemonRestart(r *rig) error {
 	alive := processAlive(r.childPID)
 	r.note("child_alive", alive, "the child was still alive after the restart: %v", alive)
 	r.check(alive, "the child died while the daemon restarted")
-	d, err := r.deliver(p2, wire.Answer{Choice: yes}, yes+"\r")
-	if err != nil {
+	if err := r.deliverTimed("answer_to_read_ms", p2, wire.Answer{Choice: yes}, yes+"\r"); err != nil {
 		return fmt.Errorf("the answer after the restart: %w", err)
 	}
-	r.noteDelivery("answer_to_read_ms", d, yes+"\r")
 	records := 1
 	if p2.ID != p1.ID {
 		records = 2
 	}
-	if err := r.finish(records); err != nil {
-		return err
-	}
-	r.checkDeliveredOnce("audit", p2.ID)
-	return nil
+	return r.finishDelivered(records, p2)
 }
 
 func qaChildCrash(r *rig) error {
@@ -526,9 +532,8 @@ func qaChildCrash(r *rig) error {
 	if err != nil {
 		return err
 	}
-	r.notePrompt("prompt", p, "the prompt")
 	yes, _ := r.checkYesNo(p, "Apply the patch?")
-	r.timely("record_after_s", p, promptPatch, "wrote the prompt", r.detectLimit())
+	r.recorded("prompt", p, "the prompt", promptPatch)
 	if err := syscall.Kill(r.childPID, syscall.SIGKILL); err != nil {
 		return fmt.Errorf("kill the child: %w", err)
 	}
@@ -539,10 +544,7 @@ func qaChildCrash(r *rig) error {
 	}
 	r.note("supervisor_exit", st.String(), "the supervisor ended %.2f s after its child was killed: %s", time.Since(killed).Seconds(), st)
 	r.check(!st.Success(), "the supervisor exited with success after its child was killed; want the child's failure passed on")
-	if err := r.poll("the session to leave the queue", 5*time.Second, func() (bool, error) {
-		it, err := r.item()
-		return it == nil, err
-	}); err != nil {
+	if err := r.waitSessionGone(); err != nil {
 		return err
 	}
 	r.note("session_ended_s", round2(time.Since(killed).Seconds()), "the session left the queue %.2f s after the kill", time.Since(killed).Seconds())
@@ -633,14 +635,11 @@ func qaFlood(r *rig) error {
 	r.note("rss_growth_kb", growth>>10, "its resident memory grew by at most %d KB during the flood (limit %d KB): %d KB of heap and stacks, %d KB of its program paged in",
 		growth>>10, floodRSS>>10, (top.anon-mem0.anon)>>10, (top.file-mem0.file)>>10)
 	r.check(growth <= floodRSS, "the supervisor's memory grew by %d KB, more than %d KB", growth>>10, floodRSS>>10)
-	r.notePrompt("prompt", p, "the prompt after the flood")
 	yes, _ := r.checkYesNo(p, "Continue? (y/n)")
-	r.timely("record_after_s", p, promptFlood, "wrote the prompt", r.detectLimit())
-	d, err := r.deliver(p, wire.Answer{Choice: yes}, yes+"\r")
-	if err != nil {
+	r.recorded("prompt", p, "the prompt after the flood", promptFlood)
+	if err := r.deliverTimed("answer_to_read_ms", p, wire.Answer{Choice: yes}, yes+"\r"); err != nil {
 		return err
 	}
-	r.noteDelivery("answer_to_read_ms", d, yes+"\r")
 	return r.finish(1)
 }
 
@@ -654,11 +653,9 @@ func qaEchoLoop(r *rig) error {
 	r.timely("record_after_s", p1, promptEcho, "wrote the prompt", r.detectLimit())
 	// The child's terminal is cooked: the supervisor writes "y\r", the child reads "y\n",
 	// and the terminal echoes "y\r\n" back into the output the supervisor classifies.
-	d, err := r.deliver(p1, wire.Answer{Choice: yes}, yes+"\n")
-	if err != nil {
+	if err := r.deliverTimed("answer_to_read_ms", p1, wire.Answer{Choice: yes}, yes+"\n"); err != nil {
 		return err
 	}
-	r.noteDelivery("answer_to_read_ms", d, yes+"\n")
 	read, readAt := r.readSoFar()
 	window := r.settle + time.Second
 	var spurious []string
@@ -694,9 +691,8 @@ func qaEchoLoop(r *rig) error {
 	if err != nil {
 		return err
 	}
-	r.notePrompt("later", p2, "the later prompt")
 	r.checkYesNo(p2, "Save changes? (y/n)")
-	r.timely("later_record_after_s", p2, promptEchoLater, "wrote the prompt", r.detectLimit())
+	r.recorded("later", p2, "the later prompt", promptEchoLater)
 	if _, err := r.deliver(p2, wire.Answer{Choice: no}, no+"\n"); err != nil {
 		return err
 	}

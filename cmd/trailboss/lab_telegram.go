@@ -13,7 +13,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/trailboss/trailboss/daemon/telegram/telegramtest"
@@ -183,23 +182,21 @@ func (r *rig) peer(name, child string) (*rig, error) {
 	return p, p.startSupervisor()
 }
 
-// stopPeer stops a peer's supervisor and child.
-func (r *rig) stopPeer() {
-	if r.sup != nil && !r.supExited() {
-		_ = r.sup.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-r.supDone:
-		case <-time.After(3 * time.Second):
-			_ = r.sup.Process.Kill()
-			<-r.supDone
-		}
+// twoSessions starts a second session with child beside the rig's (peer) and waits for
+// the pending prompt of each; the caller stops the second with stopSession.
+func (r *rig) twoSessions(child string) (b *rig, pa, pb *wire.Prompt, err error) {
+	b, err = r.peer("second-session", child)
+	if err != nil {
+		return nil, nil, nil, err
 	}
-	if r.supIn != nil {
-		r.supIn.Close()
+	if pa, err = r.sessionPrompt(r.dir, "session A's prompt"); err == nil {
+		pb, err = b.sessionPrompt(b.dir, "session B's prompt")
 	}
-	if r.childPID > 0 && processAlive(r.childPID) {
-		_ = syscall.Kill(r.childPID, syscall.SIGKILL)
+	if err != nil {
+		b.stopSession()
+		return nil, nil, nil, err
 	}
+	return b, pa, pb, nil
 }
 
 // readNothing checks that the child has read nothing more than it was answered.
@@ -208,15 +205,33 @@ func (r *rig) readNothing(who string) {
 	r.check(got == r.want.String(), "%s read %q, want %q", who, got, r.want.String())
 }
 
+// yesNoOnPhone waits for the session's first prompt record, checks it is a yes/no asking
+// question, and waits for its message on the phone; it returns the record, its yes key and
+// the message.
+func (r *rig) yesNoOnPhone(question string) (p *wire.Prompt, yes string, m telegramtest.Message, err error) {
+	p, err = r.waitPrompt("the prompt's record", waitLong, newPrompt())
+	if err != nil {
+		return nil, "", m, err
+	}
+	yes, _ = r.checkYesNo(p, question)
+	m, err = r.phoneMessage(p, 5*time.Second)
+	return p, yes, m, err
+}
+
+// tapAnswer taps m's button for key as the operator and expects the child to read key and
+// Enter.
+func (r *rig) tapAnswer(m telegramtest.Message, key string) error {
+	if _, _, _, err := r.press(labOperator, m, key); err != nil {
+		return err
+	}
+	_, err := r.expectRead(key + "\r")
+	return err
+}
+
 // ---- QA-010 … QA-015 ---------------------------------------------------------------------
 
 func qaDuplicateCallback(r *rig) error {
-	p, err := r.waitPrompt("the prompt's record", waitLong, newPrompt())
-	if err != nil {
-		return err
-	}
-	yes, _ := r.checkYesNo(p, "Do you want to continue?")
-	m, err := r.phoneMessage(p, 5*time.Second)
+	p, yes, m, err := r.yesNoOnPhone("Do you want to continue?")
 	if err != nil {
 		return err
 	}
@@ -254,12 +269,7 @@ func qaDuplicateCallback(r *rig) error {
 }
 
 func qaLateReply(r *rig) error {
-	p, err := r.waitPrompt("the prompt's record", waitLong, newPrompt())
-	if err != nil {
-		return err
-	}
-	yes, _ := r.checkYesNo(p, "Do you want to continue?")
-	m, err := r.phoneMessage(p, 5*time.Second)
+	p, yes, m, err := r.yesNoOnPhone("Do you want to continue?")
 	if err != nil {
 		return err
 	}
@@ -290,12 +300,7 @@ func qaLateReply(r *rig) error {
 }
 
 func qaWrongSession(r *rig) error {
-	p, err := r.waitPrompt("the prompt's record", waitLong, newPrompt())
-	if err != nil {
-		return err
-	}
-	yes, _ := r.checkYesNo(p, "Do you want to continue?")
-	m, err := r.phoneMessage(p, 5*time.Second)
+	p, yes, m, err := r.yesNoOnPhone("Do you want to continue?")
 	if err != nil {
 		return err
 	}
@@ -314,25 +319,17 @@ func qaWrongSession(r *rig) error {
 		r.check(strings.Contains(ack, "Nothing was typed") || strings.Contains(ack, "nothing was typed"),
 			"a button with %s was answered %q, want a refusal that says nothing was typed", c.what, ack)
 	}
-	it, err := r.item()
+	pending, err := r.stillPending(p)
 	if err != nil {
 		return err
 	}
-	pending := it != nil && it.Prompt != nil && it.Prompt.ID == p.ID
 	r.note("still_pending", pending, "the real prompt is still pending after them: %v", pending)
 	r.check(pending, "the real prompt is no longer pending after the crafted buttons")
 	r.readNothing("the child")
-	if _, _, _, err := r.press(labOperator, m, yes); err != nil {
+	if err := r.tapAnswer(m, yes); err != nil {
 		return err
 	}
-	if _, err := r.expectRead(yes + "\r"); err != nil {
-		return err
-	}
-	if err := r.finish(1); err != nil {
-		return err
-	}
-	r.checkDeliveredOnce("audit", p.ID)
-	return nil
+	return r.finishDelivered(1, p)
 }
 
 // nonceOf returns the nonce the message's buttons carry.
@@ -346,19 +343,11 @@ func nonceOf(m telegramtest.Message) string {
 }
 
 func qaConcurrentSessions(r *rig) error {
-	b, err := r.peer("second-session", "migration")
+	b, pa, pb, err := r.twoSessions("migration")
 	if err != nil {
 		return err
 	}
-	defer b.stopPeer()
-	pa, err := r.sessionPrompt(r.dir, "session A's prompt")
-	if err != nil {
-		return err
-	}
-	pb, err := b.sessionPrompt(b.dir, "session B's prompt")
-	if err != nil {
-		return err
-	}
+	defer b.stopSession()
 	r.notePrompt("prompt_a", pa, "session A's prompt")
 	b.figures = nil
 	r.notePrompt("prompt_b", pb, "session B's prompt")
@@ -410,19 +399,11 @@ func qaConcurrentSessions(r *rig) error {
 }
 
 func qaAmbiguousText(r *rig) error {
-	b, err := r.peer("second-session", "free-text")
+	b, pa, pb, err := r.twoSessions("free-text")
 	if err != nil {
 		return err
 	}
-	defer b.stopPeer()
-	pa, err := r.sessionPrompt(r.dir, "session A's prompt")
-	if err != nil {
-		return err
-	}
-	pb, err := b.sessionPrompt(b.dir, "session B's prompt")
-	if err != nil {
-		return err
-	}
+	defer b.stopSession()
 	r.checkPrompt(pa, wire.KindFreeText, "commit message")
 	r.checkPrompt(pb, wire.KindFreeText, "commit message")
 	var msgs []telegramtest.Message
@@ -481,11 +462,11 @@ func qaTelegramOutage(r *rig) error {
 	yes, _ := r.checkYesNo(p, "Do you want to continue?")
 	// Pending all through the outage, and nothing sent.
 	if err := r.poll("the outage to last "+outageFor.String(), outageFor+waitLong, func() (bool, error) {
-		it, err := r.item()
+		still, err := r.stillPending(p)
 		if err != nil {
 			return false, err
 		}
-		if it == nil || it.Prompt == nil || it.Prompt.ID != p.ID {
+		if !still {
 			return false, fmt.Errorf("the prompt left pending during the outage")
 		}
 		return time.Since(began) >= outageFor, nil
@@ -501,16 +482,12 @@ func qaTelegramOutage(r *rig) error {
 		return err
 	}
 	r.note("message_after_outage_s", round2(m.SentAt.Sub(ended).Seconds()), "its message reached the phone %.1f s after the outage ended, by itself", m.SentAt.Sub(ended).Seconds())
-	if _, _, _, err := r.press(labOperator, m, yes); err != nil {
+	if err := r.tapAnswer(m, yes); err != nil {
 		return err
 	}
-	if _, err := r.expectRead(yes + "\r"); err != nil {
+	if err := r.finishDelivered(1, p); err != nil {
 		return err
 	}
-	if err := r.finish(1); err != nil {
-		return err
-	}
-	r.checkDeliveredOnce("audit", p.ID)
 	logText := tailLines(filepath.Join(r.dir, "daemon.log"), 400)
 	var backoffs []float64
 	for _, l := range strings.Split(logText, "\n") {
