@@ -3,8 +3,6 @@ package daemon
 import (
 	"context"
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -22,32 +20,6 @@ func deliverer(e *Engine, env *tmuxtest.Env) *Deliverer {
 		Tmux: func(socket string) *tmuxctl.Server {
 			return &tmuxctl.Server{Bin: env.Server.Bin, Socket: socket, Env: env.Environ}
 		}}
-}
-
-// readerPane opens a pane whose shell asks question, reads answers and appends each line
-// it reads to a file, then asks again (numbered, so the screen tells the rounds apart); it
-// returns the pane and the file.
-func readerPane(t *testing.T, env *tmuxtest.Env, question string) (string, string) {
-	t.Helper()
-	out := filepath.Join(t.TempDir(), "read")
-	script := `n=1; while :; do printf '(#%d) %s' $n "$1"; IFS= read -r a || exit; printf '%s\n' "$a" >> "$2"; n=$((n+1)); done`
-	pane := env.NewPane(t, "main", "sh", "-c", script, "reader", question, out)
-	env.WaitFor(t, "the question on screen", 5*time.Second, func() bool {
-		return strings.Contains(env.Tmux(t, "capture-pane", "-p", "-t", pane), strings.TrimSpace(question))
-	})
-	return pane, out
-}
-
-func readLines(t *testing.T, path string) []string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
 }
 
 func stuckIn(t *testing.T, e *Engine, env *tmuxtest.Env, session, pane string, ask *adapter.Ask) queue.Prompt {
@@ -81,7 +53,7 @@ func TestAnswerReachesAPaneOnceAndASecondIsRefused(t *testing.T) {
 	env := tmuxtest.New(t)
 	e, _ := newEngine(t)
 	d := deliverer(e, env)
-	pane, out := readerPane(t, env, "Continue? (y/n) ")
+	pane, out := env.NewReaderPane(t, "main", "", "Continue? (y/n) ")
 	p := stuckIn(t, e, env, "s1", pane, yesNo)
 
 	got, err := d.Answer(context.Background(), p.ID, wire.Answer{Choice: "y"})
@@ -91,8 +63,8 @@ func TestAnswerReachesAPaneOnceAndASecondIsRefused(t *testing.T) {
 	if !got.Delivered || got.Via != wire.ViaKeys {
 		t.Fatalf("answer = %+v, want delivered by keys", got)
 	}
-	env.WaitFor(t, "the pane to read the answer", 5*time.Second, func() bool { return len(readLines(t, out)) == 1 })
-	if lines := readLines(t, out); lines[0] != "y" {
+	env.WaitFor(t, "the pane to read the answer", 5*time.Second, func() bool { return len(tmuxtest.ReadLines(t, out)) == 1 })
+	if lines := tmuxtest.ReadLines(t, out); lines[0] != "y" {
 		t.Fatalf("the pane read %q, want y", lines)
 	}
 	if !got.Confirmed {
@@ -105,7 +77,7 @@ func TestAnswerReachesAPaneOnceAndASecondIsRefused(t *testing.T) {
 	}
 	// The shell asks again at once; had anything been typed, it would have read it.
 	time.Sleep(300 * time.Millisecond)
-	if lines := readLines(t, out); len(lines) != 1 {
+	if lines := tmuxtest.ReadLines(t, out); len(lines) != 1 {
 		t.Fatalf("after the refused answer the pane read %q, want only the first answer", lines)
 	}
 	ds, err := e.store.Deliveries(context.Background(), 10)
@@ -124,7 +96,7 @@ func TestAnswerAfterThePaneWasTakenIsRefused(t *testing.T) {
 	env := tmuxtest.New(t)
 	e, _ := newEngine(t)
 	d := deliverer(e, env)
-	pane, out := readerPane(t, env, "Continue? (y/n) ")
+	pane, out := env.NewReaderPane(t, "main", "", "Continue? (y/n) ")
 	p := stuckIn(t, e, env, "old", pane, yesNo)
 	if _, err := e.Ingest(context.Background(), adapter.Event{Harness: "claude", SessionID: "new", Kind: adapter.KindStart,
 		Pane: pane, TmuxSocket: env.Socket, At: time.Now()}); err != nil {
@@ -135,7 +107,7 @@ func TestAnswerAfterThePaneWasTakenIsRefused(t *testing.T) {
 		t.Fatalf("answer after the pane was taken: %v, want refused as pane_moved", err)
 	}
 	time.Sleep(300 * time.Millisecond)
-	if lines := readLines(t, out); len(lines) != 0 {
+	if lines := tmuxtest.ReadLines(t, out); len(lines) != 0 {
 		t.Fatalf("the pane read %q, want nothing", lines)
 	}
 }
@@ -146,7 +118,7 @@ func TestAnswerToAPromptNoLongerOnScreenIsRefused(t *testing.T) {
 	env := tmuxtest.New(t)
 	e, _ := newEngine(t)
 	d := deliverer(e, env)
-	pane, out := readerPane(t, env, "Enter your name: ")
+	pane, out := env.NewReaderPane(t, "main", "", "Enter your name: ")
 	p := stuckIn(t, e, env, "s1", pane, yesNo) // the record asks yes/no; the screen asks for a name
 	_, err := d.Answer(context.Background(), p.ID, wire.Answer{Choice: "y"})
 	if refusalReason(err) != wire.RefusedChanged {
@@ -155,7 +127,7 @@ func TestAnswerToAPromptNoLongerOnScreenIsRefused(t *testing.T) {
 	if _, ok := e.PendingPrompt("s1"); !ok {
 		t.Fatalf("the record is no longer pending after a refusal")
 	}
-	if lines := readLines(t, out); len(lines) != 0 {
+	if lines := tmuxtest.ReadLines(t, out); len(lines) != 0 {
 		t.Fatalf("the pane read %q, want nothing", lines)
 	}
 }
@@ -166,15 +138,15 @@ func TestFreeTextIsTypedLiterally(t *testing.T) {
 	env := tmuxtest.New(t)
 	e, _ := newEngine(t)
 	d := deliverer(e, env)
-	pane, out := readerPane(t, env, "Enter your name: ")
+	pane, out := env.NewReaderPane(t, "main", "", "Enter your name: ")
 	ask := &adapter.Ask{Kind: adapter.AskFreeText, Question: "Enter your name:", From: adapter.AskFromScreen}
 	p := stuckIn(t, e, env, "s1", pane, ask)
 	text := `Enter C-c "quoted" $HOME;`
 	if _, err := d.Answer(context.Background(), p.ID, wire.Answer{Text: text}); err != nil {
 		t.Fatal(err)
 	}
-	env.WaitFor(t, "the pane to read the text", 5*time.Second, func() bool { return len(readLines(t, out)) == 1 })
-	if got := readLines(t, out)[0]; got != text {
+	env.WaitFor(t, "the pane to read the text", 5*time.Second, func() bool { return len(tmuxtest.ReadLines(t, out)) == 1 })
+	if got := tmuxtest.ReadLines(t, out)[0]; got != text {
 		t.Fatalf("the pane read %q, want %q", got, text)
 	}
 }
@@ -185,7 +157,7 @@ func TestAnswersThatDoNotFitAreRefused(t *testing.T) {
 	e, _ := newEngine(t)
 	d := deliverer(e, env)
 	d.MaxReply = 10
-	pane, _ := readerPane(t, env, "Continue? (y/n) ")
+	pane, _ := env.NewReaderPane(t, "main", "", "Continue? (y/n) ")
 	p := stuckIn(t, e, env, "s1", pane, yesNo)
 	var badAnswer *BadAnswerError
 	for _, a := range []wire.Answer{{Choice: "maybe"}, {Text: "y"}} {
@@ -193,7 +165,7 @@ func TestAnswersThatDoNotFitAreRefused(t *testing.T) {
 			t.Errorf("answer %+v: %v, want a bad answer", a, err)
 		}
 	}
-	textPane, _ := readerPane(t, env, "Name: ")
+	textPane, _ := env.NewReaderPane(t, "main", "", "Name: ")
 	tp := stuckIn(t, e, env, "s2", textPane, &adapter.Ask{Kind: adapter.AskFreeText, Question: "Name:"})
 	for _, a := range []wire.Answer{{Text: strings.Repeat("x", 11)}, {Text: "\x1bb"}, {Text: "  "}, {Choice: "y"}} {
 		if _, err := d.Answer(context.Background(), tp.ID, a); !errors.As(err, &badAnswer) {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -13,10 +12,12 @@ import (
 
 	"github.com/trailboss/trailboss/daemon/client"
 	"github.com/trailboss/trailboss/daemon/wire"
+	"github.com/trailboss/trailboss/tmuxctl/tmuxtest"
 )
 
 // readerWindow opens a window whose shell asks a numbered yes/no question, appends every
-// line it reads to a file, and asks again; it returns the pane and the file.
+// line it reads to a file, and asks again, as tmuxtest.NewReaderPane's does but typed into
+// a shell of the world; it returns the pane and the file (tmuxtest.ReadLines reads it).
 func (w *agentWorld) readerWindow() (string, string) {
 	w.t.Helper()
 	out := filepath.Join(w.t.TempDir(), "read")
@@ -25,18 +26,6 @@ func (w *agentWorld) readerWindow() (string, string) {
 		out+`; n=$((n+1)); done`)
 	w.waitScreen(pane, `\(#1\) Continue\? \(y/n\)`, 5*time.Second)
 	return pane, out
-}
-
-func lines(t *testing.T, path string) []string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
 }
 
 func hasPrompt(kind string) func(client.Item) bool {
@@ -62,8 +51,8 @@ func TestReplyReachesAPlainPaneOnce(t *testing.T) {
 	if !strings.Contains(said, "answered session") || !strings.Contains(said, "by typing into pane "+pane) {
 		t.Fatalf("reply said %q", said)
 	}
-	waitUntil(t, "the pane to read the answer", 5*time.Second, func() bool { return len(lines(t, out)) == 1 })
-	if got := lines(t, out); got[0] != "y" {
+	waitUntil(t, "the pane to read the answer", 5*time.Second, func() bool { return len(tmuxtest.ReadLines(t, out)) == 1 })
+	if got := tmuxtest.ReadLines(t, out); got[0] != "y" {
 		t.Fatalf("the pane read %q, want y", got)
 	}
 
@@ -91,7 +80,7 @@ func TestReplyReachesAPlainPaneOnce(t *testing.T) {
 	if !errors.As(err, &refused) || refused.Reason != wire.RefusedPaneMoved {
 		t.Fatalf("answer after the pane was taken: %v, want 409 pane_moved", err)
 	}
-	if got := lines(t, out); len(got) != 1 {
+	if got := tmuxtest.ReadLines(t, out); len(got) != 1 {
 		t.Fatalf("the pane read %q, want the first answer only", got)
 	}
 

@@ -3,7 +3,6 @@ package telegram_test
 import (
 	"bytes"
 	"context"
-	"errors"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -127,31 +126,6 @@ func (w *world) stop() {
 	<-w.done
 	w.cancel = nil
 	w.st.Close()
-}
-
-// readerPane opens a pane in dir whose shell asks question, reads lines and appends each
-// to a file; it returns the pane and the file.
-func (w *world) readerPane(dir, question string) (string, string) {
-	w.t.Helper()
-	out := filepath.Join(w.t.TempDir(), "read")
-	script := `cd "$3"; n=1; while :; do printf '(#%d) %s' $n "$1"; IFS= read -r a || exit; printf '%s\n' "$a" >> "$2"; n=$((n+1)); done`
-	pane := w.env.NewPane(w.t, "work", "sh", "-c", script, "reader", question, out, dir)
-	w.env.WaitFor(w.t, "the question on screen", 5*time.Second, func() bool {
-		return strings.Contains(w.env.Tmux(w.t, "capture-pane", "-p", "-t", pane), strings.TrimSpace(question))
-	})
-	return pane, out
-}
-
-func readLines(t *testing.T, path string) []string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
 }
 
 // stuck makes session stuck in pane with ask, and returns its prompt record.
@@ -281,7 +255,7 @@ func projectDir(t testing.TB, name, branch string) string {
 func TestTapAnswersOnceAndTheMessageSaysSo(t *testing.T) {
 	w := newWorld(t)
 	dir := projectDir(t, "webshop", "dark-mode")
-	pane, out := w.readerPane(dir, "Continue? (y/n) ")
+	pane, out := w.env.NewReaderPane(t, "work", dir, "Continue? (y/n) ")
 	stuckAt := time.Now()
 	p := w.stuck("s1", pane, dir, yesNo)
 	m := w.message("the prompt's message", 5*time.Second, forPrompt(p))
@@ -305,7 +279,7 @@ func TestTapAnswersOnceAndTheMessageSaysSo(t *testing.T) {
 	if a := w.callbackAnswer(cb); !strings.HasPrefix(a.Text, "Sent: yes") {
 		t.Errorf("the tap was answered %q, want it sent", a.Text)
 	}
-	w.env.WaitFor(t, "the pane to read y", 5*time.Second, func() bool { return len(readLines(t, out)) == 1 })
+	w.env.WaitFor(t, "the pane to read y", 5*time.Second, func() bool { return len(tmuxtest.ReadLines(t, out)) == 1 })
 	if !w.bot.Redeliver(upd) {
 		t.Fatal("redeliver")
 	}
@@ -322,7 +296,7 @@ func TestTapAnswersOnceAndTheMessageSaysSo(t *testing.T) {
 	if !strings.Contains(edited.Text, "Answered from Telegram: yes") || len(edited.Buttons) != 0 {
 		t.Errorf("after the tap the message says %q with buttons %q; want it answered from Telegram and no buttons", edited.Text, edited.Keys())
 	}
-	if got := readLines(t, out); len(got) != 1 || got[0] != "y" {
+	if got := tmuxtest.ReadLines(t, out); len(got) != 1 || got[0] != "y" {
 		t.Errorf("the pane read %q, want exactly one y", got)
 	}
 	if n := len(w.bot.Calls("sendMessage")); n != 1 {
@@ -335,7 +309,7 @@ func TestTapAnswersOnceAndTheMessageSaysSo(t *testing.T) {
 // its buttons; a crafted button for an unknown prompt is refused in words.
 func TestOnlyTheOperatorGetsIn(t *testing.T) {
 	w := newWorld(t)
-	pane, out := w.readerPane(t.TempDir(), "Continue? (y/n) ")
+	pane, out := w.env.NewReaderPane(t, "work", t.TempDir(), "Continue? (y/n) ")
 	p := w.stuck("s1", pane, "", yesNo)
 	m := w.message("the prompt's message", 5*time.Second, forPrompt(p))
 	_, cb1 := w.bot.Tap(stranger, chat, m.ID, keyFor(t, m, "y"))
@@ -356,7 +330,7 @@ func TestOnlyTheOperatorGetsIn(t *testing.T) {
 	if _, ok := w.engine.PendingPrompt("s1"); !ok {
 		t.Error("the prompt is no longer pending")
 	}
-	if got := readLines(t, out); len(got) != 0 {
+	if got := tmuxtest.ReadLines(t, out); len(got) != 0 {
 		t.Errorf("the pane read %q, want nothing", got)
 	}
 	if cur, _ := w.bot.Message(m.ID); len(cur.Buttons) == 0 || cur.Edits != 0 {
@@ -371,7 +345,7 @@ func TestOnlyTheOperatorGetsIn(t *testing.T) {
 // says so, and its buttons are gone; a late tap on it types nothing and says why.
 func TestKeyboardAnswerEditsTheMessage(t *testing.T) {
 	w := newWorld(t)
-	pane, out := w.readerPane(t.TempDir(), "Continue? (y/n) ")
+	pane, out := w.env.NewReaderPane(t, "work", t.TempDir(), "Continue? (y/n) ")
 	p := w.stuck("s1", pane, "", yesNo)
 	m := w.message("the prompt's message", 5*time.Second, forPrompt(p))
 	w.unstuck("s1")
@@ -383,7 +357,7 @@ func TestKeyboardAnswerEditsTheMessage(t *testing.T) {
 	if a := w.callbackAnswer(cb); !strings.Contains(a.Text, "moved on") {
 		t.Errorf("a late tap was answered %q, want it refused as moved on", a.Text)
 	}
-	if got := readLines(t, out); len(got) != 0 {
+	if got := tmuxtest.ReadLines(t, out); len(got) != 0 {
 		t.Errorf("the pane read %q, want nothing", got)
 	}
 }
@@ -396,13 +370,13 @@ func TestTextRepliesBindToOnePrompt(t *testing.T) {
 	ask := func(q string) *adapter.Ask {
 		return &adapter.Ask{Kind: adapter.AskFreeText, Question: q, From: adapter.AskFromScreen}
 	}
-	paneA, outA := w.readerPane(t.TempDir(), "Commit message? ")
+	paneA, outA := w.env.NewReaderPane(t, "work", t.TempDir(), "Commit message? ")
 	pa := w.stuck("a", paneA, "", ask("Commit message?"))
 	ma := w.message("A's message", 5*time.Second, forPrompt(pa))
 	if len(ma.Buttons) != 0 || !strings.Contains(ma.Text, "Reply to this message") {
 		t.Errorf("a free-text prompt's message has buttons %q or no hint to reply:\n%s", ma.Keys(), ma.Text)
 	}
-	paneB, outB := w.readerPane(t.TempDir(), "Branch name? ")
+	paneB, outB := w.env.NewReaderPane(t, "work", t.TempDir(), "Branch name? ")
 	pb := w.stuck("b", paneB, "", ask("Branch name?"))
 	mb := w.message("B's message", 5*time.Second, forPrompt(pb))
 
@@ -416,19 +390,19 @@ func TestTextRepliesBindToOnePrompt(t *testing.T) {
 	}
 	_, said = w.bot.Say(operator, chat, "feature/login", mb.ID)
 	w.message("the reply's result", 5*time.Second, func(x telegramtest.Message) bool { return x.ReplyTo == said })
-	w.env.WaitFor(t, "B to read its answer", 5*time.Second, func() bool { return len(readLines(t, outB)) == 1 })
-	if got := readLines(t, outB); got[0] != "feature/login" {
+	w.env.WaitFor(t, "B to read its answer", 5*time.Second, func() bool { return len(tmuxtest.ReadLines(t, outB)) == 1 })
+	if got := tmuxtest.ReadLines(t, outB); got[0] != "feature/login" {
 		t.Errorf("B read %q", got)
 	}
-	if got := readLines(t, outA); len(got) != 0 {
+	if got := tmuxtest.ReadLines(t, outA); len(got) != 0 {
 		t.Errorf("A read %q, want nothing", got)
 	}
 	// B's message is edited as answered; now only A waits for text: a plain text is A's.
 	w.message("B's message edited", 5*time.Second, func(x telegramtest.Message) bool { return x.ID == mb.ID && len(x.Buttons) == 0 && x.Edits > 0 })
 	w.unstuck("b")
 	w.bot.Say(operator, chat, "fix the login", 0)
-	w.env.WaitFor(t, "A to read its answer", 5*time.Second, func() bool { return len(readLines(t, outA)) == 1 })
-	if got := readLines(t, outA); got[0] != "fix the login" {
+	w.env.WaitFor(t, "A to read its answer", 5*time.Second, func() bool { return len(tmuxtest.ReadLines(t, outA)) == 1 })
+	if got := tmuxtest.ReadLines(t, outA); got[0] != "fix the login" {
 		t.Errorf("A read %q", got)
 	}
 }
@@ -438,7 +412,7 @@ func TestTextRepliesBindToOnePrompt(t *testing.T) {
 func TestOutageThenAnswer(t *testing.T) {
 	w := newWorld(t)
 	w.bot.SetOutage(true)
-	pane, out := w.readerPane(t.TempDir(), "Continue? (y/n) ")
+	pane, out := w.env.NewReaderPane(t, "work", t.TempDir(), "Continue? (y/n) ")
 	p := w.stuck("s1", pane, "", yesNo)
 	if err := w.bot.Wait(10*time.Second, func() bool {
 		return strings.Count(w.logs.String(), "telegram_polling_failed") >= 3
@@ -455,7 +429,7 @@ func TestOutageThenAnswer(t *testing.T) {
 	m := w.message("the prompt's message after the outage", 70*time.Second, forPrompt(p))
 	_, cb := w.bot.Tap(operator, chat, m.ID, keyFor(t, m, "y"))
 	w.callbackAnswer(cb)
-	w.env.WaitFor(t, "the pane to read y", 5*time.Second, func() bool { return len(readLines(t, out)) == 1 })
+	w.env.WaitFor(t, "the pane to read y", 5*time.Second, func() bool { return len(tmuxtest.ReadLines(t, out)) == 1 })
 	if !strings.Contains(w.logs.String(), "telegram_outage_recovered") {
 		t.Error("the recovery was not logged")
 	}
@@ -493,7 +467,7 @@ func TestConflictIsSaidPlainly(t *testing.T) {
 // getUpdates offset is kept: the updates handled before are not asked for again.
 func TestRestartEditsThePendingPrompt(t *testing.T) {
 	w := newWorld(t)
-	pane, out := w.readerPane(t.TempDir(), "Continue? (y/n) ")
+	pane, out := w.env.NewReaderPane(t, "work", t.TempDir(), "Continue? (y/n) ")
 	p := w.stuck("s1", pane, "", yesNo)
 	m := w.message("the prompt's message", 5*time.Second, forPrompt(p))
 	w.bot.Say(operator, chat, "/help", 0)
@@ -516,7 +490,7 @@ func TestRestartEditsThePendingPrompt(t *testing.T) {
 	}
 	_, cb := w.bot.Tap(operator, chat, m.ID, keyFor(t, m, "n"))
 	w.callbackAnswer(cb)
-	w.env.WaitFor(t, "the pane to read n", 5*time.Second, func() bool { return len(readLines(t, out)) == 1 })
+	w.env.WaitFor(t, "the pane to read n", 5*time.Second, func() bool { return len(tmuxtest.ReadLines(t, out)) == 1 })
 }
 
 // An expired prompt's message says so and loses its buttons; a late tap types nothing and
@@ -524,7 +498,7 @@ func TestRestartEditsThePendingPrompt(t *testing.T) {
 func TestExpiredPromptIsWithdrawn(t *testing.T) {
 	w := newWorld(t)
 	w.engine.PromptTTL = 1500 * time.Millisecond
-	pane, out := w.readerPane(t.TempDir(), "Continue? (y/n) ")
+	pane, out := w.env.NewReaderPane(t, "work", t.TempDir(), "Continue? (y/n) ")
 	p := w.stuck("s1", pane, "", yesNo)
 	m := w.message("the prompt's message", 5*time.Second, forPrompt(p))
 	if err := w.bot.Wait(5*time.Second, func() bool {
@@ -544,7 +518,7 @@ func TestExpiredPromptIsWithdrawn(t *testing.T) {
 	if a := w.callbackAnswer(cb); !strings.Contains(a.Text, "expired") {
 		t.Errorf("a late tap was answered %q, want it expired", a.Text)
 	}
-	if got := readLines(t, out); len(got) != 0 {
+	if got := tmuxtest.ReadLines(t, out); len(got) != 0 {
 		t.Errorf("the pane read %q, want nothing", got)
 	}
 }
@@ -554,7 +528,7 @@ func TestExpiredPromptIsWithdrawn(t *testing.T) {
 // moment as answered, gets its buttons back, and the tap is told nothing was typed.
 func TestUndeliveredAnswerReopensTheMessage(t *testing.T) {
 	w := newWorld(t)
-	pane, out := w.readerPane(t.TempDir(), "just a shell prompt ")
+	pane, out := w.env.NewReaderPane(t, "work", t.TempDir(), "just a shell prompt ")
 	ask := adapter.PermissionAsk("Bash: make deploy", adapter.AskFromHook)
 	p := w.stuck("s1", pane, "", ask)
 	w.deliver.Holds.Touch(p.ID) // a hook said it holds, and will not take the answer
@@ -574,7 +548,7 @@ func TestUndeliveredAnswerReopensTheMessage(t *testing.T) {
 	if _, ok := w.engine.PendingPrompt("s1"); !ok {
 		t.Error("the prompt is not pending again")
 	}
-	if got := readLines(t, out); len(got) != 0 {
+	if got := tmuxtest.ReadLines(t, out); len(got) != 0 {
 		t.Errorf("the pane read %q", got)
 	}
 }

@@ -92,3 +92,27 @@ func TestAttach(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// A reader pane asks in its folder, records each line typed into it, and asks again with
+// the next number.
+func TestReaderPaneRecordsEachLine(t *testing.T) {
+	e := tmuxtest.New(t)
+	dir := t.TempDir()
+	pane, file := e.NewReaderPane(t, "work", dir, "Name? ")
+	if got := tmuxtest.ReadLines(t, file); got != nil {
+		t.Fatalf("before any answer the pane read %q", got)
+	}
+	if got := strings.TrimSpace(e.Tmux(t, "display-message", "-p", "-t", pane, "#{pane_current_path}")); got != dir {
+		t.Errorf("the reader runs in %q, want %q", got, dir)
+	}
+	for _, answer := range []string{"ann", "bob"} {
+		e.Tmux(t, "send-keys", "-t", pane, "-l", answer)
+		e.Tmux(t, "send-keys", "-t", pane, "Enter")
+	}
+	e.WaitFor(t, "the third question", 5*time.Second, func() bool {
+		return strings.Contains(e.Tmux(t, "capture-pane", "-p", "-t", pane), "(#3) Name?")
+	})
+	if got := tmuxtest.ReadLines(t, file); !slices.Equal(got, []string{"ann", "bob"}) {
+		t.Errorf("the pane read %q, want ann and bob", got)
+	}
+}
