@@ -173,7 +173,8 @@ func newAgentWorld(t *testing.T, daemonArgs ...string) *agentWorld {
 		"TRAILBOSS_STATE_DIR="+stateDir, "TRAILBOSS_ADDR=",
 		"GIT_CONFIG_NOSYSTEM=1", "NO_COLOR=")
 	w.run("git", "init", "-q", w.work)
-	w.daemon = launchDaemon(t, self, stateDir, withEnv(w.env, "TMUX="+tmuxEnvValue(t, tm)), daemonArgs...)
+	// -v: a failure prints the daemon's log, and every event it applied is in it.
+	w.daemon = launchDaemon(t, self, stateDir, withEnv(w.env, "TMUX="+tmuxEnvValue(t, tm)), append([]string{"-v"}, daemonArgs...)...)
 	w.client = tm.Attach(t, "main")
 	t.Cleanup(func() {
 		if t.Failed() {
