@@ -2,9 +2,6 @@ package daemon
 
 import (
 	"context"
-	"os"
-	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
@@ -20,23 +17,7 @@ import (
 // and says so on a FIFO the benchmark blocks on.
 func BenchmarkAnswerToPane(b *testing.B) {
 	env := tmuxtest.New(b)
-	dir := b.TempDir()
-	fifo := filepath.Join(dir, "fifo")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		b.Fatal(err)
-	}
-	// Open read-write so that a writer closing between answers is not an end of file.
-	heard, err := os.OpenFile(fifo, os.O_RDWR, 0)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer heard.Close()
-	script := `stty raw -echo; while :; do printf '\033[2J\033[HPick one:\r\n1) alpha\r\n2) beta\r\nEnter choice [1-2]: '
-dd bs=1 count=1 2>/dev/null >/dev/null; echo x > "$1"; dd bs=1 count=1 2>/dev/null >/dev/null; done`
-	pane := env.NewPane(b, "main", "sh", "-c", script, "menu", fifo)
-	env.WaitFor(b, "the menu", 5*time.Second, func() bool {
-		return len(env.Tmux(b, "capture-pane", "-p", "-t", pane)) > 0
-	})
+	pane, heard := env.NewKeyPane(b, "main", "Pick one:\r\n1) alpha\r\n2) beta\r\nEnter choice [1-2]: ")
 	e := benchEngine(b)
 	d := deliverer(e, env)
 	d.EnterPause, d.Confirm = 5*time.Millisecond, time.Millisecond

@@ -4,7 +4,6 @@ import (
 	"context"
 	"math"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -101,21 +100,7 @@ func BenchmarkStuckToTelegram(b *testing.B) {
 func BenchmarkTapToPane(b *testing.B) {
 	w := newWorld(b)
 	w.deliver.EnterPause, w.deliver.Confirm = 5*time.Millisecond, time.Millisecond
-	fifo := filepath.Join(b.TempDir(), "fifo")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		b.Fatal(err)
-	}
-	heard, err := os.OpenFile(fifo, os.O_RDWR, 0)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer heard.Close()
-	script := `stty raw -echo; while :; do printf '\033[2J\033[HContinue? (y/n) '
-dd bs=1 count=1 2>/dev/null >/dev/null; echo x > "$1"; dd bs=1 count=1 2>/dev/null >/dev/null; done`
-	pane := w.env.NewPane(b, "work", "sh", "-c", script, "yn", fifo)
-	w.env.WaitFor(b, "the question", 5*time.Second, func() bool {
-		return strings.Contains(w.env.Tmux(b, "capture-pane", "-p", "-t", pane), "Continue?")
-	})
+	pane, heard := w.env.NewKeyPane(b, "work", "Continue? (y/n) ")
 	ctx := context.Background()
 	buf := make([]byte, 2)
 	samples := make([]time.Duration, 0, b.N)

@@ -116,3 +116,42 @@ func TestReaderPaneRecordsEachLine(t *testing.T) {
 		t.Errorf("the pane read %q, want ann and bob", got)
 	}
 }
+
+// A key pane says on its FIFO when it has read an answer's first byte, and only then; after
+// the Enter it reads the next answer.
+func TestKeyPaneHearsEachAnswersFirstByte(t *testing.T) {
+	e := tmuxtest.New(t)
+	pane, heard := e.NewKeyPane(t, "main", "Pick one:\r\n1) alpha\r\nEnter choice: ")
+	said := make(chan string)
+	go func() {
+		for {
+			buf := make([]byte, 2)
+			n, err := heard.Read(buf)
+			if err != nil {
+				return
+			}
+			said <- string(buf[:n])
+		}
+	}()
+	hear := func(what string) {
+		t.Helper()
+		select {
+		case s := <-said:
+			if s != "x\n" {
+				t.Errorf("the pane said %q for %s, want x and a line end", s, what)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("the pane never said it read %s", what)
+		}
+	}
+	select {
+	case s := <-said:
+		t.Fatalf("the pane said %q before anything was typed", s)
+	case <-time.After(100 * time.Millisecond):
+	}
+	e.Tmux(t, "send-keys", "-t", pane, "-l", "1")
+	hear("the first answer's key")
+	e.Tmux(t, "send-keys", "-t", pane, "Enter")
+	e.Tmux(t, "send-keys", "-t", pane, "-l", "2")
+	hear("the second answer's key")
+}
