@@ -65,19 +65,8 @@ var echoChild = sh(`stty raw -echo; echo ready; exec cat`)
 // the difference is what the supervisor adds. Target: p99 added ≤ 1 ms.
 func BenchmarkPTYKeystroke(b *testing.B) {
 	// Through the supervisor.
-	pr, pw := io.Pipe()
 	out := byteWaiter{make(chan []byte, 1024)}
-	sup, err := New(Config{Args: echoChild, Stdin: pr, Stdout: out, Settle: time.Hour, Link: newFakeLink()})
-	if err != nil {
-		b.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_, _ = sup.Run(ctx)
-	}()
-	defer func() { cancel(); pw.Close(); <-done }()
+	pw := startRun(b, Config{Args: echoChild, Stdout: out, Settle: time.Hour, Link: newFakeLink()}).stdin
 	await(b, out.ch, "ready")
 
 	// The same child on a bare PTY.
@@ -263,19 +252,8 @@ func BenchmarkPTYAnswer(b *testing.B) {
 	args, env := helper("ask")
 	link := newFakeLink()
 	out := byteWaiter{make(chan []byte, 1024)}
-	pr, pw := io.Pipe()
-	sup, err := New(Config{Args: args, Env: env, Stdin: pr, Stdout: out, Link: link,
-		Settle: 20 * time.Millisecond, Stall: time.Minute})
-	if err != nil {
-		b.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_, _ = sup.Run(ctx)
-	}()
-	defer func() { cancel(); pw.Close(); <-done }()
+	sup := startRun(b, Config{Args: args, Env: env, Stdout: out, Link: link,
+		Settle: 20 * time.Millisecond, Stall: time.Minute}).sup
 	var took []time.Duration
 	ids := 0
 	for i := 0; b.Loop(); i++ {

@@ -286,12 +286,16 @@ type run struct {
 	err   error
 }
 
-// startRun runs cfg's command under a supervisor with link; the test ends it.
+// startRun runs cfg's command under a supervisor with link, its screen to cfg.Stdout when
+// set, else to r.out; the test ends it.
 func startRun(t testing.TB, cfg Config) *run {
 	t.Helper()
 	pr, pw := io.Pipe()
 	r := &run{out: newSyncBuffer(), stdin: pw, done: make(chan struct{})}
-	cfg.Stdin, cfg.Stdout = pr, r.out
+	cfg.Stdin = pr
+	if cfg.Stdout == nil {
+		cfg.Stdout = r.out
+	}
 	sup, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
