@@ -44,6 +44,24 @@ func newestMessage(bot *telegramtest.Server) (telegramtest.Message, bool) {
 	return telegramtest.Message{}, false
 }
 
+// stuckAt makes session s stuck at at in pane (its folder cwd) with the yes/no prompt.
+func (w *world) stuckAt(b *testing.B, at time.Time, pane, cwd string) {
+	if _, err := w.engine.Ingest(context.Background(), adapter.Event{Harness: "screen", SessionID: "s", Kind: adapter.KindStuck,
+		Pane: pane, TmuxSocket: w.env.Socket, Cwd: cwd, Reason: adapter.ReasonPermission, Summary: yesNo.Question, At: at, Ask: yesNo}); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// movedOnAt makes session s move on at at and waits for its message m to be edited.
+func (w *world) movedOnAt(b *testing.B, at time.Time, m telegramtest.Message) {
+	if _, err := w.engine.Ingest(context.Background(), adapter.Event{Harness: "screen", SessionID: "s", Kind: adapter.KindUnstuck, At: at}); err != nil {
+		b.Fatal(err)
+	}
+	if err := w.bot.Wait(5*time.Second, func() bool { cur, _ := w.bot.Message(m.ID); return cur.Edits > 0 }); err != nil {
+		b.Fatal("the message was not edited after the session moved on")
+	}
+}
+
 // BenchmarkStuckToTelegram measures a session becoming stuck (the engine's Ingest of a
 // stuck event with its Ask, committed) until its sendMessage reaches the fake Bot API:
 // the relay's wake-up, where the session runs (one list-panes, .git/HEAD), the message, the
@@ -52,7 +70,6 @@ func BenchmarkStuckToTelegram(b *testing.B) {
 	w := newWorld(b)
 	dir := projectDir(b, "webshop", "main")
 	pane := w.env.NewPane(b, "work", "sh", "-c", "printf 'Continue? (y/n) '; sleep 3600")
-	ctx := context.Background()
 	samples := make([]time.Duration, 0, b.N)
 	at := time.Now()
 	b.ResetTimer()
@@ -62,10 +79,7 @@ func BenchmarkStuckToTelegram(b *testing.B) {
 		at = at.Add(time.Millisecond)
 		start := time.Now()
 		b.StartTimer()
-		if _, err := w.engine.Ingest(ctx, adapter.Event{Harness: "screen", SessionID: "s", Kind: adapter.KindStuck, Pane: pane,
-			TmuxSocket: w.env.Socket, Cwd: dir, Reason: adapter.ReasonPermission, Summary: yesNo.Question, At: at, Ask: yesNo}); err != nil {
-			b.Fatal(err)
-		}
+		w.stuckAt(b, at, pane, dir)
 		var m telegramtest.Message
 		if err := w.bot.Wait(5*time.Second, func() bool {
 			ms := w.bot.Messages()
@@ -80,12 +94,7 @@ func BenchmarkStuckToTelegram(b *testing.B) {
 		b.StopTimer()
 		samples = append(samples, m.SentAt.Sub(start))
 		at = at.Add(time.Millisecond)
-		if _, err := w.engine.Ingest(ctx, adapter.Event{Harness: "screen", SessionID: "s", Kind: adapter.KindUnstuck, At: at}); err != nil {
-			b.Fatal(err)
-		}
-		if err := w.bot.Wait(5*time.Second, func() bool { cur, _ := w.bot.Message(m.ID); return cur.Edits > 0 }); err != nil {
-			b.Fatal("the message was not edited after the session moved on")
-		}
+		w.movedOnAt(b, at, m)
 		b.StartTimer()
 	}
 	b.StopTimer()
@@ -101,7 +110,6 @@ func BenchmarkTapToPane(b *testing.B) {
 	w := newWorld(b)
 	w.deliver.EnterPause, w.deliver.Confirm = 5*time.Millisecond, time.Millisecond
 	pane, heard := w.env.NewKeyPane(b, "work", "Continue? (y/n) ")
-	ctx := context.Background()
 	buf := make([]byte, 2)
 	samples := make([]time.Duration, 0, b.N)
 	at := time.Now()
@@ -110,10 +118,7 @@ func BenchmarkTapToPane(b *testing.B) {
 		b.StopTimer()
 		before := len(w.bot.Messages())
 		at = at.Add(time.Millisecond)
-		if _, err := w.engine.Ingest(ctx, adapter.Event{Harness: "screen", SessionID: "s", Kind: adapter.KindStuck, Pane: pane,
-			TmuxSocket: w.env.Socket, Reason: adapter.ReasonPermission, Summary: yesNo.Question, At: at, Ask: yesNo}); err != nil {
-			b.Fatal(err)
-		}
+		w.stuckAt(b, at, pane, "")
 		var m telegramtest.Message
 		if err := w.bot.Wait(5*time.Second, func() bool {
 			var ok bool
@@ -143,12 +148,7 @@ func BenchmarkTapToPane(b *testing.B) {
 			b.Fatal("the tap was not answered")
 		}
 		at = at.Add(time.Millisecond)
-		if _, err := w.engine.Ingest(ctx, adapter.Event{Harness: "screen", SessionID: "s", Kind: adapter.KindUnstuck, At: at}); err != nil {
-			b.Fatal(err)
-		}
-		if err := w.bot.Wait(5*time.Second, func() bool { cur, _ := w.bot.Message(m.ID); return cur.Edits > 0 }); err != nil {
-			b.Fatal("the message was not edited")
-		}
+		w.movedOnAt(b, at, m)
 		b.StartTimer()
 	}
 	b.StopTimer()
