@@ -165,14 +165,24 @@ func (m Model) cannotAnswer(r row) string {
 	return ""
 }
 
-// answerKey answers the selected row's prompt with press (a, x, y or n) from the list.
-func (m Model) answerKey(press string) (Model, tea.Cmd) {
+// answerable returns the selected row when its prompt can be answered from the popup now;
+// otherwise false, and m with its status saying why (when a row is selected).
+func (m Model) answerable() (Model, row, bool) {
 	r, ok := m.selected()
 	if !ok {
-		return m, nil
+		return m, r, false
 	}
 	if why := m.cannotAnswer(r); why != "" {
 		m.status = why
+		return m, r, false
+	}
+	return m, r, true
+}
+
+// answerKey answers the selected row's prompt with press (a, x, y or n) from the list.
+func (m Model) answerKey(press string) (Model, tea.Cmd) {
+	m, r, ok := m.answerable()
+	if !ok {
 		return m, nil
 	}
 	o, ok := r.offerFor(press)
@@ -199,12 +209,8 @@ func (m Model) howToAnswer(r row) string {
 // openAnswer opens the answer line for the selected row's prompt: its keys, or a line to
 // type for free text.
 func (m Model) openAnswer() (Model, tea.Cmd) {
-	r, ok := m.selected()
+	m, r, ok := m.answerable()
 	if !ok {
-		return m, nil
-	}
-	if why := m.cannotAnswer(r); why != "" {
-		m.status = why
 		return m, nil
 	}
 	p := r.item.Prompt
