@@ -26,7 +26,8 @@ func (e *Env) NewReaderPane(t testing.TB, session, dir, question string) (pane, 
 }
 
 // ReadLines returns the lines a reader pane has read so far, from its file: none before
-// the first.
+// the first. A line is counted once its line end is written: the shell creates the file
+// before it writes the first line.
 func ReadLines(t testing.TB, file string) []string {
 	t.Helper()
 	b, err := os.ReadFile(file)
@@ -36,5 +37,10 @@ func ReadLines(t testing.TB, file string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	s := string(b)
+	i := strings.LastIndexByte(s, '\n')
+	if i < 0 {
+		return nil
+	}
+	return strings.Split(s[:i], "\n")
 }

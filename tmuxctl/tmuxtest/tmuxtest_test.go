@@ -155,3 +155,30 @@ func TestKeyPaneHearsEachAnswersFirstByte(t *testing.T) {
 	e.Tmux(t, "send-keys", "-t", pane, "-l", "2")
 	hear("the second answer's key")
 }
+
+// ReadLines counts a line once its line end is written: a reader's file exists, empty,
+// before its first line is written.
+func TestReadLinesCountsFinishedLines(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "read")
+	if got := tmuxtest.ReadLines(t, file); got != nil {
+		t.Errorf("no file: %q, want none", got)
+	}
+	for _, tc := range []struct {
+		content string
+		want    []string
+	}{
+		{"", nil},
+		{"half", nil},
+		{"a\n", []string{"a"}},
+		{"\n", []string{""}},
+		{"a\nb", []string{"a"}},
+		{"a\nb\n", []string{"a", "b"}},
+	} {
+		if err := os.WriteFile(file, []byte(tc.content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if got := tmuxtest.ReadLines(t, file); !slices.Equal(got, tc.want) {
+			t.Errorf("ReadLines of %q = %q, want %q", tc.content, got, tc.want)
+		}
+	}
+}
