@@ -33,15 +33,23 @@ func reportLatency(b *testing.B, samples []time.Duration) {
 	b.ReportMetric(percentileMS(samples, 100), "max-ms")
 }
 
-// newestMessage returns the bot's newest message that is not a reply.
-func newestMessage(bot *telegramtest.Server) (telegramtest.Message, bool) {
-	ms := bot.Messages()
-	for i := len(ms) - 1; i >= 0; i-- {
-		if ms[i].ReplyTo == 0 {
-			return ms[i], true
+// newMessage waits up to 5 s for a message after the bot's first before that is not a
+// reply, and returns the newest.
+func (w *world) newMessage(b *testing.B, before int) telegramtest.Message {
+	var m telegramtest.Message
+	if err := w.bot.Wait(5*time.Second, func() bool {
+		ms := w.bot.Messages()
+		for i := len(ms) - 1; i >= before; i-- {
+			if ms[i].ReplyTo == 0 {
+				m = ms[i]
+				return true
+			}
 		}
+		return false
+	}); err != nil {
+		b.Fatalf("no message within 5 s: %s", w.logs.String())
 	}
-	return telegramtest.Message{}, false
+	return m
 }
 
 // stuckAt makes session s stuck at at in pane (its folder cwd) with the yes/no prompt.
@@ -80,17 +88,7 @@ func BenchmarkStuckToTelegram(b *testing.B) {
 		start := time.Now()
 		b.StartTimer()
 		w.stuckAt(b, at, pane, dir)
-		var m telegramtest.Message
-		if err := w.bot.Wait(5*time.Second, func() bool {
-			ms := w.bot.Messages()
-			if len(ms) > before {
-				m = ms[len(ms)-1]
-				return true
-			}
-			return false
-		}); err != nil {
-			b.Fatalf("no message within 5 s: %s", w.logs.String())
-		}
+		m := w.newMessage(b, before)
 		b.StopTimer()
 		samples = append(samples, m.SentAt.Sub(start))
 		at = at.Add(time.Millisecond)
@@ -119,14 +117,7 @@ func BenchmarkTapToPane(b *testing.B) {
 		before := len(w.bot.Messages())
 		at = at.Add(time.Millisecond)
 		w.stuckAt(b, at, pane, "")
-		var m telegramtest.Message
-		if err := w.bot.Wait(5*time.Second, func() bool {
-			var ok bool
-			m, ok = newestMessage(w.bot)
-			return ok && len(w.bot.Messages()) > before
-		}); err != nil {
-			b.Fatal("no message")
-		}
+		m := w.newMessage(b, before)
 		data := ""
 		for _, k := range m.Keys() {
 			if strings.HasSuffix(k, ":y") {
