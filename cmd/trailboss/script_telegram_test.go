@@ -149,10 +149,15 @@ func cmdFakeBot(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("the tap was answered %q, want a match for %s", got, args[1])
 		}
 		fmt.Fprintf(ts.Stdout(), "%s\n", got)
-	case "redeliver":
+	case "redeliver": // the last tap's update again, as getUpdates may; returns once the relay
+		// has fetched it (the relay answers it, or drops it by its offset, at once)
+		polls := len(bot.Calls("getUpdates"))
 		if !bot.Redeliver(s.update) {
 			ts.Fatalf("no tap to redeliver")
 		}
+		wait("the relay to fetch the redelivered tap", 10*time.Second, func() bool {
+			return len(bot.Calls("getUpdates")) > polls
+		})
 	case "edited": // the current message was edited to match REGEXP and has no buttons
 		re := regexp.MustCompile(args[1])
 		wait("the message to be edited to match "+args[1], 10*time.Second, func() bool {
