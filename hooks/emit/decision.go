@@ -26,6 +26,11 @@ const askUserQuestion = "AskUserQuestion"
 // permissionRequestOf returns the PermissionRequest that body is, or nil when body is any
 // other event (or not readable: the daemon says why).
 func permissionRequestOf(body []byte) *permissionRequest {
+	// Every hook runs this: a payload that cannot be a PermissionRequest (a Stop with a
+	// long last message, a tool's whole output) is not decoded at all.
+	if !bytes.Contains(body, []byte(`"PermissionRequest"`)) {
+		return nil
+	}
 	var r permissionRequest
 	if json.Unmarshal(body, &r) != nil || r.Event != "PermissionRequest" {
 		return nil
