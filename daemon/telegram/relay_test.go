@@ -470,6 +470,14 @@ func TestRestartEditsThePendingPrompt(t *testing.T) {
 	pane, out := w.env.NewReaderPane(t, "work", t.TempDir(), "Continue? (y/n) ")
 	p := w.stuck("s1", pane, "", yesNo)
 	m := w.message("the prompt's message", 5*time.Second, forPrompt(p))
+	// The fake has the message as soon as it was asked for; the relay keeps its id once the
+	// answer is back. A stop in between makes a message sent anew after the restart.
+	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(w.logs.String(), "telegram: prompt sent"); {
+		if time.Now().After(deadline) {
+			t.Fatalf("the relay never kept the message's id:\n%s", w.logs.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 	w.bot.Say(operator, chat, "/help", 0)
 	w.message("the help", 5*time.Second, func(x telegramtest.Message) bool { return strings.Contains(x.Text, "/pending") })
 	w.stop()
