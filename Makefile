@@ -12,6 +12,7 @@ all: build
 
 # Build the single binary into bin/.
 build:
+	@test -e $(BIN) || echo "Building $(BIN). The first build compiles SQLite (cgo) and takes a minute or two; later ones take seconds."
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/trailboss
 
 # Vet and run every test: unit tests, fuzz seeds, and the end-to-end scripts against a real

@@ -100,12 +100,22 @@ func moveAside(path string) error {
 // ErrAddrInUse is returned when another program listens on the daemon's address.
 var ErrAddrInUse = errors.New("address in use")
 
+// AddrInUseError is ErrAddrInUse with the address; the command that started the daemon
+// knows which setting chose it, and so how to move it.
+type AddrInUseError struct{ Addr string }
+
+func (e *AddrInUseError) Error() string {
+	return e.Addr + " is taken by another program, so the daemon cannot listen there; choose another address"
+}
+
+// Is makes errors.Is(err, ErrAddrInUse) hold.
+func (e *AddrInUseError) Is(target error) bool { return target == ErrAddrInUse }
+
 // listen listens on addr, saying in a user's words what to do when it is taken.
 func listen(addr string) (net.Listener, error) {
 	ln, err := net.Listen("tcp", addr)
 	if errors.Is(err, syscall.EADDRINUSE) {
-		return nil, fmt.Errorf("%w: %s is taken by another program — choose a free address: addr = \"127.0.0.1:4001\" "+
-			"in config.toml, or TRAILBOSS_ADDR=127.0.0.1:4001 in the environment", ErrAddrInUse, addr)
+		return nil, &AddrInUseError{Addr: addr}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", addr, err)

@@ -7,7 +7,9 @@ import (
 	"os"
 	"time"
 
+	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/daemon/spool"
+	"github.com/trailboss/trailboss/daemon/statedir"
 )
 
 // SpoolDrainer applies the events that hooks left in the spool because the daemon was down
@@ -64,8 +66,11 @@ func (d *SpoolDrainer) Drain(ctx context.Context) {
 			case errors.Is(err, ErrNotStored):
 				return // the store is failing: keep this and the rest for later
 			case err != nil:
-				// Refused, or it tripped a bug: dropped, not retried forever.
+				// Refused, or it tripped a bug: dropped, not retried forever. The emit log
+				// says so too, so that doctor does not call the spool delivered.
 				d.Log.Warn("dropped a spooled event the daemon refuses", "file", en.Path, "why", err)
+				statedir.AppendEmitLog(d.StateDir, time.Now(), "the daemon dropped a spooled event it refuses: "+
+					adapter.CleanText(err.Error(), 300))
 			default:
 				applied++
 			}

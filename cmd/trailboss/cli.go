@@ -87,17 +87,19 @@ func parseArgs(fs *flag.FlagSet, args []string, out io.Writer, max int) ([]strin
 type place struct {
 	addr     string
 	stateDir string
+	// addrFrom says which setting chose addr: "flag", "env", "running" (the running
+	// daemon's record), "config", "last" (where the daemon last listened) or "default".
+	addrFrom string
 }
 
 // placeFlags adds --addr and --state-dir to fs; resolve fills in what they left empty.
 func placeFlags(fs *flag.FlagSet, p *place) {
-	fs.StringVar(&p.addr, "addr", "", "daemon address (default $TRAILBOSS_ADDR, else the running daemon's, else "+defaultAddr+")")
+	fs.StringVar(&p.addr, "addr", "", "daemon address (default $TRAILBOSS_ADDR, else the running daemon's, else config.toml's addr, else "+defaultAddr+")")
 	fs.StringVar(&p.stateDir, "state-dir", "", "state directory (default $TRAILBOSS_STATE_DIR, $XDG_STATE_HOME/trailboss)")
 }
 
-// resolve fills in a client's place: flags, then the environment, then the address the
-// daemon of the state directory recorded, then the default. Clients never read the config
-// file: they are on the hot path, and the daemon's record already says where it listens.
+// resolve fills in a client's place: flags, then the environment, then where the daemon
+// listens (daemonAddr).
 func (p *place) resolve(getenv func(string) string) error {
 	if p.stateDir == "" {
 		d, err := statedir.Default()
@@ -106,16 +108,43 @@ func (p *place) resolve(getenv func(string) string) error {
 		}
 		p.stateDir = d
 	}
-	if p.addr == "" {
-		p.addr = getenv("TRAILBOSS_ADDR")
-	}
-	if p.addr == "" {
-		p.addr = statedir.LastAddr(p.stateDir)
-	}
-	if p.addr == "" {
-		p.addr = defaultAddr
+	switch {
+	case p.addr != "":
+		p.addrFrom = "flag"
+	case getenv("TRAILBOSS_ADDR") != "":
+		p.addr, p.addrFrom = getenv("TRAILBOSS_ADDR"), "env"
+	default:
+		p.addr, p.addrFrom = daemonAddrFrom(p.stateDir, getenv)
 	}
 	return nil
+}
+
+// daemonAddr returns the address every client uses to reach the daemon of stateDir: the one
+// given (a flag or TRAILBOSS_ADDR), else as daemonAddrFrom finds it.
+func daemonAddr(given, stateDir string, getenv func(string) string) string {
+	if given != "" {
+		return given
+	}
+	addr, _ := daemonAddrFrom(stateDir, getenv)
+	return addr
+}
+
+// daemonAddrFrom returns where the daemon of stateDir listens, and which setting says so:
+// the running daemon's record, else the config file's addr (where `trailboss start` will
+// make it listen), else the address the daemon last listened on, else the default. The
+// config file is read only when no daemon runs, so a hook pays for it only while the daemon
+// is down.
+func daemonAddrFrom(stateDir string, getenv func(string) string) (addr, from string) {
+	if addr := statedir.RunningAddr(stateDir); addr != "" {
+		return addr, "running"
+	}
+	if cfg, err := loadConfig(getenv); err == nil && cfg.Addr != "" {
+		return cfg.Addr, "config"
+	}
+	if addr := statedir.LastAddr(stateDir); addr != "" {
+		return addr, "last"
+	}
+	return defaultAddr, "default"
 }
 
 // parsePlace parses args with fs (which has the place flags) and resolves the place.

@@ -2,16 +2,18 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
+	"os"
 	"time"
 
 	"github.com/trailboss/trailboss/daemon"
 	"github.com/trailboss/trailboss/daemon/statedir"
 )
 
-func runDaemon(ctx context.Context, e *env, args []string) error {
+func runDaemon(ctx context.Context, e *env, args []string) (err error) {
 	fs := flag.NewFlagSet("daemon", flag.ContinueOnError)
 	addr := fs.String("addr", "", "loopback address to listen on (default $TRAILBOSS_ADDR, config addr, "+defaultAddr+")")
 	stateDir := fs.String("state-dir", "", "state directory (default $TRAILBOSS_STATE_DIR, $XDG_STATE_HOME/trailboss)")
@@ -22,8 +24,20 @@ func runDaemon(ctx context.Context, e *env, args []string) error {
 	screenTick := fs.Duration("screen-tick", 500*time.Millisecond, "how often the screen adapter looks at panes without hooks (0: off)")
 	verbose := fs.Bool("v", false, "log debug detail")
 	reset := fs.Bool("reset", false, "move state.db aside (kept as state.db.reset-TIME) and start with an empty queue")
+	reportExit := fs.String("report-exit", "", "a file to write why the daemon exits into (trailboss start reads it)")
 	if err := parse(fs, args, e.stderr); err != nil {
 		return err
+	}
+	if *reportExit != "" {
+		defer func() {
+			if err != nil {
+				// Only into a file start made: never create one.
+				if f, ferr := os.OpenFile(*reportExit, os.O_WRONLY|os.O_TRUNC, 0); ferr == nil {
+					fmt.Fprintln(f, err)
+					f.Close()
+				}
+			}
+		}()
 	}
 	cfg, err := loadConfig(e.getenv)
 	if err != nil {
@@ -67,10 +81,24 @@ func runDaemon(ctx context.Context, e *env, args []string) error {
 	if relay != nil {
 		channels = append(channels, relay)
 	}
-	return daemon.Run(ctx, daemon.Config{
+	err = daemon.Run(ctx, daemon.Config{
 		Addr: *addr, StateDir: *stateDir, Cooldown: *cooldown, Sweep: *sweep, Settle: *settle,
 		NoWatch: *noWatch, ScreenTick: *screenTick, Reset: *reset, OnStuck: cfg.OnStuck, Version: version, Log: log,
 		PromptTTL: cfg.PromptTTL.Duration, HoldPermissions: cfg.Delivery.HoldPermissions, MaxReply: cfg.Delivery.MaxReplyLength,
 		Channels: channels,
 	})
+	var inUse *daemon.AddrInUseError
+	if errors.As(err, &inUse) {
+		source := "config"
+		switch {
+		case set["addr"]:
+			source = "flag"
+		case e.getenv("TRAILBOSS_ADDR") != "":
+			source = "env"
+		case cfg.Addr == "":
+			source = "default"
+		}
+		return addrTaken(inUse.Addr, source, e.getenv)
+	}
+	return err
 }

@@ -147,7 +147,8 @@ func (d *doctor) daemon(ctx context.Context) []finding {
 	}
 	switch {
 	case errors.Is(err, client.ErrForeign):
-		return []finding{{level: bad, what: err.Error()}}
+		return []finding{{level: bad, what: "another program, not Trail Boss, answers at " + d.place.addr,
+			fix: takenFix(d.place.addr, d.place.addrFrom, d.getenv)}}
 	case errors.Is(err, client.ErrDown):
 		return []finding{{level: bad, what: fmt.Sprintf("%s (nothing answers at %s)", err, d.place.addr), fix: "trailboss start"}}
 	case err != nil:
@@ -174,7 +175,11 @@ func (d *doctor) daemon(ctx context.Context) []finding {
 		pane := s.Pane
 		if pane == "" {
 			pane = "no pane"
-			nopane = append(nopane, clipRunes(s.SessionID, 8))
+			// A script's session may run outside tmux on purpose; an agent's is placed
+			// by the TMUX_PANE its hooks inherit.
+			if s.Harness == "claude" || s.Harness == "codex" {
+				nopane = append(nopane, clipRunes(s.SessionID, 8)+" ("+s.Harness+")")
+			}
 		}
 		f.detail = append(f.detail, fmt.Sprintf("%-8s  %-8s  %-7s  %s ago  %s", clipRunes(s.SessionID, 8), pane, state,
 			queue.Age(now.Sub(s.LastEventAt)), filepath.Base(s.Cwd)))
@@ -183,9 +188,9 @@ func (d *doctor) daemon(ctx context.Context) []finding {
 	if len(nopane) > 0 {
 		out = append(out, finding{level: bad, what: "TMUX_PANE does not arrive with the events of " + strings.Join(nopane, ", "),
 			detail: []string{"Trail Boss cannot take you to a session it cannot place"},
-			fix:    "run claude inside a tmux pane (and update Claude Code if it is: one release stripped TMUX_PANE)"})
+			fix:    "run the agent inside a tmux pane (and update Claude Code if it is: one release stripped TMUX_PANE)"})
 	} else {
-		out = append(out, finding{level: good, what: "TMUX_PANE arrives with every session's events"})
+		out = append(out, finding{level: good, what: "TMUX_PANE arrives with every agent session's events"})
 	}
 	return out
 }

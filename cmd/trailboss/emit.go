@@ -3,12 +3,15 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"strings"
 	"time"
 
+	"github.com/trailboss/trailboss/adapter"
+	"github.com/trailboss/trailboss/adapter/generic"
 	"github.com/trailboss/trailboss/daemon/statedir"
 	"github.com/trailboss/trailboss/hooks/emit"
 )
@@ -35,7 +38,7 @@ func runEmit(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return nil // nowhere to even log to
 	}
-	addr := firstNonEmpty(e.getenv("TRAILBOSS_ADDR"), statedir.LastAddr(dir), defaultAddr)
+	addr := daemonAddr(e.getenv("TRAILBOSS_ADDR"), dir, e.getenv)
 	em := &emit.Emitter{Addr: addr, StateDir: dir, Getenv: e.getenv, Stdin: e.stdin, Stdout: e.stdout,
 		Timeout: emit.EmitTimeout - emit.EmitReserve, Now: time.Now}
 	if err := em.Emit(ctx); err != nil {
@@ -56,7 +59,7 @@ func runEmitCodex(ctx context.Context, e *env, args []string) error {
 	if len(args) > 0 {
 		arg = []byte(args[len(args)-1])
 	}
-	addr := firstNonEmpty(e.getenv("TRAILBOSS_ADDR"), statedir.LastAddr(dir), defaultAddr)
+	addr := daemonAddr(e.getenv("TRAILBOSS_ADDR"), dir, e.getenv)
 	em := &emit.Emitter{Addr: addr, StateDir: dir, Getenv: e.getenv, Stdin: e.stdin,
 		Timeout: emit.EmitTimeout - emit.EmitReserve, Now: time.Now}
 	if err := em.EmitCodex(ctx, arg); err != nil {
@@ -88,7 +91,7 @@ func runEmitGeneric(ctx context.Context, e *env, args []string) error {
 		*session = "pane" + pane + "@" + strings.SplitN(tmux, ",", 2)[0]
 	}
 	if *session == "" {
-		return fmt.Errorf("%w: no session: pass --session, set TRAILBOSS_SESSION, or run inside tmux", errUsage)
+		return fmt.Errorf("%w: emit --generic: which session? outside tmux, name it: --session NAME (or set TRAILBOSS_SESSION)", errUsage)
 	}
 	if *id == "" {
 		*id = randomID()
@@ -101,11 +104,25 @@ func runEmitGeneric(ctx context.Context, e *env, args []string) error {
 		env["pane"], env["tmux"] = pane, tmux
 	}
 	body, _ := json.Marshal(env)
+	switch *state {
+	case "stuck", "unstuck", "start", "end":
+	default:
+		return fmt.Errorf("%w: emit --generic: --state %q is not one of stuck, unstuck, start, end", errUsage, adapter.CleanText(*state, 40))
+	}
+	// Checked here as the daemon would, so that a script's mistake is said even while the
+	// daemon is down (the spool would otherwise keep it quietly, to be refused later).
+	if _, err := generic.Parse(body, time.Now()); err != nil {
+		var bad *generic.Error
+		if errors.As(err, &bad) {
+			return fmt.Errorf("%w: emit --generic: %s (see trailboss emit --help)", errUsage, strings.Join(bad.Problems, "; "))
+		}
+		return fmt.Errorf("%w: emit --generic: %v", errUsage, err)
+	}
 	dir, err := statedir.Default()
 	if err != nil {
 		return err
 	}
-	addr := firstNonEmpty(e.getenv("TRAILBOSS_ADDR"), statedir.LastAddr(dir), defaultAddr)
+	addr := daemonAddr(e.getenv("TRAILBOSS_ADDR"), dir, e.getenv)
 	em := &emit.Emitter{Addr: addr, StateDir: dir, Getenv: e.getenv, Timeout: 2 * time.Second, Now: time.Now}
 	if err := em.EmitGeneric(ctx, body); err != nil {
 		if emit.IsRefused(err) {

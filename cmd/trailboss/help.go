@@ -22,12 +22,14 @@ var helps = map[string]commandHelp{
 	"emit": {"[--codex [PAYLOAD] | --generic …]",
 		"The hook command: Claude Code (and Codex, with --codex) runs it with the hook's JSON on\n" +
 			"standard input. It prints nothing, always exits 0, and gives up within 300 ms, so it\n" +
-			"can never slow or break the agent. `trailboss setup` installs it; you do not run it.",
+			"can never slow or break the agent. `trailboss setup` installs it; you do not run it.\n" +
+			"From a script, use `trailboss emit --generic --state stuck|unstuck|start|end` (see\n" +
+			"trailboss emit --generic --help).",
 		"echo '{\"session_id\":\"s1\",\"hook_event_name\":\"Stop\"}' | trailboss emit"},
 	"emit --generic": {"--state STATE [flags]",
 		"Reports a session of any program (a script, an agent without hooks) to the queue.\n" +
 			"Unlike a hook it says when the daemon refuses the event (exit 1).",
-		"trailboss emit --generic --state stuck --summary 'deploy needs a yes'"},
+		"trailboss emit --generic --session deploy --state stuck --summary 'deploy needs a yes'"},
 	"jump-next": {"[--client NAME] [--pane %N]",
 		"Switches a tmux client to the oldest stuck pane (the key binding, prefix Tab).\n" +
 			"Outside tmux, --client names the client to move.",

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -44,7 +45,11 @@ func runLs(ctx context.Context, e *env, args []string) error {
 	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "#\tAGE\tREASON\tPANE\tSESSION\tPROJECT\tSUMMARY")
 	now := time.Now()
-	for _, it := range items {
+	ids := make([]string, len(items))
+	for i, it := range items {
+		ids[i] = it.SessionID
+	}
+	for i, it := range items {
 		pos := fmt.Sprint(it.Position)
 		if !it.Ready {
 			pos += "~" // cooling down after a skip
@@ -54,9 +59,27 @@ func runLs(ctx context.Context, e *env, args []string) error {
 			reason += "/" + it.Detail
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", pos, queue.Age(now.Sub(it.Since)), reason, it.Pane,
-			clipRunes(it.SessionID, 8), filepath.Base(it.Cwd), clipRunes(it.Summary, 60))
+			uniquePrefix(ids[i], ids, 8), filepath.Base(it.Cwd), clipRunes(it.Summary, 60))
 	}
 	return tw.Flush()
+}
+
+// uniquePrefix returns the shortest prefix of id, at least n long, that no other of ids
+// starts with, so that what ls shows can be given to reply as it is.
+func uniquePrefix(id string, ids []string, n int) string {
+	for l := n; l < len(id); l++ {
+		unique := true
+		for _, other := range ids {
+			if other != id && strings.HasPrefix(other, id[:l]) {
+				unique = false
+				break
+			}
+		}
+		if unique {
+			return id[:l]
+		}
+	}
+	return id
 }
 
 func clipRunes(s string, n int) string {

@@ -114,8 +114,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "Trail Boss — a dead-letter queue for a fleet of coding agents in tmux.")
 	fmt.Fprintln(w, "\nUsage: trailboss <command> [flags]\n\nCommands:")
+	width := 0
 	for _, c := range commands {
-		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+		width = max(width, len(c.name))
+	}
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-*s  %s\n", width, c.name, c.summary)
 	}
 	fmt.Fprintln(w, "\nEnvironment: TRAILBOSS_ADDR (default 127.0.0.1:4000), TRAILBOSS_STATE_DIR.")
 }

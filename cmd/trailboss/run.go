@@ -17,7 +17,6 @@ import (
 
 	"github.com/trailboss/trailboss/adapter/pty"
 	"github.com/trailboss/trailboss/daemon/client"
-	"github.com/trailboss/trailboss/daemon/statedir"
 	"github.com/trailboss/trailboss/daemon/wire"
 )
 
@@ -135,7 +134,7 @@ func (l *ptyLink) client() (*client.Client, error) {
 	if l.c != nil {
 		return l.c, nil
 	}
-	addr := firstNonEmpty(l.pinned, l.getenv("TRAILBOSS_ADDR"), statedir.LastAddr(l.stateDir), defaultAddr)
+	addr := daemonAddr(firstNonEmpty(l.pinned, l.getenv("TRAILBOSS_ADDR")), l.stateDir, l.getenv)
 	c, err := client.New(addr, l.stateDir, 3*time.Second)
 	if err != nil {
 		return nil, err

@@ -126,6 +126,7 @@ var scriptCommands = map[string]func(ts *testscript.TestScript, neg bool, args [
 	"copy-fixture": cmdCopyFixture,
 	"waitfile":     cmdWaitFile,
 	"envfile":      cmdEnvFile,
+	"envmatch":     cmdEnvMatch,
 	"waitscreen":   cmdWaitScreen,
 	"waitoption":   cmdWaitOption,
 }
@@ -770,6 +771,19 @@ func poll(ts *testscript.TestScript, what string, timeout time.Duration, cond fu
 }
 
 // envfile VAR FILE sets VAR to FILE's contents, trimmed.
+// cmdEnvMatch is `envmatch VAR FILE REGEXP`: VAR is set to REGEXP's first group in FILE
+// (stdout and stderr are the last command's), as a person reads a value off a message.
+func cmdEnvMatch(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 3 || neg {
+		ts.Fatalf("usage: envmatch VAR FILE REGEXP")
+	}
+	m := regexp.MustCompile(args[2]).FindStringSubmatch(ts.ReadFile(args[1]))
+	if len(m) < 2 {
+		ts.Fatalf("%s has no match of %q", args[1], args[2])
+	}
+	ts.Setenv(args[0], m[1])
+}
+
 func cmdEnvFile(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 2 {
 		ts.Fatalf("usage: envfile VAR FILE")

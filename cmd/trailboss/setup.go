@@ -175,6 +175,11 @@ func runSetup(ctx context.Context, e *env, args []string) error {
 			fmt.Fprintf(w, "✓ running tmux server: %s\n", strings.Join(done, "; "))
 		}
 	}
+	if tmuxSocket == "" && f.undo && !f.noTmux {
+		fmt.Fprintln(w, "! not inside tmux, and no tmux server runs on the default socket: a tmux server started "+
+			"another way keeps Trail Boss's keys and status segment until it restarts; to clear them now, "+
+			"run "+bin+" setup --undo inside it")
+	}
 	if f.undo && !f.noTmux {
 		// The tmux block started the daemon; with the block gone, nothing would.
 		if dir, err := statedir.Default(); err == nil {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -35,6 +36,14 @@ func runStart(ctx context.Context, e *env, args []string) error {
 	}
 	// Only an address given here is passed on; otherwise the daemon takes its config's.
 	explicitAddr := firstNonEmpty(p.addr, e.getenv("TRAILBOSS_ADDR"))
+	// A config the daemon would refuse is said now, not after a wait.
+	cfg, err := loadConfig(e.getenv)
+	if err == nil {
+		err = cfg.check(configPath(e.getenv))
+	}
+	if err != nil {
+		return fmt.Errorf("%w\nfix that line, then run trailboss start again", err)
+	}
 	if err := p.resolve(e.getenv); err != nil {
 		return err
 	}
@@ -42,7 +51,7 @@ func runStart(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stdout, "trailboss daemon already running (%s)\n", rec)
 		return nil
 	}
-	if err := addrFree(p.addr); err != nil {
+	if err := addrFree(p.addr, p.addrFrom, e.getenv); err != nil {
 		return err
 	}
 	socket := *socketFlag
@@ -53,23 +62,32 @@ func runStart(ctx context.Context, e *env, args []string) error {
 		}
 		socket = s
 	}
-	argv := []string{selfPath(), "daemon", "--state-dir", p.stateDir}
+	// The daemon writes why it exits into report, so that a start that fails says so at
+	// once, in the daemon's own words, wherever its output goes.
+	report, err := os.CreateTemp("", "trailboss-start-*")
+	if err != nil {
+		return fmt.Errorf("start: %w", err)
+	}
+	report.Close()
+	defer os.Remove(report.Name())
+	argv := []string{selfPath(), "daemon", "--state-dir", p.stateDir, "--report-exit", report.Name()}
 	if explicitAddr != "" {
 		argv = append(argv, "--addr", explicitAddr)
 	}
-	where := ""
+	where, see := "", ""
 	if socket != "" {
 		if err := startInTmux(ctx, socket, argv); err != nil {
 			return err
 		}
-		where = " in tmux session " + daemonSession
+		where, see = " in tmux session "+daemonSession, "tmux attach -t "+daemonSession
 	} else {
 		if err := startDetached(p.stateDir, argv); err != nil {
 			return err
 		}
-		where = ", logging to " + filepath.Join(p.stateDir, "daemon.log")
+		log := filepath.Join(p.stateDir, "daemon.log")
+		where, see = ", logging to "+log, "less "+log
 	}
-	rec, err := waitRunning(ctx, p, 5*time.Second)
+	rec, err := waitRunning(ctx, p, report.Name(), 5*time.Second, see)
 	if err != nil {
 		return err
 	}
@@ -80,14 +98,49 @@ func runStart(ctx context.Context, e *env, args []string) error {
 // addrFree returns an error in the user's words when another program already accepts
 // connections at addr (no daemon of ours holds the state directory, so it is not ours):
 // the daemon would fail to listen, and waiting for it would only say "did not start".
-func addrFree(addr string) error {
+func addrFree(addr, source string, getenv func(string) string) error {
 	conn, err := net.DialTimeout("tcp", addr, 300*time.Millisecond)
 	if err != nil {
 		return nil
 	}
 	conn.Close()
-	return fmt.Errorf("%s is taken by another program — choose a free address: addr = \"127.0.0.1:4001\" "+
-		"in config.toml, or TRAILBOSS_ADDR=127.0.0.1:4001 in the environment", addr)
+	return addrTaken(addr, source, getenv)
+}
+
+// addrTaken says that another program listens at addr, and how to move the daemon.
+func addrTaken(addr, source string, getenv func(string) string) error {
+	return fmt.Errorf("%s is taken by another program, so the daemon cannot listen there; %s", addr, takenFix(addr, source, getenv))
+}
+
+// takenFix is the advice for a daemon address another program holds: a port that is free
+// now, put in the setting that chose addr (a place's addrFrom), so that following it works.
+func takenFix(addr, source string, getenv func(string) string) string {
+	free := freeNear(addr)
+	switch source {
+	case "env":
+		return "TRAILBOSS_ADDR chose it: set TRAILBOSS_ADDR=" + free + " instead"
+	case "flag":
+		return "pass another address, such as --addr " + free
+	}
+	return fmt.Sprintf("put addr = %q in %s (or set TRAILBOSS_ADDR=%s), then run trailboss start again",
+		free, configPath(getenv), free)
+}
+
+// freeNear returns the first loopback address after addr's port that nothing listens on.
+func freeNear(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "127.0.0.1:4001"
+	}
+	n, _ := strconv.Atoi(port)
+	for p := n + 1; p < n+100 && p < 65536; p++ {
+		cand := net.JoinHostPort(host, strconv.Itoa(p))
+		if l, err := net.Listen("tcp", cand); err == nil {
+			l.Close()
+			return cand
+		}
+	}
+	return net.JoinHostPort(host, strconv.Itoa(n+1))
 }
 
 func startInTmux(ctx context.Context, socket string, argv []string) error {
@@ -97,7 +150,7 @@ func startInTmux(ctx context.Context, socket string, argv []string) error {
 		quoted[i] = hooks.ShellWord(a)
 	}
 	// On failure keep the window for a moment so that the reason can be read.
-	cmd := strings.Join(quoted, " ") + ` || { echo "trailboss daemon exited"; sleep 30; }`
+	cmd := strings.Join(quoted, " ") + ` || { echo "trailboss daemon exited"; sleep 5; }`
 	return tmux.NewDetachedSession(ctx, daemonSession, "daemon", cmd)
 }
 
@@ -119,8 +172,10 @@ func startDetached(stateDir string, argv []string) error {
 	return cmd.Process.Release()
 }
 
-// waitRunning waits until a daemon holds the lock and answers, and returns its record.
-func waitRunning(ctx context.Context, p place, timeout time.Duration) (string, error) {
+// waitRunning waits until a daemon holds the lock and answers, and returns its record. When
+// the daemon exits first, the error is its own, from the report file it wrote; see is how
+// to read its output.
+func waitRunning(ctx context.Context, p place, report string, timeout time.Duration, see string) (string, error) {
 	deadline := time.Now().Add(timeout)
 	for {
 		if rec, held := statedir.Holder(p.stateDir); held {
@@ -130,8 +185,11 @@ func waitRunning(ctx context.Context, p place, timeout time.Duration) (string, e
 				}
 			}
 		}
+		if b, _ := os.ReadFile(report); len(b) > 0 {
+			return "", fmt.Errorf("the daemon did not start: %s", strings.TrimSpace(string(b)))
+		}
 		if time.Now().After(deadline) {
-			return "", fmt.Errorf("the daemon did not start within %v; run `trailboss daemon` to see why", timeout)
+			return "", fmt.Errorf("the daemon did not answer within %v; to see what it says: %s", timeout, see)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -194,6 +194,39 @@ func LastAddr(dir string) string {
 	return addr
 }
 
+// RunningAddr returns the address the daemon running with dir listens on, or "" when none
+// runs there.
+func RunningAddr(dir string) string {
+	rec, held := Holder(dir)
+	if !held {
+		return ""
+	}
+	_, addr, _ := strings.Cut(rec, " on ")
+	return addr
+}
+
+// maxEmitLog is the size past which the emit log is rotated to emit.log.1.
+const maxEmitLog = 64 << 10
+
+// AppendEmitLog adds a line "TIME MSG" to dir's emit log, which doctor reads: what became
+// of an event a hook sent, when it did not simply arrive. Best effort: a log that cannot be
+// written is no reason to fail a hook or a drain.
+func AppendEmitLog(dir string, now time.Time, msg string) {
+	if dir == "" || os.MkdirAll(dir, 0o700) != nil {
+		return
+	}
+	path := filepath.Join(dir, EmitLog)
+	if fi, err := os.Stat(path); err == nil && fi.Size() > maxEmitLog {
+		_ = os.Rename(path, path+".1")
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	fmt.Fprintf(f, "%s %s\n", now.UTC().Format(time.RFC3339), msg)
+}
+
 // Release lets another daemon start.
 func (l *Lock) Release() error {
 	return l.f.Close() // closing drops the flock

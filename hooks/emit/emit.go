@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/trailboss/trailboss/adapter"
@@ -199,30 +198,15 @@ func paneOfAncestor(ctx context.Context, tmuxEnv string) string {
 	return pane
 }
 
-// maxLog is the size at which emit.log is rotated to emit.log.1, keeping it small.
-const maxLog = 64 << 10
-
 // LogFailure appends one line about a failed emit to the state directory's emit.log. It
 // never fails loudly: a hook has nowhere to report.
 func LogFailure(stateDir string, now time.Time, err error) {
-	if err == nil || stateDir == "" {
+	if err == nil {
 		return
 	}
-	if os.MkdirAll(stateDir, 0o700) != nil {
-		return
-	}
-	path := filepath.Join(stateDir, statedir.EmitLog)
-	if fi, statErr := os.Stat(path); statErr == nil && fi.Size() > maxLog {
-		_ = os.Rename(path, path+".1")
-	}
-	f, openErr := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
-	if openErr != nil {
-		return
-	}
-	defer f.Close()
 	msg := adapter.CleanText(err.Error(), 500)
 	if errors.Is(err, context.DeadlineExceeded) {
 		msg += " (gave up: daemon too slow or down)"
 	}
-	fmt.Fprintf(f, "%s %s\n", now.UTC().Format(time.RFC3339), msg)
+	statedir.AppendEmitLog(stateDir, now, msg)
 }
