@@ -358,7 +358,7 @@ func (d *Deliverer) viaKeys(ctx context.Context, rec queue.Prompt, a wire.Answer
 	if keys.enter {
 		*typed++
 	}
-	if err := d.typeKeys(ctx, tm, rec, keys); err != nil {
+	if err := d.typeKeys(ctx, tm, rec, keys, screen); err != nil {
 		return wire.Delivered{}, err
 	}
 	return wire.Delivered{Delivered: true, Via: wire.ViaKeys, Confirmed: d.confirmed(ctx, tm, rec, screen)}, nil
@@ -373,7 +373,11 @@ func (d *Deliverer) release(ctx context.Context, id string, claimed bool) {
 	}
 }
 
-func (d *Deliverer) typeKeys(ctx context.Context, tm *tmuxctl.Server, rec queue.Prompt, k keystrokes) error {
+// typeKeys types k into rec's pane. Enter goes only once the program has drawn the text
+// (awaitShown), and then after the pause: a TUI starved of CPU reads text and an Enter sent
+// 200 ms later in one go, and Codex, which takes keys that arrive together for a paste,
+// makes that Enter a newline. screenBefore is the pane as the checks read it.
+func (d *Deliverer) typeKeys(ctx context.Context, tm *tmuxctl.Server, rec queue.Prompt, k keystrokes, screenBefore string) error {
 	var err error
 	switch {
 	case k.paste:
@@ -388,6 +392,7 @@ func (d *Deliverer) typeKeys(ctx context.Context, tm *tmuxctl.Server, rec queue.
 		return nil
 	}
 	if k.text != "" {
+		d.awaitShown(ctx, tm, rec.Pane, k, screenBefore)
 		pause := d.EnterPause
 		if pause <= 0 {
 			pause = DefaultEnterPause
@@ -401,6 +406,51 @@ func (d *Deliverer) typeKeys(ctx context.Context, tm *tmuxctl.Server, rec queue.
 		return fmt.Errorf("press Enter in pane %s: %w", rec.Pane, err)
 	}
 	return nil
+}
+
+// maxAwaitShown bounds how long Enter waits for typed text to be drawn. A program that does
+// not echo (a password prompt) never draws it; then Enter goes after this, as before.
+const maxAwaitShown = 1500 * time.Millisecond
+
+// awaitShown waits, within maxAwaitShown, until pane shows what k typed: the end of its
+// text once more than before (literal), or any change of the screen (a paste, which some
+// programs draw as a placeholder).
+func (d *Deliverer) awaitShown(ctx context.Context, tm *tmuxctl.Server, pane string, k keystrokes, before string) {
+	tail := shownTail(k.text)
+	if tail == "" && !k.paste {
+		return // nothing visible to wait for
+	}
+	seen := strings.Count(before, tail)
+	deadline := time.Now().Add(maxAwaitShown)
+	for {
+		now, err := tm.CapturePane(ctx, pane)
+		if err != nil {
+			return
+		}
+		if k.paste && now != before || !k.paste && strings.Count(now, tail) > seen {
+			return
+		}
+		if time.Now().After(deadline) {
+			d.Log.Debug("typed text not seen on screen; pressing Enter anyway", "pane", pane)
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(15 * time.Millisecond):
+		}
+	}
+}
+
+// shownTail is the end of text that a screen is looked for: its last line's last few
+// characters, few enough that a wrap of the line rarely splits them.
+func shownTail(text string) string {
+	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
+	r := []rune(strings.TrimSpace(lines[len(lines)-1]))
+	if len(r) > 8 {
+		r = r[len(r)-8:]
+	}
+	return string(r)
 }
 
 // confirmed looks, for a few seconds, for the agent taking the answer: its session moved

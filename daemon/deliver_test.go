@@ -176,3 +176,42 @@ func TestAnswersThatDoNotFitAreRefused(t *testing.T) {
 		t.Errorf("unknown prompt: %v", err)
 	}
 }
+
+// A program that draws typed text late (a TUI starved of CPU) gets Enter only after the text
+// is on its screen: an Enter that arrives with the text is what Codex makes a newline of.
+func TestEnterWaitsForTheTextOnScreen(t *testing.T) {
+	env := tmuxtest.New(t)
+	e, _ := newEngine(t)
+	d := deliverer(e, env)
+	out := t.TempDir() + "/read"
+	// It reads keys without echo, draws them only 500 ms after the first (ten times the
+	// pause), and notes whether Enter came before it had drawn them.
+	script := `stty -echo -icanon; printf 'Enter your name: '
+IFS= read -r -n1 first; sleep 0.5; got=$first; early=no
+while IFS= read -r -n1 -t 0.05 c; do [ -z "$c" ] && early=yes && break; got=$got$c; done
+printf '%s' "$got"
+[ $early = yes ] || IFS= read -r rest
+printf '%s early=%s\n' "$got" $early > "$1"; sleep 60`
+	pane := env.NewPane(t, "main", "bash", "-c", script, "late-echo", out)
+	env.WaitFor(t, "the question on screen", 5*time.Second, func() bool {
+		return strings.Contains(env.Tmux(t, "capture-pane", "-p", "-t", pane), "Enter your name:")
+	})
+	ask := &adapter.Ask{Kind: adapter.AskFreeText, Question: "Enter your name:", From: adapter.AskFromScreen}
+	p := stuckIn(t, e, env, "s1", pane, ask)
+	if _, err := d.Answer(context.Background(), p.ID, wire.Answer{Text: "Ada Lovelace"}); err != nil {
+		t.Fatal(err)
+	}
+	env.WaitFor(t, "the program to read the answer", 5*time.Second, func() bool { return len(tmuxtest.ReadLines(t, out)) == 1 })
+	if got := tmuxtest.ReadLines(t, out)[0]; got != "Ada Lovelace early=no" {
+		t.Fatalf("the program read %q: Enter came before the text was on screen", got)
+	}
+}
+
+// The text looked for on screen is the end of the last line: what a wrap rarely splits.
+func TestShownTail(t *testing.T) {
+	for in, want := range map[string]string{"yes": "yes", "run the migration now": "tion now", "a\nb c\n": "b c", "  ": ""} {
+		if got := shownTail(in); got != want {
+			t.Errorf("shownTail(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
