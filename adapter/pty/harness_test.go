@@ -41,6 +41,9 @@ func TestMain(m *testing.M) {
 		fmt.Print("Continue? (y/n) ")
 		_, _ = bufio.NewReader(os.Stdin).ReadString('\n')
 		os.Exit(0)
+	case "read-thread", "select-tty", "poll-tty", "epoll-tty", "poll-pipe":
+		waitForInput(os.Getenv("TRAILBOSS_PTY_HELPER"))
+		os.Exit(0)
 	case "ask":
 		// The same question again and again, each answer said back.
 		in := bufio.NewReader(os.Stdin)

@@ -2,5 +2,20 @@
 
 package pty
 
-// groupCPU cannot tell without /proc: a quiet child is taken to be waiting.
-func groupCPU(pgrp int) (ticks uint64, running, ok bool) { return 0, false, false }
+import (
+	"errors"
+	"os"
+)
+
+// groupLook is what lookGroup finds: nothing, without /proc.
+type groupLook struct {
+	ticks              uint64
+	running            bool
+	reading, readKnown bool
+}
+
+// lookGroup cannot tell without /proc: a quiet child is taken to be waiting.
+func lookGroup(pgrp int, tty uint64) (groupLook, bool) { return groupLook{}, false }
+
+// ptyDevice is not needed where lookGroup cannot look.
+func ptyDevice(f *os.File) (uint64, error) { return 0, errors.New("no /proc to look in") }

@@ -17,9 +17,12 @@
 //     free_text prompt, QuestionNoPrompt, low confidence, with the last output seen as its
 //     excerpt: such a child most often reads a line, and the person can see what it last
 //     said before typing one (an empty line is refused by the daemon: Enter alone is for
-//     the terminal). It is not reported while a
-//     process of the terminal's foreground group runs or its CPU time grows (/proc, Linux):
-//     a child that computes quietly is not waiting.
+//     the terminal). Quiet output alone is not waiting: it is reported only while a process
+//     of the terminal's foreground group is blocked reading the terminal (in read, or in
+//     select, poll or epoll watching it, as /proc/PID/task/TID/syscall shows), none of the
+//     group runs and their CPU time does not grow. A child that sleeps, waits on its own
+//     children or computes is not waiting. Where /proc cannot tell (not Linux), a quiet
+//     child is taken to wait.
 //   - A prompt erased before the child went quiet (QA-003) is reported as what it read
 //     before it was erased, low confidence, with that text in the excerpt.
 //   - A spinner ending the screen (prompt.Busy) is work, not a prompt, whatever is above.
@@ -134,7 +137,9 @@ type Supervisor struct {
 	echoUntil time.Time
 	w         *watcher
 
-	// The foreground group's CPU time at the watchdog's last look (foregroundBusy).
+	// tty is the device number of the child's terminal, 0 when it is not known.
+	tty uint64
+	// The foreground group's CPU time at the watchdog's last look (foregroundWaiting).
 	cpuPgrp  int
 	cpuTicks uint64
 }
@@ -229,6 +234,9 @@ func (s *Supervisor) Run(ctx context.Context) (int, error) {
 		return -1, err
 	}
 	defer s.master.Close()
+	if s.tty, err = ptyDevice(s.master); err != nil {
+		s.log.Info("the child's terminal cannot be looked up: a quiet child counts as waiting", "err", err)
+	}
 	if err := t.raw(); err != nil {
 		s.log.Warn("the terminal could not be put in raw mode", "err", err)
 	}
@@ -437,9 +445,9 @@ func (s *Supervisor) watch(ctx context.Context) {
 			s.mu.Lock()
 			quiet := now.Sub(s.w.lastOut) >= s.cfg.Settle
 			s.mu.Unlock()
-			busy := quiet && s.foregroundBusy() // sampled at every quiet look, so growth shows
+			waiting := quiet && s.foregroundWaiting() // sampled at every quiet look, so growth shows
 			s.mu.Lock()
-			changes, next := s.w.step(now, s.ring.bytes, busy)
+			changes, next := s.w.step(now, s.ring.bytes, waiting)
 			s.mu.Unlock()
 			for _, c := range changes {
 				s.publish(c)
@@ -472,22 +480,26 @@ func (s *Supervisor) setPromptID(gen uint64, id string) {
 	}
 }
 
-// foregroundBusy reports whether the foreground process group of the child's terminal
-// (the process the person would be typing to, and its children) is computing rather than
-// waiting: one of them is running now, or their CPU time grew since the last call. Only
-// the watchdog calls it, outside s.mu: it reads /proc.
-func (s *Supervisor) foregroundBusy() bool {
+// foregroundWaiting reports whether the foreground process group of the child's terminal
+// (the process the person would be typing to, and its children) waits for the person: one
+// of them is blocked reading the terminal, none is running now, and their CPU time did not
+// grow since the last call. Where /proc cannot tell what they wait on, a quiet group is
+// taken to wait. Only the watchdog calls it, outside s.mu: it reads /proc.
+func (s *Supervisor) foregroundWaiting() bool {
 	pgrp, err := foregroundGroup(s.master)
 	if err != nil {
-		return false
+		return true
 	}
-	ticks, running, ok := groupCPU(pgrp)
+	g, ok := lookGroup(pgrp, s.tty)
 	if !ok {
+		return true
+	}
+	grew := s.cpuPgrp == pgrp && g.ticks > s.cpuTicks
+	s.cpuPgrp, s.cpuTicks = pgrp, g.ticks
+	if g.running || grew {
 		return false
 	}
-	grew := s.cpuPgrp == pgrp && ticks > s.cpuTicks
-	s.cpuPgrp, s.cpuTicks = pgrp, ticks
-	return running || grew
+	return g.reading || !g.readKnown
 }
 
 // answerLoop holds the daemon's answer stream open, from the first start the daemon took

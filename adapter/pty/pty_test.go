@@ -151,6 +151,37 @@ func TestQuietShellLoopIsNotStalled(t *testing.T) {
 	r.wait(t, 5*time.Second)
 }
 
+// Quiet output alone is not waiting: a child that sleeps (a shell waiting on its sleep,
+// no process of it reading the terminal) is never stuck, however long it is quiet.
+func TestQuietSleepIsNotStalled(t *testing.T) {
+	link := newFakeLink()
+	r := startRun(t, Config{Args: sh(`echo 'compiling…'; sleep 30`), Settle: settle, Stall: stall, Link: link})
+	link.reportOf(t, StateStart, 5*time.Second)
+	r.out.waitFor(t, "compiling", 5*time.Second)
+	link.noReport(t, 4*stall)
+}
+
+// A child that sleeps, then reads its terminal with no prompt, is stuck soon after it
+// starts reading: the watchdog keeps looking while it sleeps.
+func TestReadAfterSleepStalls(t *testing.T) {
+	link := newFakeLink()
+	r := startRun(t, Config{Args: sh(`echo 'compiling…'; sleep 1.5; read a; echo "got:$a"`),
+		Settle: settle, Stall: stall, Link: link})
+	r.out.waitFor(t, "compiling", 5*time.Second)
+	began := time.Now()
+	rep := link.reportOf(t, StatePrompt, 5*time.Second)
+	if took := time.Since(began); took < 1400*time.Millisecond {
+		t.Fatalf("reported stuck after %v, while it slept for 1.5 s", took)
+	}
+	checkPrompt(t, rep.Prompt, &Prompt{Kind: KindFreeText, Question: QuestionNoPrompt, LowConfidence: true})
+	link.answer(t, Answer{AnswerID: "a1", PromptID: "p1", Data: "hello\r"})
+	if w := link.writtenOne(t); !w.OK {
+		t.Fatalf("written %+v", w)
+	}
+	r.out.waitFor(t, "got:hello", 5*time.Second)
+	r.wait(t, 5*time.Second)
+}
+
 // QA-005 and QA-019: two questions in a row, each its own report; each answer reaches its
 // own question; the echo of the first answer is not read as a prompt.
 func TestSequentialPrompts(t *testing.T) {

@@ -149,9 +149,12 @@ type watchStep struct {
 	at     time.Duration
 	output string // appended to the tail; "" with look: the watchdog looks
 	echo   bool
-	busy   bool
 	look   bool
-	want   []State // the states it reports at a look
+	// notWaiting: at this look the child does not wait on its terminal (it sleeps, waits
+	// on a child or computes).
+	notWaiting bool
+	want       []State       // the states it reports at a look
+	next       time.Duration // when set, how soon it must ask to look again
 }
 
 func runWatcher(t *testing.T, steps []watchStep) *watcher {
@@ -166,13 +169,16 @@ func runWatcher(t *testing.T, steps []watchStep) *watcher {
 			w.output(now, s.echo)
 			continue
 		}
-		changes, _ := w.step(now, func() []byte { return tail }, s.busy)
+		changes, next := w.step(now, func() []byte { return tail }, !s.notWaiting)
 		var got []State
 		for _, c := range changes {
 			got = append(got, c.state)
 		}
 		if strings.Join(states(got), ",") != strings.Join(states(s.want), ",") {
 			t.Fatalf("step %d at %v: reported %v, want %v", i, s.at, got, s.want)
+		}
+		if s.next != 0 && next != s.next {
+			t.Fatalf("step %d at %v: look again in %v, want %v", i, s.at, next, s.next)
 		}
 	}
 	return w
@@ -190,6 +196,9 @@ func TestWatcherDecisions(t *testing.T) {
 	ms := time.Millisecond
 	look := func(at time.Duration, want ...State) watchStep { return watchStep{at: at, look: true, want: want} }
 	out := func(at time.Duration, s string) watchStep { return watchStep{at: at, output: s} }
+	busy := func(at, next time.Duration) watchStep {
+		return watchStep{at: at, look: true, notWaiting: true, next: next}
+	}
 	for _, tt := range []struct {
 		name  string
 		steps []watchStep
@@ -208,13 +217,18 @@ func TestWatcherDecisions(t *testing.T) {
 			out(690*ms, "3\r\n"), look(710*ms, StateWorking), out(720*ms, "4\r\n")}},
 		{"silence with no prompt stalls after the stall time, not before (QA-004)", []watchStep{
 			look(300 * ms), look(599 * ms), look(600*ms, StatePrompt), look(900 * ms)}},
-		{"a quiet child that computes does not stall", []watchStep{
-			out(0, "compiling\r\n"), {at: 600 * ms, look: true, busy: true}, {at: 900 * ms, look: true, busy: true},
-			look(1200*ms, StatePrompt)}},
+		{"a quiet child that does not wait on its terminal never stalls, and is looked at again", []watchStep{
+			out(0, "compiling\r\n"), busy(300*ms, 300*ms), busy(600*ms, 75*ms), busy(900*ms, 75*ms), busy(60*time.Second, 75*ms)}},
+		{"a child that starts reading after the stall time stalls once two looks in a row see it", []watchStep{
+			out(0, "compiling\r\n"), busy(600*ms, 75*ms), busy(900*ms, 75*ms), {at: 1200 * ms, look: true, next: 75 * ms},
+			look(1275*ms, StatePrompt)}},
+		{"output between two looks that see it reading starts the count again", []watchStep{
+			busy(600*ms, 75*ms), look(700 * ms), out(710*ms, "Loading\r\n"), {at: 1310 * ms, look: true, next: 75 * ms},
+			look(1385*ms, StatePrompt)}},
 		{"a spinner is no prompt and no stall", []watchStep{
 			out(0, "✻ Thinking… (esc to interrupt)"), look(300 * ms), look(2000 * ms)}},
 		{"output after a stall report moves on", []watchStep{
-			look(600*ms, StatePrompt), out(700*ms, "hello\r\n"), look(1000*ms, StateWorking), look(1300*ms, StatePrompt)}},
+			look(300 * ms), look(600*ms, StatePrompt), out(700*ms, "hello\r\n"), look(1000*ms, StateWorking), look(1300*ms, StatePrompt)}},
 	} {
 		t.Run(tt.name, func(t *testing.T) { runWatcher(t, tt.steps) })
 	}
@@ -228,7 +242,7 @@ func TestWatcherAfterAnAnswer(t *testing.T) {
 	w := newWatcher(300*ms, 600*ms, 500*ms, t0)
 	tail := []byte("Proceed? (y/n) ")
 	w.output(t0, false)
-	changes, _ := w.step(t0.Add(300*ms), func() []byte { return tail }, false)
+	changes, _ := w.step(t0.Add(300*ms), func() []byte { return tail }, true)
 	if len(changes) != 1 || changes[0].state != StatePrompt {
 		t.Fatalf("changes %+v", changes)
 	}
@@ -245,31 +259,20 @@ func TestWatcherAfterAnAnswer(t *testing.T) {
 	}
 	tail = append(tail, '\n') // the echo, filtered to its line end
 	w.output(t0.Add(410*ms), true)
-	if c, next := w.step(t0.Add(800*ms), func() []byte { return tail }, false); c != nil || next != 100*ms {
+	if c, next := w.step(t0.Add(800*ms), func() []byte { return tail }, true); c != nil || next != 100*ms {
 		t.Fatalf("within the suppress time: %+v, next %v", c, next)
 	}
-	if c, next := w.step(t0.Add(5*time.Second), func() []byte { return tail }, false); c != nil || next != 0 {
+	if c, next := w.step(t0.Add(5*time.Second), func() []byte { return tail }, true); c != nil || next != 0 {
 		t.Fatalf("a silent child after its answer: %+v, next %v; want nothing until it writes", c, next)
 	}
 	tail = append(tail, "Proceed again? (y/n) "...)
 	w.output(t0.Add(6*time.Second), false)
-	c, _ := w.step(t0.Add(6*time.Second+300*ms), func() []byte { return tail }, false)
+	c, _ := w.step(t0.Add(6*time.Second+300*ms), func() []byte { return tail }, true)
 	if len(c) != 1 || c[0].state != StatePrompt || c[0].prompt.Question != "Proceed again? (y/n)" {
 		t.Fatalf("the next prompt: %+v", c)
 	}
 	if g := w.exited(); g <= c[0].gen || w.mayWrite("p1", func() []byte { return tail }) {
 		t.Fatal("after the exit nothing may be written")
-	}
-}
-
-func TestParseStat(t *testing.T) {
-	line := "4242 (my (odd) prog) S 1 4242 4242 34816 4242 4194304 100 0 0 0 7 3 20 11 20 0 1 0 100 0 0\n"
-	st, ok := parseStat([]byte(line))
-	if !ok || st.state != 'S' || st.pgrp != 4242 || st.cpu != 7+3+20+11 {
-		t.Fatalf("%+v %v", st, ok)
-	}
-	if _, ok := parseStat([]byte("4242 (cut")); ok {
-		t.Fatal("a cut line was read")
 	}
 }
 

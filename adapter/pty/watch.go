@@ -41,15 +41,24 @@ type watcher struct {
 	suppressUntil time.Time
 	// lastExcerpt is the last non-blank screen seen at a quiet moment (QA-003).
 	lastExcerpt string
+	// waitingSince is the first of the looks in a row, since output last came, that found
+	// the child waiting on its terminal; zero if the last look did not.
+	waitingSince time.Time
 }
 
 func newWatcher(settle, stall, suppress time.Duration, now time.Time) *watcher {
 	return &watcher{settle: settle, stall: stall, suppress: suppress, lastOut: now}
 }
 
+// poll is how often a quiet child with no prompt is looked at again, after the stall
+// time, until it waits on its terminal: a child that computes or sleeps before it reads
+// is stuck soon after it starts reading, not a settle time later.
+func (w *watcher) poll() time.Duration { return max(w.settle/4, time.Millisecond) }
+
 // output notes output at now; echo says it was only the echo of an answer.
 func (w *watcher) output(now time.Time, echo bool) {
 	w.lastOut = now
+	w.waitingSince = time.Time{}
 	if echo {
 		return
 	}
@@ -59,11 +68,13 @@ func (w *watcher) output(now time.Time, echo bool) {
 	}
 }
 
-// step decides what the session shows at now. tail returns the buffer's bytes; busy says
-// the child is computing rather than waiting (it may always be false). step
-// returns the states to report, in order, and how long until it should be asked again
-// (0: not before the next output).
-func (w *watcher) step(now time.Time, tail func() []byte, busy bool) ([]change, time.Duration) {
+// step decides what the session shows at now. tail returns the buffer's bytes; waiting
+// says the child waits on its terminal: a process in its foreground is blocked reading it
+// and none computes (it may always be true where that cannot be told). Quiet output alone
+// is not waiting: a child that sleeps or computes with no prompt on screen is not stuck.
+// step returns the states to report, in order, and how long until it should be asked
+// again (0: not before the next output).
+func (w *watcher) step(now time.Time, tail func() []byte, waiting bool) ([]change, time.Duration) {
 	if now.Before(w.suppressUntil) {
 		return nil, w.suppressUntil.Sub(now)
 	}
@@ -103,11 +114,21 @@ func (w *watcher) step(now time.Time, tail func() []byte, busy bool) ([]change, 
 	if w.phase == phasePrompt {
 		return out, 0 // the made-up prompt below stands until output moves on
 	}
-	if at := w.lastOut.Add(w.stall); now.Before(at) {
-		return out, at.Sub(now)
+	stallAt := w.lastOut.Add(w.stall)
+	if !waiting {
+		w.waitingSince = time.Time{}
+		return out, max(stallAt.Sub(now), w.poll()) // look again until it reads
 	}
-	if busy {
-		return out, w.settle // quiet but computing: look again later
+	if w.waitingSince.IsZero() {
+		w.waitingSince = now
+	}
+	if now.Before(stallAt) {
+		return out, stallAt.Sub(now)
+	}
+	if w.waitingSince.Equal(now) {
+		// Seen waiting once: a child that printed its prompt and read at this moment has
+		// its prompt still on the way. The next look tells.
+		return out, w.poll()
 	}
 	p := &Prompt{Kind: KindFreeText, Question: QuestionNoPrompt, Excerpt: w.lastExcerpt, LowConfidence: true}
 	return append(out, w.set(now, StatePrompt, p)), 0
