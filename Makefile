@@ -19,11 +19,18 @@ build:
 # tmux server on a private socket. TRAILBOSS_REQUIRE_TMUX=1 makes a missing tmux a failure.
 # The real-agent suite (TestReal*) runs here too; see test-agents. Then the Prompt Lab's
 # table: every delivery failure scenario against the built binary's daemon and supervisor.
+# The Prompt Lab runs even when a Go test failed; the end says which of the two failed.
 test: vet build
 	@rm -f $(AGENTS)/SKIPPED
-	TRAILBOSS_REQUIRE_TMUX=1 TRAILBOSS_AGENTS_CACHE=$(AGENTS) $(GO) test -count=1 -timeout 10m ./...
-	./$(BIN) lab run --all
-	@if [ -s $(AGENTS)/SKIPPED ]; then echo; echo "!! THE REAL-AGENT SUITE DID NOT RUN:"; cat $(AGENTS)/SKIPPED; echo; fi
+	@gotest=0; lab=0; \
+	echo "TRAILBOSS_REQUIRE_TMUX=1 TRAILBOSS_AGENTS_CACHE=$(AGENTS) $(GO) test -count=1 -timeout 10m ./..."; \
+	TRAILBOSS_REQUIRE_TMUX=1 TRAILBOSS_AGENTS_CACHE=$(AGENTS) $(GO) test -count=1 -timeout 10m ./... || gotest=$$?; \
+	echo "./$(BIN) lab run --all"; \
+	./$(BIN) lab run --all || lab=$$?; \
+	if [ -s $(AGENTS)/SKIPPED ]; then echo; echo "!! THE REAL-AGENT SUITE DID NOT RUN:"; cat $(AGENTS)/SKIPPED; echo; fi; \
+	[ $$gotest = 0 ] || echo "!! go test FAILED (exit $$gotest): see the FAIL lines above"; \
+	[ $$lab = 0 ] || echo "!! the Prompt Lab FAILED (exit $$lab): see its table above"; \
+	[ $$gotest = 0 ] && [ $$lab = 0 ]
 
 # The real-agent suite alone: the real Claude Code and Codex CLIs (pinned in
 # cmd/trailboss/agents_harness_test.go, installed from npm into bin/agents on first use), each

@@ -231,11 +231,26 @@ func (w *agentWorld) paneEnv() []string {
 	return append(out, "PS1=$ ")
 }
 
-// typeLine types text into pane as a person would, then Enter.
+// typeLine types text into pane as a person would: the text, then, once the program has
+// drawn it, a moment's pause and Enter. On a busy machine a TUI reads text and an Enter sent
+// 150 ms later in one go, and Codex takes keys that arrive together for a paste, so such an
+// Enter becomes a newline in its input box.
 func (w *agentWorld) typeLine(pane, text string) {
 	w.t.Helper()
+	tail := text
+	if r := []rune(text); len(r) > 8 {
+		tail = string(r[len(r)-8:])
+	}
+	before := strings.Count(w.tm.Tmux(w.t, "capture-pane", "-p", "-J", "-t", pane), tail)
 	w.tm.Tmux(w.t, "send-keys", "-t", pane, "-l", text)
-	time.Sleep(150 * time.Millisecond) // a TUI may read a line typed at once as a paste
+	deadline := time.Now().Add(10 * time.Second)
+	for strings.Count(w.tm.Tmux(w.t, "capture-pane", "-p", "-J", "-t", pane), tail) <= before {
+		if time.Now().After(deadline) {
+			w.t.Fatalf("pane %s did not show the typed %q within 10s; it shows:\n%s", pane, text, w.screen(pane))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(150 * time.Millisecond) // what a person takes between seeing the text and Enter
 	w.tm.Tmux(w.t, "send-keys", "-t", pane, "Enter")
 }
 

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/trailboss/trailboss/hooks"
+	"github.com/trailboss/trailboss/tmuxctl/tmuxtest"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -62,7 +63,15 @@ func TestScripts(t *testing.T) {
 	if _, err := exec.LookPath("script"); err != nil {
 		t.Fatal("script (util-linux) is needed to attach a real tmux client")
 	}
+	// Our own root for the scripts' folders, removed when every script is done: testscript
+	// leaves its own behind when -run picks only some scripts.
+	root, err := os.MkdirTemp("", "tbs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(root) })
 	testscript.Run(t, testscript.Params{
+		WorkdirRoot:         root,
 		Dir:                 filepath.Join("..", "..", "testscripts"),
 		Setup:               setupScript,
 		Cmds:                scriptCommands,
@@ -178,10 +187,7 @@ func cmdTmuxStart(ts *testscript.TestScript, neg bool, args []string) {
 		sock = filepath.Join(dir, "default")
 	}
 	ts.Setenv("TMUX_SOCK", sock)
-	ts.Defer(func() {
-		_, _ = runTmux(ts, "kill-server")
-		os.RemoveAll(dir)
-	})
+	ts.Defer(func() { killTmux(ts); os.RemoveAll(dir) })
 	_, err = runTmux(ts, "-f", "/dev/null", "new-session", "-d", "-s", "main", "-x", "160", "-y", "40")
 	ts.Check(err)
 	_, err = runTmux(ts, "set", "-g", "remain-on-exit", "off")
@@ -202,7 +208,17 @@ func cmdTmuxUse(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: tmux-use SOCKET")
 	}
 	ts.Setenv("TMUX_SOCK", args[0])
-	ts.Defer(func() { _, _ = runTmux(ts, "kill-server") })
+	ts.Defer(func() { killTmux(ts) })
+}
+
+// killTmux kills the script's tmux server and waits for its panes' programs to exit, so
+// that what they write as they go (a shell's history) is not left behind in $WORK.
+func killTmux(ts *testscript.TestScript) {
+	cmd := exec.Command("tmux", tmuxArgs(ts)...)
+	cmd.Env = scriptEnv(ts)
+	pids := tmuxtest.PanePIDs(cmd)
+	_, _ = runTmux(ts, "kill-server")
+	tmuxtest.WaitExited(pids, 5*time.Second)
 }
 
 // tmux args… runs tmux against the script's server; its output is the command's stdout.

@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -46,6 +47,57 @@ type Env struct {
 	outputs map[string]string   // client name → its typescript file
 	inputs  map[string]*os.File // client name → what its terminal reads as typed keys
 	nfiles  int
+
+	panePIDs []int // the panes' processes when the server was killed
+}
+
+// removeAfterExit removes dir once every process of pids has exited, so that nothing they
+// write as they exit is left behind.
+func removeAfterExit(dir string, pids []int) {
+	WaitExited(pids, 5*time.Second)
+	os.RemoveAll(dir)
+}
+
+// WaitExited waits, at most timeout, until every process of pids has exited: a pane's
+// program outlives its tmux server for a moment, and a shell writes its history as it goes.
+func WaitExited(pids []int, timeout time.Duration) {
+	deadline := time.Now().Add(timeout)
+	for _, pid := range pids {
+		for alive(pid) && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+}
+
+// PanePIDs returns the process ids of the panes of the tmux server that cmd (a tmux
+// command line without its arguments) reaches, or none when it cannot say.
+func PanePIDs(cmd *exec.Cmd) []int {
+	cmd.Args = append(cmd.Args, "list-panes", "-a", "-F", "#{pane_pid}")
+	out, err := cmd.Output()
+	if err != nil {
+		return nil
+	}
+	var pids []int
+	for _, f := range strings.Fields(string(out)) {
+		if pid, err := strconv.Atoi(f); err == nil {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// alive reports whether pid runs: it exists and is not a zombie (one whose parent has not
+// reaped it has written all it will).
+func alive(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true // not Linux: trust kill
+	}
+	i := strings.LastIndexByte(string(b), ')')
+	return i < 0 || i+2 >= len(b) || b[i+2] != 'Z'
 }
 
 // New starts a tmux server on a private socket, with an empty configuration and one
@@ -64,8 +116,8 @@ func New(t testing.TB) *Env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
 	e := &Env{Dir: dir, Socket: filepath.Join(dir, "s"), outputs: map[string]string{}, inputs: map[string]*os.File{}}
+	t.Cleanup(func() { removeAfterExit(dir, e.panePIDs) }) // after the server's, below
 	if len(e.Socket) > maxSocketPath {
 		t.Fatalf("socket path %q is longer than %d bytes: set TMPDIR to a short directory", e.Socket, maxSocketPath)
 	}
@@ -100,6 +152,9 @@ func New(t testing.TB) *Env {
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), commandTimeout)
 		defer cancel()
+		// The panes' programs outlive the server for a moment (a shell writes its history
+		// into HOME as it exits); the folder is removed once they are gone.
+		e.panePIDs = PanePIDs(e.command(ctx))
 		out, err := e.command(ctx, "kill-server").CombinedOutput()
 		if err != nil && !strings.Contains(string(out), "no server running") &&
 			!strings.Contains(string(out), "error connecting") {
