@@ -115,7 +115,8 @@ func (w *codexWorld) startCodex(bin string) string {
 // it was first seen.
 func (w *codexWorld) waitApproval(pane string) time.Time {
 	w.t.Helper()
-	w.waitScreen(pane, `Would you like to run the following command\?(?s:.*)Press enter to confirm`, 20*time.Second)
+	// Generous: on a busy machine Codex may still be "Waiting for startup" with the prompt.
+	w.waitScreen(pane, `Would you like to run the following command\?(?s:.*)Press enter to confirm`, 60*time.Second)
 	return time.Now()
 }
 

@@ -241,12 +241,15 @@ func (w *agentWorld) typeLine(pane, text string) {
 	if r := []rune(text); len(r) > 8 {
 		tail = string(r[len(r)-8:])
 	}
-	before := strings.Count(w.tm.Tmux(w.t, "capture-pane", "-p", "-J", "-t", pane), tail)
+	shown := func() int { return strings.Count(w.tm.Tmux(w.t, "capture-pane", "-p", "-J", "-t", pane), tail) }
+	before := shown()
 	w.tm.Tmux(w.t, "send-keys", "-t", pane, "-l", text)
-	deadline := time.Now().Add(10 * time.Second)
-	for strings.Count(w.tm.Tmux(w.t, "capture-pane", "-p", "-J", "-t", pane), tail) <= before {
+	// A TUI still starting up keeps what is typed and draws it only later (Codex, seconds
+	// later on a busy machine): typing it again would double it.
+	deadline := time.Now().Add(45 * time.Second)
+	for shown() <= before {
 		if time.Now().After(deadline) {
-			w.t.Fatalf("pane %s did not show the typed %q within 10s; it shows:\n%s", pane, text, w.screen(pane))
+			w.t.Fatalf("pane %s did not show the typed %q within 45 s; it shows:\n%s", pane, text, w.screen(pane))
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
