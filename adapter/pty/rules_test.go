@@ -218,12 +218,12 @@ func TestWatcherDecisions(t *testing.T) {
 		{"silence with no prompt stalls after the stall time, not before (QA-004)", []watchStep{
 			look(300 * ms), look(599 * ms), look(600*ms, StatePrompt), look(900 * ms)}},
 		{"a quiet child that does not wait on its terminal never stalls, and is looked at again", []watchStep{
-			out(0, "compiling\r\n"), busy(300*ms, 300*ms), busy(600*ms, 75*ms), busy(900*ms, 75*ms), busy(60*time.Second, 75*ms)}},
+			out(0, "compiling\r\n"), busy(300*ms, 300*ms), busy(600*ms, 300*ms), busy(900*ms, 300*ms), busy(60*time.Second, 300*ms)}},
 		{"a child that starts reading after the stall time stalls once two looks in a row see it", []watchStep{
-			out(0, "compiling\r\n"), busy(600*ms, 75*ms), busy(900*ms, 75*ms), {at: 1200 * ms, look: true, next: 75 * ms},
+			out(0, "compiling\r\n"), busy(600*ms, 300*ms), busy(900*ms, 300*ms), {at: 1200 * ms, look: true, next: 75 * ms},
 			look(1275*ms, StatePrompt)}},
 		{"output between two looks that see it reading starts the count again", []watchStep{
-			busy(600*ms, 75*ms), look(700 * ms), out(710*ms, "Loading\r\n"), {at: 1310 * ms, look: true, next: 75 * ms},
+			busy(600*ms, 300*ms), {at: 700 * ms, look: true, next: 75 * ms}, out(710*ms, "Loading\r\n"), {at: 1310 * ms, look: true, next: 75 * ms},
 			look(1385*ms, StatePrompt)}},
 		{"a spinner is no prompt and no stall", []watchStep{
 			out(0, "✻ Thinking… (esc to interrupt)"), look(300 * ms), look(2000 * ms)}},

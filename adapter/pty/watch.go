@@ -50,10 +50,15 @@ func newWatcher(settle, stall, suppress time.Duration, now time.Time) *watcher {
 	return &watcher{settle: settle, stall: stall, suppress: suppress, lastOut: now}
 }
 
-// poll is how often a quiet child with no prompt is looked at again, after the stall
-// time, until it waits on its terminal: a child that computes or sleeps before it reads
-// is stuck soon after it starts reading, not a settle time later.
-func (w *watcher) poll() time.Duration { return max(w.settle/4, time.Millisecond) }
+// poll is how often a quiet child with no prompt that does not wait on its terminal is
+// looked at again after the stall time: once a settle time, since each look scans /proc. A
+// child that sleeps or computes and then reads is stuck within a settle time and a confirm
+// of its read.
+func (w *watcher) poll() time.Duration { return w.settle }
+
+// confirm is how soon a child first seen waiting after the stall time is looked at again
+// before it is reported.
+func (w *watcher) confirm() time.Duration { return max(w.settle/4, time.Millisecond) }
 
 // output notes output at now; echo says it was only the echo of an answer.
 func (w *watcher) output(now time.Time, echo bool) {
@@ -128,7 +133,7 @@ func (w *watcher) step(now time.Time, tail func() []byte, waiting bool) ([]chang
 	if w.waitingSince.Equal(now) {
 		// Seen waiting once: a child that printed its prompt and read at this moment has
 		// its prompt still on the way. The next look tells.
-		return out, w.poll()
+		return out, w.confirm()
 	}
 	p := &Prompt{Kind: KindFreeText, Question: QuestionNoPrompt, Excerpt: w.lastExcerpt, LowConfidence: true}
 	return append(out, w.set(now, StatePrompt, p)), 0
