@@ -390,7 +390,7 @@ func (d *demo) stop() error {
 	if d.server != nil {
 		// The server exits once its last client has gone.
 		_ = d.server.cmd.Process.Signal(syscall.SIGTERM)
-		if !d.server.exited(time.Now().Add(300 * time.Millisecond)) {
+		if !d.server.exited(time.Now().Add(demoStopWait)) { // a busy machine: a second or so
 			_ = d.server.cmd.Process.Kill()
 			<-d.server.done
 			killed = append(killed, "its tmux server")

@@ -30,8 +30,9 @@ import (
 	"github.com/trailboss/trailboss/tmuxctl/tmuxtest"
 )
 
-// demoGone is how long after it ends a demo may take to leave nothing behind.
-const demoGone = 2 * time.Second
+// demoGone is how long after it ends a demo may take to leave nothing behind: its panes and
+// then its tmux server are each given demoStopWait, on a machine that may be busy.
+const demoGone = 2*demoStopWait + time.Second
 
 // TestMakeDemo runs `make demo`, lands on the oldest stuck agent with prefix Tab, and ends
 // the demo each way a person can: detach, a hangup (the SIGHUP a shell sends its jobs when

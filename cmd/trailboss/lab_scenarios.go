@@ -517,6 +517,15 @@ func qaDaemonRestart(r *rig) error {
 	alive := processAlive(r.childPID)
 	r.note("child_alive", alive, "the child was still alive after the restart: %v", alive)
 	r.check(alive, "the child died while the daemon restarted")
+	if r.bot != nil {
+		// A person answers what the phone shows: wait until it was told the prompt still
+		// waits (on a busy machine the answer could otherwise come first).
+		for deadline := time.Now().Add(waitLong); phoneToldAgain(r).IsZero(); time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				break // said by the scenario's check
+			}
+		}
+	}
 	if err := r.deliverTimed("answer_to_read_ms", p2, wire.Answer{Choice: yes}, yes+"\r"); err != nil {
 		return fmt.Errorf("the answer after the restart: %w", err)
 	}

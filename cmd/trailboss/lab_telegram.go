@@ -524,6 +524,19 @@ func qaDaemonRestartPhone(r *rig) error {
 			}
 		}
 	}
+	told := phoneToldAgain(r)
+	if !r.check(!started.IsZero() && !told.IsZero(), "the phone was not told the prompt still waits after the restart (%d messages)", len(r.bot.Messages())) {
+		return nil
+	}
+	d := told.Sub(started)
+	r.note("phone_told_s", round2(d.Seconds()), "the phone was told the prompt still waits %.2f s after the daemon started again (limit %.0f s)", d.Seconds(), restartLimit.Seconds())
+	r.check(d <= restartLimit, "the phone was told %.2f s after the restart, more than %.0f s", d.Seconds(), restartLimit.Seconds())
+	return nil
+}
+
+// phoneToldAgain returns when the phone was told, after a restart, that a prompt still
+// waits: the edit of its message that says so, or a message sent anew; zero when not yet.
+func phoneToldAgain(r *rig) time.Time {
 	var told time.Time
 	for _, m := range r.bot.Messages() {
 		if len(m.History) == 0 {
@@ -542,13 +555,7 @@ func qaDaemonRestartPhone(r *rig) error {
 			told = m.SentAt // sent anew for a new record
 		}
 	}
-	if !r.check(!started.IsZero() && !told.IsZero(), "the phone was not told the prompt still waits after the restart (%d messages)", len(r.bot.Messages())) {
-		return nil
-	}
-	d := told.Sub(started)
-	r.note("phone_told_s", round2(d.Seconds()), "the phone was told the prompt still waits %.2f s after the daemon started again (limit %.0f s)", d.Seconds(), restartLimit.Seconds())
-	r.check(d <= restartLimit, "the phone was told %.2f s after the restart, more than %.0f s", d.Seconds(), restartLimit.Seconds())
-	return nil
+	return told
 }
 
 func qaChildCrashPhone(r *rig) error {
