@@ -508,11 +508,14 @@ func (k demoKeys) welcome() string {
 			fmt.Fprintf(&b, "  %-*s%s\n", w, "", l)
 		}
 	}
-	key("Tab", "lands on the oldest stuck pane. Type a line and",
-		"Enter there to answer it: it leaves the queue,",
-		"works a few seconds, then asks its next question.",
+	key("Tab", "lands on the oldest stuck pane. Answer it there (a",
+		"permission: 1 yes, 3 no; a finished turn: a line and",
+		"Enter): it leaves the queue, works a few seconds,",
+		"then asks its next question.",
 		k.prefix+" Tab again goes on to the next one.")
-	key("g", "shows the whole queue in a popup, with a preview;", "Enter jumps.")
+	key("g", "shows the whole queue in a popup, with a preview;",
+		"Enter jumps. Or answer from there: a allows, x denies,",
+		"r replies with a line.")
 	key("S", "skips the one you are on (it cools down for 30 s).")
 	key("d", "leaves: the demo stops everything it started and",
 		"removes its temp folder.")

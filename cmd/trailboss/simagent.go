@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/rand"
@@ -15,22 +14,30 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
+
+	"golang.org/x/sys/unix"
 )
 
 // runDemoAgent is a simulated Claude Code session for the demo and the end-to-end tests. It
 // goes through the real hook path: every hook is a `trailboss emit` child process reading
 // the payload on stdin with the pane's environment, and every turn is appended to a
-// transcript in Claude Code's JSONL shape. A line typed in its pane is the human's answer.
+// transcript in Claude Code's JSONL shape. It reads its keyboard as Claude Code does: a
+// finished turn takes a line (text, then Enter), and a permission dialog takes one key, with
+// no Enter (see keyboard).
 //
-// Its script is a list of turns, each "stop:<what it says>" (finish a turn and wait) or
-// "ask:<command>" (wait at a permission prompt for a Bash command).
+// Its script is a list of turns, each "stop:<what it says>" (finish a turn and wait for a
+// line), "ask:<command>" (wait at a permission prompt for a Bash command: 1 or 2 allow it, 3
+// or Esc refuse it, Enter picks the highlighted entry), or "yn:<question>" (ask on screen with
+// "[y/N]" and read a line, as a shell script does: no hook says so, so only the screen shows
+// it — run it under trailboss run or trailboss watch to have it queued).
 func runDemoAgent(ctx context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("demo-agent", flag.ContinueOnError)
 	session := fs.String("session", "", "session id (default: random)")
 	transcript := fs.String("transcript", "", "transcript file to append to (default: under $HOME/.claude/projects)")
 	work := fs.Duration("work", 1500*time.Millisecond, "how long each turn works before it stops")
 	first := fs.Duration("first", -1, "how long the first turn works (default: --work)")
-	script := fs.String("script", "stop:Done. Shall I go on?", "turns, separated by |: stop:TEXT, ask:COMMAND, or idle (work forever); the last repeats")
+	script := fs.String("script", "stop:Done. Shall I go on?", "turns, separated by |: stop:TEXT, ask:COMMAND, yn:QUESTION, or idle (work forever); the last repeats")
 	hooks := fs.String("hooks", "all", "comma-separated hook events to fire (the others are 'lost'), or all")
 	if err := parse(fs, args, e.stderr); err != nil {
 		return err
@@ -49,7 +56,8 @@ func runDemoAgent(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	turns := strings.Split(*script, "|")
-	a.in = readLines(e.stdin)
+	a.keys = openKeyboard(e.stdin)
+	defer a.keys.cooked()
 
 	a.hook(ctx, map[string]any{"hook_event_name": "SessionStart", "source": "startup"})
 	fmt.Fprintf(a.out, "simulated agent %s\n", a.session)
@@ -72,6 +80,10 @@ func runDemoAgent(ctx context.Context, e *env, args []string) error {
 			if !a.askPermission(ctx, text) {
 				return nil
 			}
+		case "yn":
+			if !a.askYesNo(ctx, text) {
+				return nil
+			}
 		default:
 			if !a.stop(ctx, text) {
 				return nil
@@ -81,37 +93,14 @@ func runDemoAgent(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-// readLines returns the lines read from r, one at a time; the channel closes at the end of
-// r. A line typed in the agent's pane is the human's answer.
-func readLines(r io.Reader) <-chan string {
-	lines := make(chan string)
-	go func() {
-		defer close(lines)
-		in := bufio.NewScanner(r)
-		for in.Scan() {
-			lines <- in.Text()
-		}
-	}()
-	return lines
-}
-
-// answer returns the human's next line; false when the input ended or ctx did.
-func (a *simAgent) answer(ctx context.Context) (string, bool) {
-	select {
-	case <-ctx.Done():
-		return "", false
-	case l, ok := <-a.in:
-		return l, ok
-	}
-}
-
 type simAgent struct {
 	out                      io.Writer
 	work                     time.Duration
 	session, transcript, cwd string
-	last                     string        // uuid of the last transcript line
-	hooks                    string        // which hook events fire: "all" or a comma list
-	in                       <-chan string // the lines typed in the pane
+	last                     string    // uuid of the last transcript line
+	lastAt                   time.Time // and its timestamp
+	hooks                    string    // which hook events fire: "all" or a comma list
+	keys                     *keyboard // the pane's keyboard
 }
 
 // projectDir is Claude Code's folder name for a launch directory.
@@ -152,8 +141,15 @@ func (a *simAgent) hook(ctx context.Context, payload map[string]any) {
 // line appends one transcript line of the given type and message.
 func (a *simAgent) line(typ string, message map[string]any, extra map[string]any) {
 	id := randomID()
+	// Timestamps have milliseconds, and each line's is later than the one before, as Claude
+	// Code's are: a refused tool's result and the interrupt marker after it are 1 ms apart.
+	at := time.Now().UTC().Truncate(time.Millisecond)
+	if !at.After(a.lastAt) {
+		at = a.lastAt.Add(time.Millisecond)
+	}
+	a.lastAt = at
 	rec := map[string]any{"type": typ, "uuid": id, "parentUuid": a.last, "sessionId": a.session,
-		"timestamp": time.Now().UTC().Format("2006-01-02T15:04:05.000Z"), "isSidechain": false,
+		"timestamp": at.Format("2006-01-02T15:04:05.000Z"), "isSidechain": false,
 		"cwd": a.cwd, "version": "2.1.0", "message": message}
 	for k, v := range extra {
 		rec[k] = v
@@ -191,33 +187,165 @@ func (a *simAgent) stop(ctx context.Context, text string) bool {
 		"content": []map[string]any{{"type": "text", "text": text}}}, nil)
 	a.line("system", nil, map[string]any{"subtype": "turn_duration", "durationMs": a.work.Milliseconds()})
 	a.hook(ctx, map[string]any{"hook_event_name": "Stop", "stop_hook_active": false, "last_assistant_message": text})
-	fmt.Fprintf(a.out, "● %s\n\n> ", text)
-	prompt, ok := a.answer(ctx)
-	if !ok {
-		return false
+	fmt.Fprintf(a.out, "● %s\n\n", text)
+	return a.prompt(ctx)
+}
+
+// prompt shows the input box and waits for the human's next message: a line, as Claude
+// Code's input box takes it (text, then Enter; Enter on an empty box does nothing).
+func (a *simAgent) prompt(ctx context.Context) bool {
+	fmt.Fprint(a.out, "> ")
+	var prompt string
+	for strings.TrimSpace(prompt) == "" {
+		l, ok := a.keys.line(ctx)
+		if !ok {
+			return false
+		}
+		prompt = l
 	}
 	a.hook(ctx, map[string]any{"hook_event_name": "UserPromptSubmit", "prompt": prompt})
 	a.line("user", map[string]any{"role": "user", "content": prompt}, nil)
 	return true
 }
 
-// askPermission waits at a permission prompt for command; any answer lets the tool run.
+// permission entries, as Claude Code numbers its Bash dialog: the first two run the command.
+const (
+	permYes    = 0
+	permAlways = 1
+	permNo     = 2
+)
+
+// askPermission shows Claude Code's Bash permission dialog for command and waits for one
+// key: 1 or 2 (or Enter on them) run it, 3 (or Enter on it, or Esc) refuses it. Run, the
+// tool call and its result are written and PostToolUse fires; refused, the transcript says
+// so as Claude Code writes it (no hook fires) and the agent waits for the human's message.
 func (a *simAgent) askPermission(ctx context.Context, command string) bool {
 	toolID := "toolu_" + randomID()[:12]
 	input := map[string]any{"command": command}
+	word, _, _ := strings.Cut(strings.TrimSpace(command), " ")
+	entries := []string{"Yes", "Yes, and don't ask again for " + word + " commands in " + a.cwd,
+		"No, and tell Claude what to do differently (esc)"}
+	// The dialog takes keys from the moment it is drawn, and none typed before.
+	a.keys.menu()
+	defer a.keys.cooked()
+	cols := termCols(a.out)
+	head := fmt.Sprintf("Bash command\n\n  %s\n\nDo you want to proceed?\n", command)
+	sel := permYes
+	menu := menuText(entries, sel)
+	fmt.Fprint(a.out, head+menu)
 	a.hook(ctx, map[string]any{"hook_event_name": "PermissionRequest", "tool_name": "Bash",
 		"tool_input": input, "permission_mode": "default"})
-	fmt.Fprintf(a.out, "Bash command\n  %s\nDo you want to proceed?\n❯ 1. Yes\n  2. No\n> ", command)
-	if _, ok := a.answer(ctx); !ok {
-		return false
+	picked := -1
+	for picked < 0 {
+		k, ok := a.keys.key(ctx)
+		if !ok {
+			return false
+		}
+		switch k {
+		case "1", "2", "3":
+			picked = int(k[0] - '1')
+		case keyEnter:
+			picked = sel
+		case keyEsc:
+			picked = permNo
+		case keyUp, keyDown:
+			if k == keyUp {
+				sel = (sel + len(entries) - 1) % len(entries)
+			} else {
+				sel = (sel + 1) % len(entries)
+			}
+			redrawn := menuText(entries, sel)
+			fmt.Fprint(a.out, eraseRows(rows(menu, cols))+redrawn)
+			menu = redrawn
+		}
 	}
+	// Answered, the dialog goes away, as Claude Code's does: what it asked is history.
+	fmt.Fprint(a.out, eraseRows(rows(head+menu, cols)))
+	a.keys.cooked()
 	// The tool call is written only after the permission is answered, as Claude Code does.
 	a.line("assistant", map[string]any{"role": "assistant", "stop_reason": "tool_use",
 		"content": []map[string]any{{"type": "tool_use", "id": toolID, "name": "Bash", "input": input}}}, nil)
+	fmt.Fprintf(a.out, "\n● Bash(%s)\n", command)
+	if picked == permNo {
+		a.line("user", map[string]any{"role": "user", "content": []map[string]any{{
+			"type": "tool_result", "tool_use_id": toolID, "is_error": true,
+			"content": "The user doesn't want to proceed with this tool use. The tool use was rejected " +
+				"(eg. if it was a file edit, the new_string was NOT written to the file). STOP what you are " +
+				"doing and wait for the user to tell you how to proceed."}}},
+			map[string]any{"toolUseResult": "User rejected tool use"})
+		a.line("user", map[string]any{"role": "user", "content": []map[string]any{{
+			"type": "text", "text": "[Request interrupted by user for tool use]"}}}, nil)
+		fmt.Fprint(a.out, "  ⎿  Interrupted · What should Claude do instead?\n\n")
+		return a.prompt(ctx)
+	}
 	a.line("user", map[string]any{"role": "user", "content": []map[string]any{{
 		"type": "tool_result", "tool_use_id": toolID, "content": "ok", "is_error": false}}}, nil)
 	a.hook(ctx, map[string]any{"hook_event_name": "PostToolUse", "tool_name": "Bash",
 		"tool_input": input, "tool_use_id": toolID, "tool_response": map[string]any{"stdout": "ok"}})
-	fmt.Fprintln(a.out, "ran:", command)
+	fmt.Fprintln(a.out, "  ⎿  ran:", command)
+	return true
+}
+
+// menuText is a dialog's entries with the highlighted one marked ❯.
+func menuText(entries []string, sel int) string {
+	var b strings.Builder
+	for i, e := range entries {
+		mark := " "
+		if i == sel {
+			mark = "❯"
+		}
+		fmt.Fprintf(&b, "%s %d. %s\n", mark, i+1, e)
+	}
+	return b.String()
+}
+
+// eraseRows moves the cursor up n rows, to the start of the row, and clears the screen
+// from there down: what was drawn on those rows is gone.
+func eraseRows(n int) string { return fmt.Sprintf("\x1b[%dA\r\x1b[J", n) }
+
+// rows returns how many screen rows text (whole lines) takes in a terminal cols wide (0:
+// unknown, one row a line).
+func rows(text string, cols int) int {
+	n := 0
+	for _, l := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+		w := utf8.RuneCountInString(l)
+		if cols > 0 && w > cols {
+			n += (w + cols - 1) / cols
+		} else {
+			n++
+		}
+	}
+	return n
+}
+
+// termCols returns the width of the terminal w writes to, or 0 when w is none.
+func termCols(w io.Writer) int {
+	f, ok := w.(*os.File)
+	if !ok {
+		return 0
+	}
+	ws, err := unix.IoctlGetWinsize(int(f.Fd()), unix.TIOCGWINSZ)
+	if err != nil {
+		return 0
+	}
+	return int(ws.Col)
+}
+
+// askYesNo asks question as a shell script does, "[y/N]", and reads a line: y or yes (any
+// case) is yes, anything else no. It fires no hook and writes no transcript line: it is a
+// program's own question, which only the screen shows.
+func (a *simAgent) askYesNo(ctx context.Context, question string) bool {
+	a.keys.discard()
+	fmt.Fprintf(a.out, "%s [y/N] ", question)
+	l, ok := a.keys.line(ctx)
+	if !ok {
+		return false
+	}
+	// What it says then is no question: the screen must not read as asking again.
+	said := "no"
+	if l := strings.ToLower(strings.TrimSpace(l)); l == "y" || l == "yes" {
+		said = "yes"
+	}
+	fmt.Fprintf(a.out, "answered %s to: %s\n", said, strings.TrimRight(question, "?"))
 	return true
 }
