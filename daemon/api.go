@@ -241,7 +241,8 @@ func (a *API) genericEvent(w http.ResponseWriter, r *http.Request) {
 func toItem(pos int, it queue.Item) wire.Item {
 	out := wire.Item{Position: pos, SessionID: it.ID, Harness: it.Harness, Pane: it.Pane,
 		TmuxSocket: it.TmuxSocket, Reason: it.Reason, Detail: it.Detail, Summary: it.Summary,
-		Cwd: it.Cwd, TranscriptPath: it.TranscriptPath, Since: it.Since, Ready: it.Ready, Prompt: toPrompt(it.Prompt)}
+		Cwd: it.Cwd, TranscriptPath: it.TranscriptPath, Since: it.Since, Ready: it.Ready, Prompt: toPrompt(it.Prompt),
+		PromptClosed: toClosedPrompt(it.Closed)}
 	if !it.Ready && !it.CooldownUntil.IsZero() {
 		c := it.CooldownUntil
 		out.CooldownUntil = &c

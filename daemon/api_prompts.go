@@ -41,6 +41,21 @@ func toPrompt(p *queue.Prompt) *wire.Prompt {
 	return out
 }
 
+// toClosedPrompt is what GET /v1/queue shows of a record that takes no answers.
+func toClosedPrompt(p *queue.Prompt) *wire.ClosedPrompt {
+	if p == nil {
+		return nil
+	}
+	out := &wire.ClosedPrompt{ID: p.ID, Status: p.Status, ClosedAt: p.ClosedAt}
+	if p.Status == queue.PromptAnswered {
+		out.Channel, out.Answer = p.Channel, p.Answer
+	}
+	if out.ClosedAt.IsZero() && p.Status == queue.PromptExpired {
+		out.ClosedAt = p.ExpiresAt
+	}
+	return out
+}
+
 func validPromptID(id string) bool {
 	if len(id) != 17 || id[0] != 'p' {
 		return false

@@ -290,9 +290,17 @@ func (e *Engine) Items() []queue.Item {
 	now := e.now()
 	items := queue.Ordered(e.all(), now)
 	for i := range items {
-		if p := e.prompts.latest[items[i].ID]; p.Pending(now) {
+		p := e.prompts.latest[items[i].ID]
+		switch {
+		case p.Pending(now):
 			cp := *p
 			items[i].Prompt = &cp
+		case p != nil && p.Since.Equal(items[i].Since):
+			cp := *p
+			if cp.Status == queue.PromptPending {
+				cp.Status = queue.PromptExpired // its time ran out; the next expiry sweep closes it
+			}
+			items[i].Closed = &cp
 		}
 	}
 	return items

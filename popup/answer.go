@@ -156,7 +156,7 @@ func isTimeout(err error) bool {
 func (m Model) cannotAnswer(r row) string {
 	switch {
 	case r.item.Prompt == nil:
-		return r.where + " has no prompt to answer from here — enter jumps to its pane"
+		return "nothing sent to " + r.where + ": " + client.WhyNoPrompt(r.item, m.now()) + " — enter jumps to its pane"
 	case r.expired(m.now()):
 		return "its prompt expired — answer it in the pane (enter jumps there)"
 	case m.inflight[r.item.SessionID] != "":

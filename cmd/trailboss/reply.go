@@ -48,14 +48,29 @@ func runReply(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if it.Prompt == nil {
-		return fmt.Errorf("%s is stuck but has no prompt that can be answered from here (it has no tmux pane, or its prompt expired); answer it in its pane",
-			describeItem(it))
+		return fmt.Errorf("not delivered: %s waits, but %s; answer it in its pane",
+			describeItem(it), client.WhyNoPrompt(it, time.Now()))
+	}
+	switch {
+	case it.Prompt.Kind == wire.KindFreeText && *choice != "":
+		return fmt.Errorf("not delivered: %s waits for a line of text, not a choice: trailboss reply %s 'your words'",
+			describeItem(it), target)
+	case it.Prompt.Kind != wire.KindFreeText && text != "":
+		keys := make([]string, len(it.Prompt.Choices))
+		for i, ch := range it.Prompt.Choices {
+			keys[i] = ch.Key
+		}
+		return fmt.Errorf("not delivered: %s waits for one of its choices (%s), not text: trailboss reply %s --choice KEY",
+			describeItem(it), strings.Join(keys, ", "), target)
 	}
 	out, err := c.Answer(ctx, it.Prompt.ID, wire.Answer{Choice: *choice, Text: text, Channel: "cli"})
 	var refused *client.AnswerRefusedError
+	var bad *client.RefusedError
 	switch {
 	case errors.As(err, &refused):
 		return fmt.Errorf("not delivered: %s", refused.Message)
+	case errors.As(err, &bad):
+		return fmt.Errorf("not delivered: %s", bad.Message)
 	case err != nil:
 		return err
 	}

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/wire"
 )
 
@@ -32,6 +33,42 @@ var ErrUnknownPrompt = errors.New("no prompt has that id: it may have been answe
 // ErrAnswerTimeout: the daemon did not say in time what became of an answer; it may or may
 // not have been delivered, and `trailboss log` will say.
 var ErrAnswerTimeout = errors.New("the daemon did not say in time whether the answer was delivered — trailboss log will show what became of it")
+
+// WhyNoPrompt says in plain words why queue item it has no prompt that can be answered
+// from elsewhere now (its Prompt is nil), as of now: its prompt was already answered (and
+// the agent has not moved on), expired, or changed; or the daemon made none, because it
+// does not know the item's pane or cannot tell what it asks. What to do instead is the
+// caller's to add: in every case the answer can still be typed in the pane.
+func WhyNoPrompt(it Item, now time.Time) string {
+	if c := it.PromptClosed; c != nil {
+		ago := ""
+		if !c.ClosedAt.IsZero() {
+			ago = ", " + queue.Age(now.Sub(c.ClosedAt)) + " ago"
+		}
+		switch c.Status {
+		case wire.PromptAnswered:
+			what := "a typed reply"
+			if c.Answer != "" {
+				what = c.Answer
+			}
+			from := ""
+			if c.Channel != "" {
+				from = ", from " + c.Channel
+			}
+			return "its prompt was already answered (" + what + from + ago + "), yet it still waits: " +
+				"it may not have taken the answer"
+		case wire.PromptExpired:
+			return "its prompt expired unanswered" + strings.TrimPrefix(ago, ",") + " (prompt_ttl in config.toml)"
+		case wire.PromptFailed:
+			return "its session has ended"
+		}
+		return "what it asks changed, and Trail Boss cannot tell what it asks now"
+	}
+	if it.Pane == "" && it.Harness != queue.HarnessPTY {
+		return "Trail Boss does not know its tmux pane (its hooks did not say), so nothing can be typed into it"
+	}
+	return "Trail Boss cannot tell what it asks (its question's options are only on its screen)"
+}
 
 // Answer delivers a person's answer to prompt id. A 409 is an *AnswerRefusedError, a 404
 // ErrUnknownPrompt, a 400 a *RefusedError with the daemon's reason.

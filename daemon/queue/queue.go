@@ -145,6 +145,9 @@ type Item struct {
 	Session
 	Ready  bool    // false while cooling down after a skip
 	Prompt *Prompt // its pending prompt record, when it can be answered; set by the daemon
+	// Closed is the prompt record of this stuck moment once it no longer takes answers
+	// (answered, expired, withdrawn): why no answer can be sent now. Set by the daemon.
+	Closed *Prompt
 }
 
 // Ordered returns the stuck sessions in queue order: ready items oldest first by rank, then

@@ -35,6 +35,16 @@ type Prompt struct {
 	ExpiresAt time.Time `json:"expires_at"`
 }
 
+// ClosedPrompt is a queue item's prompt record that no longer takes answers, as GET
+// /v1/queue shows it.
+type ClosedPrompt struct {
+	ID       string    `json:"id"`
+	Status   string    `json:"status"`            // answered, expired, withdrawn, failed
+	Channel  string    `json:"channel,omitempty"` // answered: the channel that answered it
+	Answer   string    `json:"answer,omitempty"`  // answered: the choice key; "" for a typed text
+	ClosedAt time.Time `json:"closed_at"`
+}
+
 // Answer is the body of POST /v1/prompts/{id}/answer: a Choice key or a Text.
 type Answer struct {
 	Choice  string `json:"choice,omitempty"`

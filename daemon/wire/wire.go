@@ -20,6 +20,9 @@ type Item struct {
 	Ready          bool       `json:"ready"`            // false while cooling down after a skip
 	CooldownUntil  *time.Time `json:"cooldown_until"`   // set while cooling down
 	Prompt         *Prompt    `json:"prompt,omitempty"` // its pending prompt record, when it can be answered
+	// PromptClosed is the prompt record of this stuck moment once it takes no answers:
+	// why none can be sent now.
+	PromptClosed *ClosedPrompt `json:"prompt_closed,omitempty"`
 }
 
 // Queue is the answer of GET /v1/queue.
