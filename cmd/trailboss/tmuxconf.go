@@ -131,7 +131,8 @@ func tmuxKeyWord(k string) string {
 func demoTmuxConf(self string) string {
 	var b strings.Builder
 	b.WriteString("set -g mouse on\nset -g status-interval 1\nset -g base-index 0\n")
-	b.WriteString(`set -g status-left "#[bold] trail boss demo #[default]| "` + "\n")
+	// Short enough that, at 80 columns, the five windows and "⚠ 3 stuck · 1 cooling" fit.
+	b.WriteString(`set -g status-left "#[bold] trailboss #[default]| "` + "\n")
 	b.WriteString("set -g status-left-length 30\nset -g status-right-length 60\nset -g status-right \"\"\n")
 	b.WriteString(tmuxLines(tmuxSettings{bin: hooks.ShellWord(self), statusKnown: true}))
 	return b.String()
