@@ -23,8 +23,8 @@ build:
 test: vet build
 	@rm -f $(AGENTS)/SKIPPED
 	@gotest=0; lab=0; \
-	echo "TRAILBOSS_REQUIRE_TMUX=1 TRAILBOSS_AGENTS_CACHE=$(AGENTS) $(GO) test -count=1 -timeout 10m ./..."; \
-	TRAILBOSS_REQUIRE_TMUX=1 TRAILBOSS_AGENTS_CACHE=$(AGENTS) $(GO) test -count=1 -timeout 10m ./... || gotest=$$?; \
+	echo "TRAILBOSS_REQUIRE_TMUX=1 TRAILBOSS_AGENTS_CACHE=$(AGENTS) $(GO) test -count=1 -timeout 20m ./..."; \
+	TRAILBOSS_REQUIRE_TMUX=1 TRAILBOSS_AGENTS_CACHE=$(AGENTS) $(GO) test -count=1 -timeout 20m ./... || gotest=$$?; \
 	echo "./$(BIN) lab run --all"; \
 	./$(BIN) lab run --all || lab=$$?; \
 	if [ -s $(AGENTS)/SKIPPED ]; then echo; echo "!! THE REAL-AGENT SUITE DID NOT RUN:"; cat $(AGENTS)/SKIPPED; echo; fi; \
