@@ -75,6 +75,7 @@ const (
 	RefusedExpired   = "expired"    // its time ran out
 	RefusedChanged   = "changed"    // the session moved on or now asks something else
 	RefusedPaneMoved = "pane_moved" // the pane is gone or belongs to another session
+	RefusedOff       = "delivery_off" // the operator has not switched delivery on
 )
 
 // Refused is the 409 answer of POST /v1/prompts/{id}/answer.
