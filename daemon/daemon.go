@@ -43,7 +43,7 @@ type Config struct {
 	// what an answer is refused with: how to turn it on. A remote channel in Channels
 	// means the operator switched delivery on.
 	DeliveryOff string
-	MaxReply        int           // characters of a typed reply; 0: DefaultMaxReply
+	MaxReply    int // characters of a typed reply; 0: DefaultMaxReply
 	// Channels run beside the daemon and deliver answers from elsewhere (Telegram). A
 	// remote channel turns holding on: HoldPermissions is then taken as true.
 	Channels []Channel

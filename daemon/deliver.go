@@ -33,14 +33,14 @@ const (
 
 // Deliverer applies answers to prompt records.
 type Deliverer struct {
-	Engine     *Engine
-	Tmux       func(socket string) *tmuxctl.Server
-	PTY        *PTYHub
-	Holds      *Holds
-	MaxReply   int           // 0: DefaultMaxReply
+	Engine   *Engine
+	Tmux     func(socket string) *tmuxctl.Server
+	PTY      *PTYHub
+	Holds    *Holds
+	MaxReply int // 0: DefaultMaxReply
 	// Off, when not empty, refuses every answer with this message: delivery is off until
 	// the operator switches it on.
-	Off string
+	Off        string
 	EnterPause time.Duration // 0: DefaultEnterPause
 	Confirm    time.Duration // 0: DefaultConfirm
 	Log        *slog.Logger

@@ -94,7 +94,7 @@ func runDaemon(ctx context.Context, e *env, args []string) (err error) {
 		NoWatch: *noWatch, ScreenTick: *screenTick, Reset: *reset, OnStuck: cfg.OnStuck, Version: version, Log: log,
 		PromptTTL: cfg.PromptTTL.Duration, HoldPermissions: cfg.Delivery.HoldPermissions, MaxReply: cfg.Delivery.MaxReplyLength,
 		DeliveryOff: deliveryOff(cfg, configPath(e.getenv)),
-		Channels: channels,
+		Channels:    channels,
 	})
 	var inUse *daemon.AddrInUseError
 	if errors.As(err, &inUse) {
