@@ -47,6 +47,9 @@ type API struct {
 	// HoldPermissions: a PermissionRequest hook that can hold is told to, so that an
 	// answer from a channel becomes its decision ([delivery] hold_permissions).
 	HoldPermissions bool
+	// DeliveryOff, when not empty, says that delivery is off and how to turn it on: no
+	// answer is typed and no hook is held.
+	DeliveryOff string
 	// Channels are the delivery channels running beside the daemon (GET /v1/channels).
 	Channels []Channel
 	// Done is closed when the daemon stops, ending long polls and streams.
@@ -252,7 +255,7 @@ func toItem(pos int, it queue.Item) wire.Item {
 
 func (a *API) queue(w http.ResponseWriter, r *http.Request) {
 	items := a.Engine.Items()
-	out := wire.Queue{Items: make([]wire.Item, len(items))}
+	out := wire.Queue{Items: make([]wire.Item, len(items)), DeliveryOff: a.DeliveryOff}
 	for i, it := range items {
 		out.Items[i] = toItem(i+1, it)
 	}

@@ -184,7 +184,7 @@ func (a *API) deliveries(w http.ResponseWriter, r *http.Request) {
 
 // holdFor returns the prompt a PermissionRequest hook of session should hold for, if any.
 func (a *API) holdFor(session string) *wire.Hold {
-	if !a.HoldPermissions || session == "" {
+	if !a.HoldPermissions || a.DeliveryOff != "" || session == "" {
 		return nil
 	}
 	p, ok := a.Engine.PendingPrompt(session)

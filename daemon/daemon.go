@@ -39,7 +39,11 @@ type Config struct {
 	// Delivery (docs/delivery.md).
 	PromptTTL       time.Duration // how long a prompt record takes answers; 0: DefaultPromptTTL
 	HoldPermissions bool          // PermissionRequest hooks hold for an answer
-	MaxReply        int           // characters of a typed reply; 0: DefaultMaxReply
+	// DeliveryOff, when not empty, keeps delivery off (nothing typed, no hook held) and is
+	// what an answer is refused with: how to turn it on. A remote channel in Channels
+	// means the operator switched delivery on.
+	DeliveryOff string
+	MaxReply    int // characters of a typed reply; 0: DefaultMaxReply
 	// Channels run beside the daemon and deliver answers from elsewhere (Telegram). A
 	// remote channel turns holding on: HoldPermissions is then taken as true.
 	Channels []Channel
@@ -170,10 +174,18 @@ func Run(ctx context.Context, cfg Config) error {
 
 	ingest := &Ingestor{Engine: engine, Now: time.Now, Log: log.With("component", "ingest")}
 	holds, ptys := &Holds{}, &PTYHub{}
+	off := cfg.DeliveryOff
+	if len(cfg.Channels) > 0 {
+		off = "" // configuring a remote channel switched delivery on
+	}
 	api := &API{Engine: engine, Token: token, Version: cfg.Version, Log: log.With("component", "api"), Ingest: ingest,
 		Holds: holds, PTY: ptys, HoldPermissions: cfg.HoldPermissions || len(cfg.Channels) > 0, Channels: cfg.Channels,
+		DeliveryOff: off,
 		Deliver: &Deliverer{Engine: engine, Tmux: tmuxctl.New, PTY: ptys, Holds: holds, MaxReply: cfg.MaxReply,
-			Log: log.With("component", "deliver")}}
+			Off: off, Log: log.With("component", "deliver")}}
+	if off == "" {
+		log.Info("delivery is on: answers from the popup, trailboss reply and the channels are typed into panes")
+	}
 	var screens *ScreenWatcher
 	if cfg.ScreenTick > 0 {
 		screens = &ScreenWatcher{Engine: engine, Tmux: tmuxctl.New, Tick: cfg.ScreenTick, Quiet: 2,

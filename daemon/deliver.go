@@ -33,11 +33,14 @@ const (
 
 // Deliverer applies answers to prompt records.
 type Deliverer struct {
-	Engine     *Engine
-	Tmux       func(socket string) *tmuxctl.Server
-	PTY        *PTYHub
-	Holds      *Holds
-	MaxReply   int           // 0: DefaultMaxReply
+	Engine   *Engine
+	Tmux     func(socket string) *tmuxctl.Server
+	PTY      *PTYHub
+	Holds    *Holds
+	MaxReply int // 0: DefaultMaxReply
+	// Off, when not empty, refuses every answer with this message: delivery is off until
+	// the operator switches it on.
+	Off        string
 	EnterPause time.Duration // 0: DefaultEnterPause
 	Confirm    time.Duration // 0: DefaultConfirm
 	Log        *slog.Logger
@@ -95,6 +98,9 @@ func (d *Deliverer) answer(ctx context.Context, id string, a wire.Answer, audit 
 	audit.SessionID, audit.Pane = rec.SessionID, rec.Pane
 	if err != nil {
 		return wire.Delivered{}, err
+	}
+	if d.Off != "" {
+		return wire.Delivered{}, &PromptRefusal{wire.RefusedOff, d.Off}
 	}
 	if a.Nonce != "" && a.Nonce != rec.Nonce {
 		return wire.Delivered{}, &PromptRefusal{wire.RefusedChanged, "this answer was made for another showing of the prompt; nothing was typed"}

@@ -155,6 +155,8 @@ func isTimeout(err error) bool {
 // cannotAnswer returns why r's prompt cannot be answered from the popup now, or "".
 func (m Model) cannotAnswer(r row) string {
 	switch {
+	case m.deliveryOff != "":
+		return "nothing sent: " + m.deliveryOff
 	case r.item.Prompt == nil:
 		return "nothing sent to " + r.where + ": " + client.WhyNoPrompt(r.item, m.now()) + " — enter jumps to its pane"
 	case r.expired(m.now()):
@@ -163,6 +165,16 @@ func (m Model) cannotAnswer(r row) string {
 		return "an answer to " + r.where + " is on its way — wait for it"
 	}
 	return ""
+}
+
+// anyPrompt reports whether a row carries a prompt.
+func (m Model) anyPrompt() bool {
+	for _, r := range m.rows {
+		if r.item.Prompt != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // answerable returns the selected row when its prompt can be answered from the popup now;

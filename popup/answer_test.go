@@ -484,3 +484,28 @@ func TestTheAnswerLineClosesWhenTheDaemonGoesDown(t *testing.T) {
 		t.Errorf("a key under the error view answered %+v (answering %v)", got, m.answering)
 	}
 }
+
+// With delivery off the popup offers no answer keys, says why once, and a/x/y/n/r send
+// nothing.
+func TestDeliveryOffHidesTheAnswerKeys(t *testing.T) {
+	d, tm := fixture()
+	withPrompts(d.items)
+	d.deliveryOff = "delivery is off — add enabled = true under [delivery] in config.toml"
+	m := newModel(t, d, tm)
+	v := m.View()
+	if !strings.Contains(v, "answering from here is off") || !strings.Contains(v, "enabled = true") {
+		t.Errorf("the popup does not say delivery is off:\n%s", v)
+	}
+	if strings.Contains(v, "a allow") || strings.Contains(v, "x deny") {
+		t.Errorf("answer keys offered with delivery off:\n%s", v)
+	}
+	for _, k := range []string{"a", "x", "y", "n", "r"} {
+		m, _ = press(t, m, k)
+	}
+	if got := d.answered(); len(got) != 0 {
+		t.Fatalf("answers sent with delivery off: %+v", got)
+	}
+	if !strings.Contains(m.View(), "nothing sent: delivery is off") {
+		t.Errorf("a refused key does not say why:\n%s", m.View())
+	}
+}

@@ -11,7 +11,8 @@ import (
 
 // Daemon is what the popup asks of the daemon (a *client.Client in the CLI).
 type Daemon interface {
-	Queue(ctx context.Context) ([]client.Item, error)
+	// QueueView returns the queue, and whether delivery is off.
+	QueueView(ctx context.Context) (wire.Queue, error)
 	SkipSession(ctx context.Context, id string) error
 	Dismiss(ctx context.Context, id string) error
 	// Answer delivers the operator's answer to prompt id (see client.Client.Answer for
@@ -33,6 +34,8 @@ type Snapshot struct {
 	Panes    map[string]tmuxctl.Pane // this server's panes by id; nil when list-panes failed
 	PanesErr error
 	Branches map[string]string // git branch by folder, for the folders of Items
+	// DeliveryOff says why nothing can be answered from the popup, when delivery is off.
+	DeliveryOff string
 }
 
 // Load fetches the queue and, at the same time, the server's panes (one list-panes, which
@@ -49,12 +52,13 @@ func Load(ctx context.Context, d Daemon, t Tmux) Snapshot {
 		p, err := t.ListPanes(ctx)
 		ch <- panesResult{p, err}
 	}()
-	items, err := d.Queue(ctx)
+	q, err := d.QueueView(ctx)
+	items := q.Items
 	pr := <-ch
 	if err != nil {
 		return Snapshot{Err: err}
 	}
-	s := Snapshot{Items: items, PanesErr: pr.err, Branches: map[string]string{}}
+	s := Snapshot{Items: items, PanesErr: pr.err, Branches: map[string]string{}, DeliveryOff: q.DeliveryOff}
 	if pr.err == nil {
 		s.Panes = make(map[string]tmuxctl.Pane, len(pr.panes))
 		for _, p := range pr.panes {

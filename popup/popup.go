@@ -76,6 +76,11 @@ type Model struct {
 	notes     map[string]note   // session id → what became of the last answer sent to it
 	closing   bool              // asked to close while an answer was on its way
 
+	// deliveryOff, when not empty, is why nothing is answered from here (delivery is
+	// off): the answer keys are hidden, and the status says so once (offSaid).
+	deliveryOff string
+	offSaid     bool
+
 	choice   *client.Item
 	quitting bool
 }

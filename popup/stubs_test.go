@@ -18,13 +18,14 @@ import (
 
 // stubDaemon answers from a fixed queue and records what was skipped and dismissed.
 type stubDaemon struct {
-	mu        sync.Mutex
-	items     []client.Item
-	err       error // returned by Queue
-	actErr    error // returned by SkipSession and Dismiss
-	skipped   []string
-	dismissed []string
-	queueN    int
+	mu          sync.Mutex
+	items       []client.Item
+	deliveryOff string
+	err         error // returned by Queue
+	actErr      error // returned by SkipSession and Dismiss
+	skipped     []string
+	dismissed   []string
+	queueN      int
 
 	// Answer: answers records what was answered (channel included); answerRes and
 	// answerErr are what it returns; a delivered answer takes the prompt off its item,
@@ -76,14 +77,14 @@ func (d *stubDaemon) answered() []sentAnswer {
 	return append([]sentAnswer(nil), d.answers...)
 }
 
-func (d *stubDaemon) Queue(ctx context.Context) ([]client.Item, error) {
+func (d *stubDaemon) QueueView(ctx context.Context) (wire.Queue, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.queueN++
 	if d.err != nil {
-		return nil, d.err
+		return wire.Queue{}, d.err
 	}
-	return append([]client.Item(nil), d.items...), nil
+	return wire.Queue{Items: append([]client.Item(nil), d.items...), DeliveryOff: d.deliveryOff}, nil
 }
 
 // SkipSession moves the session to the tail, cooling, as the daemon does.

@@ -64,6 +64,10 @@ func (m Model) apply(s Snapshot) Model {
 	}
 	m.rows = buildRows(s, m.socket)
 	m.refilter()
+	m.deliveryOff = s.DeliveryOff
+	if m.deliveryOff != "" && !m.offSaid && m.anyPrompt() {
+		m.status, m.offSaid = "answering from here is off — "+m.deliveryOff, true
+	}
 	queued := make(map[string]bool, len(m.rows))
 	for _, r := range m.rows {
 		queued[r.item.Pane] = true

@@ -412,6 +412,9 @@ func (m Model) promptBlock() []string {
 	expired := r.expired(now)
 	title := " answer from here "
 	switch {
+	case m.deliveryOff != "":
+		title = " delivery is off: answer it in the pane (enter jumps there) "
+		expired = true // its question, and no keys
 	case expired:
 		title = " expired: answer it in the pane (enter jumps there) "
 	case !p.ExpiresAt.IsZero():
@@ -527,7 +530,7 @@ func (m Model) helpKeys() []key.Binding {
 		return m.keys.ShortHelp()
 	case m.answering != nil:
 		return m.keys.answerHelp(r)
-	case r.item.Prompt != nil && !r.expired(m.now()):
+	case r.item.Prompt != nil && !r.expired(m.now()) && m.deliveryOff == "":
 		return m.keys.listHelp(&r)
 	}
 	return m.keys.ShortHelp()

@@ -28,7 +28,7 @@ func newHoldingClaudeWorld(t *testing.T) *claudeWorld {
 	if err := os.MkdirAll(filepath.Dir(conf), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(conf, []byte("[delivery]\nhold_permissions = true\n"), 0o600); err != nil {
+	if err := os.WriteFile(conf, []byte("[delivery]\nenabled = true\nhold_permissions = true\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	w.stopDaemon()

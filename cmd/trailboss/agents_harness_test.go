@@ -173,6 +173,7 @@ func newAgentWorld(t *testing.T, daemonArgs ...string) *agentWorld {
 		"TRAILBOSS_STATE_DIR="+stateDir, "TRAILBOSS_ADDR=",
 		"GIT_CONFIG_NOSYSTEM=1", "NO_COLOR=")
 	w.run("git", "init", "-q", w.work)
+	deliveryOn(t, envValue(w.env, "XDG_CONFIG_HOME")) // the operator's choice; the answer tests need it
 	// -v: a failure prints the daemon's log, and every event it applied is in it.
 	w.daemon = launchDaemon(t, self, stateDir, withEnv(w.env, "TMUX="+tmuxEnvValue(t, tm)), append([]string{"-v"}, daemonArgs...)...)
 	w.client = tm.Attach(t, "main")

@@ -39,13 +39,28 @@ func startDaemon(t *testing.T, extra ...string) *liveDaemon {
 }
 
 // startDaemonIn runs the real daemon with the given state directory, in an environment with
-// nothing of the user's: no home, no config, and no tmux server (the screen adapter would
-// look for one at $TMUX and under $TMUX_TMPDIR).
+// nothing of the user's: no home, no tmux server (the screen adapter would look for one at
+// $TMUX and under $TMUX_TMPDIR), and a config that only switches delivery on, as the tests
+// of answers need (delivery_off_by_default.txtar tests it off).
 func startDaemonIn(t *testing.T, stateDir string, extra ...string) *liveDaemon {
 	t.Helper()
-	env := append(os.Environ(), "HOME="+t.TempDir(), "XDG_CONFIG_HOME="+t.TempDir(), "TRAILBOSS_ADDR=",
+	config := t.TempDir()
+	deliveryOn(t, config)
+	env := append(os.Environ(), "HOME="+t.TempDir(), "XDG_CONFIG_HOME="+config, "TRAILBOSS_ADDR=",
 		"TMUX=", "TMUX_PANE=", "TMUX_TMPDIR="+t.TempDir())
 	return launchDaemon(t, "trailboss", stateDir, env, extra...)
+}
+
+// deliveryOn writes a config.toml under configHome that switches delivery on.
+func deliveryOn(t testing.TB, configHome string) {
+	t.Helper()
+	conf := filepath.Join(configHome, "trailboss", "config.toml")
+	if err := os.MkdirAll(filepath.Dir(conf), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(conf, []byte("[delivery]\nenabled = true\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // launchDaemon runs `bin daemon` on a free loopback port with env, waits until it answers,

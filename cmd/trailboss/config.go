@@ -28,6 +28,10 @@ type fileConfig struct {
 	// PromptTTL is how long a prompt takes answers from a channel (docs/delivery.md).
 	PromptTTL duration `toml:"prompt_ttl"`
 	Delivery  struct {
+		// Enabled switches delivery on: answers from the popup, trailboss reply and
+		// trailboss run's API are typed, and permission hooks may hold. Off by default;
+		// a [telegram] table switches it on too.
+		Enabled bool `toml:"enabled"`
 		// HoldPermissions makes Claude Code's PermissionRequest hook wait for an answer
 		// from a channel, so that the answer becomes the hook's decision.
 		HoldPermissions bool `toml:"hold_permissions"`
@@ -41,6 +45,16 @@ type fileConfig struct {
 		Popup string `toml:"popup"`
 		Skip  string `toml:"skip"`
 	} `toml:"keys"`
+}
+
+// deliveryOn reports whether the operator switched delivery on: [delivery] enabled, or a
+// remote channel configured ([telegram]).
+func (c fileConfig) deliveryOn() bool { return c.Delivery.Enabled || c.Telegram != nil }
+
+// deliveryOffMessage is what an answer is refused with while delivery is off.
+func deliveryOffMessage(path string) string {
+	return "delivery is off, so nothing was typed: Trail Boss types an answer only once you switch it on — " +
+		"add enabled = true under [delivery] in " + path + ", then restart the daemon (trailboss stop && trailboss start)"
 }
 
 // duration is a TOML string such as "60s" or "2m".
@@ -59,7 +73,7 @@ func (d *duration) UnmarshalText(b []byte) error {
 }
 
 const knownSettings = "known: addr, cooldown, sweep, settle, on_stuck, prompt_ttl, [keys] next, popup, skip, " +
-	"[delivery] hold_permissions, max_reply_length, and [telegram] token_file, chat_id, allowed_users, api_url"
+	"[delivery] enabled, hold_permissions, max_reply_length, and [telegram] token_file, chat_id, allowed_users, api_url"
 
 // configPath returns where the config file is: $XDG_CONFIG_HOME/trailboss/config.toml, else
 // ~/.config/trailboss/config.toml.
@@ -97,6 +111,8 @@ func (c fileConfig) check(path string) error {
 		return fmt.Errorf("%s: prompt_ttl must be between 10s and 55m", path)
 	case c.Delivery.MaxReplyLength < 0 || c.Delivery.MaxReplyLength > 100000:
 		return fmt.Errorf("%s: [delivery] max_reply_length must be between 1 and 100000 characters", path)
+	case c.Delivery.HoldPermissions && !c.deliveryOn():
+		return fmt.Errorf("%s: [delivery] hold_permissions = true needs delivery on: add enabled = true under [delivery]", path)
 	}
 	if c.Telegram != nil {
 		return c.Telegram.check(path)
@@ -138,7 +154,7 @@ func loadConfig(getenv func(string) string) (fileConfig, error) {
 				// Say what the setting takes, not which Go field it could not fill.
 				want := "text in quotes"
 				switch key {
-				case "delivery.hold_permissions":
+				case "delivery.hold_permissions", "delivery.enabled":
 					want = "true or false"
 				case "delivery.max_reply_length", "telegram.chat_id":
 					want = "a whole number"

@@ -13,6 +13,14 @@ import (
 	"github.com/trailboss/trailboss/daemon/statedir"
 )
 
+// deliveryOff is daemon.Config's DeliveryOff for cfg: empty when delivery is on.
+func deliveryOff(cfg fileConfig, path string) string {
+	if cfg.deliveryOn() {
+		return ""
+	}
+	return deliveryOffMessage(path)
+}
+
 func runDaemon(ctx context.Context, e *env, args []string) (err error) {
 	fs := flag.NewFlagSet("daemon", flag.ContinueOnError)
 	addr := fs.String("addr", "", "loopback address to listen on (default $TRAILBOSS_ADDR, config addr, "+defaultAddr+")")
@@ -85,7 +93,8 @@ func runDaemon(ctx context.Context, e *env, args []string) (err error) {
 		Addr: *addr, StateDir: *stateDir, Cooldown: *cooldown, Sweep: *sweep, Settle: *settle,
 		NoWatch: *noWatch, ScreenTick: *screenTick, Reset: *reset, OnStuck: cfg.OnStuck, Version: version, Log: log,
 		PromptTTL: cfg.PromptTTL.Duration, HoldPermissions: cfg.Delivery.HoldPermissions, MaxReply: cfg.Delivery.MaxReplyLength,
-		Channels: channels,
+		DeliveryOff: deliveryOff(cfg, configPath(e.getenv)),
+		Channels:    channels,
 	})
 	var inUse *daemon.AddrInUseError
 	if errors.As(err, &inUse) {

@@ -64,6 +64,7 @@ func runDoctor(ctx context.Context, e *env, args []string) error {
 	if tok.level != bad {
 		out = append(out, d.daemon(ctx)...)
 	}
+	out = append(out, d.delivery())
 	out = append(out, d.hooks()...)
 	out = append(out, d.codexAppServer()...)
 	out = append(out, d.telegram(ctx)...)
@@ -387,6 +388,28 @@ func (d *doctor) config() (finding, bool) {
 		return finding{level: bad, what: "the daemon refuses the config file: " + err.Error(), fix: "edit " + path}, true
 	}
 	return finding{level: good, what: "config file " + path}, true
+}
+
+// delivery says whether answers are typed into panes, and through which channels.
+func (d *doctor) delivery() finding {
+	cfg, err := loadConfig(d.getenv)
+	if err != nil {
+		return finding{level: note, what: "delivery: cannot tell, the config file does not read"}
+	}
+	if !cfg.deliveryOn() {
+		return finding{level: good, what: "delivery is off: nothing is ever typed into a pane and no hook is held " +
+			"(answer in the panes; to answer from the popup, trailboss reply or a phone, add enabled = true under [delivery] in " +
+			configPath(d.getenv) + ")"}
+	}
+	chans := []string{"the popup", "trailboss reply", "trailboss run"}
+	if cfg.Telegram != nil {
+		chans = append(chans, "Telegram")
+	}
+	what := "delivery is on: answers from " + strings.Join(chans, ", ") + " are typed into panes"
+	if cfg.Delivery.HoldPermissions || cfg.Telegram != nil {
+		what += "; Claude Code's permission hook holds for them"
+	}
+	return finding{level: good, what: what}
 }
 
 // emitLog reports the last failure a hook logged, if any in the last day.

@@ -100,12 +100,12 @@ func (d *lazyDaemon) client() (*client.Client, error) {
 	return d.c, nil
 }
 
-func (d *lazyDaemon) Queue(ctx context.Context) ([]client.Item, error) {
+func (d *lazyDaemon) QueueView(ctx context.Context) (wire.Queue, error) {
 	c, err := d.client()
 	if err != nil {
-		return nil, err
+		return wire.Queue{}, err
 	}
-	return c.Queue(ctx)
+	return c.QueueView(ctx)
 }
 
 func (d *lazyDaemon) SkipSession(ctx context.Context, id string) error {

@@ -169,9 +169,16 @@ func (c *Client) do(ctx context.Context, method, path string, q url.Values, out 
 
 // Queue returns every stuck session in queue order.
 func (c *Client) Queue(ctx context.Context) ([]Item, error) {
+	q, err := c.QueueView(ctx)
+	return q.Items, err
+}
+
+// QueueView returns the queue as GET /v1/queue gives it: the items, and whether delivery
+// is off (and how to turn it on).
+func (c *Client) QueueView(ctx context.Context) (wire.Queue, error) {
 	var out wire.Queue
 	_, err := c.do(ctx, http.MethodGet, "/v1/queue", nil, &out)
-	return out.Items, err
+	return out, err
 }
 
 func where(socket, pane string) url.Values {

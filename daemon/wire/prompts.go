@@ -71,10 +71,11 @@ type Delivered struct {
 
 // Reasons of a 409 answer: nothing was typed.
 const (
-	RefusedAnswered  = "answered"   // the prompt was answered already
-	RefusedExpired   = "expired"    // its time ran out
-	RefusedChanged   = "changed"    // the session moved on or now asks something else
-	RefusedPaneMoved = "pane_moved" // the pane is gone or belongs to another session
+	RefusedAnswered  = "answered"     // the prompt was answered already
+	RefusedExpired   = "expired"      // its time ran out
+	RefusedChanged   = "changed"      // the session moved on or now asks something else
+	RefusedPaneMoved = "pane_moved"   // the pane is gone or belongs to another session
+	RefusedOff       = "delivery_off" // the operator has not switched delivery on
 )
 
 // Refused is the 409 answer of POST /v1/prompts/{id}/answer.

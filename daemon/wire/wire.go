@@ -28,6 +28,9 @@ type Item struct {
 // Queue is the answer of GET /v1/queue.
 type Queue struct {
 	Items []Item `json:"items"`
+	// DeliveryOff says why answers are refused while delivery is off, and how to turn
+	// it on; empty when delivery is on.
+	DeliveryOff string `json:"delivery_off,omitempty"`
 }
 
 // Status is the answer of GET /v1/status.
