@@ -127,6 +127,11 @@ func figures(runs benchRuns) ([]row, error) {
 		func() string {
 			return "the emit process exits at p50 " + ms(get("BenchmarkHookToQueue", "emit-exit-p50-ms"))
 		})
+	latency("the same over TCP (addr set: emit checks the listener's owner first)", "BenchmarkHookToQueueTCP",
+		"p50 ≤ 5 ms, p99 ≤ 15 ms", func(p50, p99, _ float64) bool { return p50 <= 5 && p99 <= 15 },
+		func() string {
+			return "the emit process exits at p50 " + ms(get("BenchmarkHookToQueueTCP", "emit-exit-p50-ms"))
+		})
 	latency("`jump-next` start → client shows the head pane", "BenchmarkJumpNext",
 		"p50 ≤ 10 ms", func(p50, _, _ float64) bool { return p50 <= 10 },
 		func() string { return "the process exits at p50 " + ms(get("BenchmarkJumpNext", "exit-p50-ms")) })
