@@ -109,14 +109,15 @@ func (a *API) containPanics(next http.Handler) http.Handler {
 }
 
 // refuseBrowsers keeps web pages from driving the daemon: a browser always sends Origin on
-// cross-origin requests, and DNS rebinding shows up as a Host that is not loopback.
+// cross-origin requests, and DNS rebinding shows up as a Host that is not loopback. (No
+// browser reaches the unix socket, whose requests name any Host.)
 func refuseBrowsers(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Origin") != "" {
 			writeError(w, http.StatusForbidden, "requests from browsers (with an Origin header) are refused")
 			return
 		}
-		if !loopbackHost(r.Host) {
+		if !onSocket(r) && !loopbackHost(r.Host) {
 			writeError(w, http.StatusForbidden, "Host "+adapter.CleanText(r.Host, 80)+" is not a loopback address")
 			return
 		}

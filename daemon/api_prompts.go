@@ -89,6 +89,8 @@ func (a *API) answerPrompt(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no prompt has id "+adapter.CleanText(id, 40))
 		return
 	}
+	// The daemon says who this is, not the caller: what it said it was is kept as its claim.
+	ans.Claimed, ans.Channel, ans.Actor = ans.Channel, ChannelAPI, actorOf(r)
 	// The answer is applied whatever becomes of the request: it may be typed already.
 	out, err := a.Deliver.Answer(context.WithoutCancel(r.Context()), id, ans)
 	var refusal *PromptRefusal

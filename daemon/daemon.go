@@ -25,7 +25,9 @@ import (
 
 // Config is what the daemon needs to run.
 type Config struct {
-	Addr     string        // loopback host:port
+	// Addr is a loopback host:port to listen on beside the unix socket in StateDir, or ""
+	// for the socket alone.
+	Addr     string
 	StateDir string        // state.db, token, lock
 	Cooldown time.Duration // how long a skipped item cools before it can be the head again
 	Sweep    time.Duration // stat-only transcript sweep and liveness check
@@ -130,15 +132,25 @@ func listen(addr string) (net.Listener, error) {
 // Run serves until ctx ends, then shuts down gracefully.
 func Run(ctx context.Context, cfg Config) error {
 	log := cfg.Log
-	if err := CheckLoopback(cfg.Addr); err != nil {
+	if cfg.Addr != "" {
+		if err := CheckLoopback(cfg.Addr); err != nil {
+			return err
+		}
+	}
+	sock, err := statedir.SocketPath(cfg.StateDir)
+	if err != nil {
 		return err
 	}
 	token, err := statedir.EnsureToken(cfg.StateDir)
 	if err != nil {
 		return err
 	}
-	ranBefore := statedir.LastAddr(cfg.StateDir) != "" // before our own record replaces it
-	lock, err := statedir.Acquire(cfg.StateDir, cfg.Addr)
+	ranBefore := statedir.RanBefore(cfg.StateDir) // before our own record replaces it
+	where := sock
+	if cfg.Addr != "" {
+		where += " and " + cfg.Addr
+	}
+	lock, err := statedir.Acquire(cfg.StateDir, where)
 	if err != nil {
 		return err
 	}
@@ -148,11 +160,24 @@ func Run(ctx context.Context, cfg Config) error {
 		}
 	}()
 	// Listen before anything slow, so that a taken address is said at once.
-	ln, err := listen(cfg.Addr)
+	listeners := []net.Listener{}
+	defer func() {
+		for _, ln := range listeners {
+			ln.Close()
+		}
+	}()
+	ln, err := listenSocket(sock)
 	if err != nil {
 		return err
 	}
-	defer ln.Close()
+	listeners = append(listeners, ln)
+	if cfg.Addr != "" {
+		tcp, err := listen(cfg.Addr)
+		if err != nil {
+			return err
+		}
+		listeners = append(listeners, tcp)
+	}
 
 	st, err := openStore(ctx, cfg, ranBefore)
 	if err != nil {
@@ -192,7 +217,8 @@ func Run(ctx context.Context, cfg Config) error {
 			Discover: cfg.Sweep, Servers: knownServers(engine, os.Getenv), Log: log.With("component", "screen")}
 		api.Screens = screens
 	}
-	srv := &http.Server{Handler: api.Handler(), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second}
+	srv := &http.Server{Handler: api.Handler(), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second,
+		ConnContext: connContext}
 	rec := &Reconciler{
 		Engine: engine, Sweep: cfg.Sweep, Settle: cfg.Settle, Watch: !cfg.NoWatch,
 		Log:      log.With("component", "reconcile"),
@@ -202,12 +228,14 @@ func Run(ctx context.Context, cfg Config) error {
 	g, gctx := errgroup.WithContext(ctx)
 	api.Done = gctx.Done()
 	g.Go(func() error { return engine.RunPromptExpiry(gctx, time.Second) })
-	g.Go(func() error {
-		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
-			return fmt.Errorf("serve: %w", err)
-		}
-		return nil
-	})
+	for _, ln := range listeners {
+		g.Go(func() error {
+			if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+				return fmt.Errorf("serve %s: %w", ln.Addr(), err)
+			}
+			return nil
+		})
+	}
 	g.Go(func() error { return rec.Run(gctx) })
 	live := &LiveStates{Engine: engine, Sweep: cfg.Sweep, Watch: !cfg.NoWatch,
 		Own: claude.ConfigDir(os.Getenv), Log: log.With("component", "livestate")}
@@ -233,7 +261,7 @@ func Run(ctx context.Context, cfg Config) error {
 		defer cancel()
 		return srv.Shutdown(shutdownCtx)
 	})
-	log.Info("daemon listening", "addr", ln.Addr().String(), "state", cfg.StateDir, "pid", os.Getpid())
+	log.Info("daemon listening", "socket", sock, "addr", cfg.Addr, "state", cfg.StateDir, "pid", os.Getpid())
 	err = g.Wait()
 	log.Info("daemon stopped")
 	return err

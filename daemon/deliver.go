@@ -56,15 +56,19 @@ func (e *BadAnswerError) Error() string { return e.Msg }
 
 func bad(format string, args ...any) error { return &BadAnswerError{Msg: fmt.Sprintf(format, args...)} }
 
+// ChannelAPI is the channel of every answer that comes through the HTTP API, whatever the
+// caller says it is.
+const ChannelAPI = "api"
+
 // Answer delivers a to prompt id and records the attempt in the audit log. It returns a
 // *PromptRefusal (409), ErrUnknownPrompt (404) or a *BadAnswerError (400) when nothing was
 // typed.
 func (d *Deliverer) Answer(ctx context.Context, id string, a wire.Answer) (wire.Delivered, error) {
 	if a.Channel == "" {
-		a.Channel = "api"
+		a.Channel = ChannelAPI
 	}
 	audit := wire.Delivery{At: time.Now(), Channel: adapter.CleanText(a.Channel, 40), PromptID: adapter.CleanText(id, 40),
-		Length: 0}
+		Actor: adapter.CleanText(a.Actor, 120), Claimed: adapter.CleanText(a.Claimed, 40)}
 	out, err := d.answer(ctx, id, a, &audit)
 	switch {
 	case err == nil && out.Confirmed:
@@ -89,7 +93,7 @@ func (d *Deliverer) Answer(ctx context.Context, id string, a wire.Answer) (wire.
 		d.Log.Error("audit log", "err", rerr)
 	}
 	d.Log.Info("answer", "prompt", audit.PromptID, "session", audit.SessionID, "channel", audit.Channel,
-		"via", audit.Via, "result", audit.Result, "reason", audit.Reason)
+		"actor", audit.Actor, "claimed", audit.Claimed, "via", audit.Via, "result", audit.Result, "reason", audit.Reason)
 	return out, err
 }
 

@@ -23,13 +23,16 @@ import (
 	"time"
 
 	"github.com/trailboss/trailboss/daemon/client"
+	"github.com/trailboss/trailboss/daemon/statedir"
 )
 
 // liveDaemon is a real `trailboss daemon` process for a test.
 type liveDaemon struct {
-	addr, stateDir, token string
-	cmd                   *exec.Cmd
-	log                   *bytes.Buffer
+	addr            string // its TCP address when it was given --addr, else ""
+	stateDir, token string
+	cmd             *exec.Cmd
+	log             *bytes.Buffer
+	sockHTTP        *http.Client // to its unix socket
 }
 
 // startDaemon runs the real binary (testscript put it on PATH) with a temp state dir.
@@ -63,18 +66,21 @@ func deliveryOn(t testing.TB, configHome string) {
 	}
 }
 
-// launchDaemon runs `bin daemon` on a free loopback port with env, waits until it answers,
-// and stops it with SIGINT when the test or benchmark ends.
+// launchDaemon runs `bin daemon` with env, on its unix socket (and on TCP too when extra
+// holds --addr ADDR), waits until it answers, and stops it with SIGINT when the test or
+// benchmark ends.
 func launchDaemon(tb testing.TB, bin, stateDir string, env []string, extra ...string) *liveDaemon {
 	tb.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	d := &liveDaemon{stateDir: stateDir, log: &bytes.Buffer{}}
+	if i := slices.Index(extra, "--addr"); i >= 0 && i+1 < len(extra) {
+		d.addr = extra[i+1]
+	}
+	sock, err := statedir.SocketPath(stateDir)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	addr := ln.Addr().String()
-	ln.Close()
-	d := &liveDaemon{addr: addr, stateDir: stateDir, log: &bytes.Buffer{}}
-	args := append([]string{"daemon", "--addr", addr, "--state-dir", d.stateDir}, extra...)
+	d.sockHTTP = socketHTTP(sock)
+	args := append([]string{"daemon", "--state-dir", d.stateDir}, extra...)
 	d.cmd = exec.Command(bin, args...)
 	d.cmd.Env = env
 	d.cmd.Stdout, d.cmd.Stderr = d.log, d.log
@@ -91,7 +97,8 @@ func launchDaemon(tb testing.TB, bin, stateDir string, env []string, extra ...st
 			return false
 		}
 		d.token = strings.TrimSpace(string(b))
-		resp, err := http.Get("http://" + addr + "/healthz")
+		hc, base := d.raw()
+		resp, err := hc.Get(base + "/healthz")
 		if err != nil {
 			return false
 		}
@@ -99,6 +106,36 @@ func launchDaemon(tb testing.TB, bin, stateDir string, env []string, extra ...st
 		return resp.StatusCode == 200
 	})
 	return d
+}
+
+// freeAddr returns a loopback address nothing listens on now.
+func freeAddr(tb testing.TB) string {
+	tb.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// raw returns a plain HTTP client to d (a copy the caller may change) and the URL its paths
+// go after: TCP when d listens there, else its unix socket (as curl --unix-socket).
+func (d *liveDaemon) raw() (*http.Client, string) {
+	if d.addr != "" {
+		return &http.Client{Timeout: 10 * time.Second}, "http://" + d.addr
+	}
+	c := *d.sockHTTP // its transport, shared
+	c.Timeout = 10 * time.Second
+	return &c, "http://trailboss"
+}
+
+// socketHTTP returns a plain HTTP client whose every request goes to the unix socket sock.
+func socketHTTP(sock string) *http.Client {
+	var d net.Dialer
+	return &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		return d.DialContext(ctx, "unix", sock)
+	}}}
 }
 
 // waitUntil polls cond every 10 ms until it holds, failing after timeout.
@@ -117,7 +154,8 @@ func waitUntil(tb testing.TB, what string, timeout time.Duration, cond func() bo
 // post sends a hook payload with headers and returns the status and the error message.
 func (d *liveDaemon) post(t *testing.T, body []byte, headers map[string]string) (int, string) {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, "http://"+d.addr+"/v1/hooks/claude", bytes.NewReader(body))
+	hc, base := d.raw()
+	req, _ := http.NewRequest(http.MethodPost, base+"/v1/hooks/claude", bytes.NewReader(body))
 	req.Header.Set("Authorization", "Bearer "+d.token)
 	for k, v := range headers {
 		if k == "Host" {
@@ -126,7 +164,7 @@ func (d *liveDaemon) post(t *testing.T, body []byte, headers map[string]string) 
 		}
 		req.Header.Set(k, v)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := hc.Do(req)
 	if err != nil {
 		t.Fatalf("post: %v (daemon log:\n%s)", err, d.log)
 	}
@@ -156,7 +194,8 @@ func (d *liveDaemon) queue(t *testing.T) string {
 
 func (d *liveDaemon) alive(t *testing.T) {
 	t.Helper()
-	resp, err := http.Get("http://" + d.addr + "/healthz")
+	hc, base := d.raw()
+	resp, err := hc.Get(base + "/healthz")
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("daemon not alive: %v (log:\n%s)", err, d.log)
 	}
@@ -172,8 +211,10 @@ func stopPayload(session string, extra map[string]any) []byte {
 	return b
 }
 
+// TestBadInputAgainstRunningDaemon posts over TCP (--addr), where a browser's Origin and a
+// rebinding Host can come from.
 func TestBadInputAgainstRunningDaemon(t *testing.T) {
-	d := startDaemon(t, "--sweep", "200ms")
+	d := startDaemon(t, "--sweep", "200ms", "--addr", freeAddr(t))
 	if code, msg := d.post(t, stopPayload("base", nil), nil); code != 200 {
 		t.Fatalf("baseline: %d %s", code, msg)
 	}

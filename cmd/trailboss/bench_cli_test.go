@@ -54,13 +54,24 @@ func silentExit(b *testing.B, cmd *exec.Cmd, out *bytes.Buffer) {
 
 // BenchmarkHookToQueue times a hook firing until its item is in GET /v1/queue: the real
 // `trailboss emit` process run as a Stop hook in one of ten agent panes of a real tmux
-// server (payload on stdin, TMUX and TMUX_PANE in its environment, the daemon found through
-// its lock file as a real hook finds it), with GET /v1/queue polled from the moment the
+// server (payload on stdin, TMUX and TMUX_PANE in its environment, the daemon reached
+// through its unix socket as a real hook reaches it), with GET /v1/queue polled from the moment the
 // process starts. Between iterations the session's human answers it (a UserPromptSubmit),
 // so that each Stop queues it afresh. Also reported: the emit process's own wall time.
-func BenchmarkHookToQueue(b *testing.B) {
+func BenchmarkHookToQueue(b *testing.B) { hookToQueue(b, false) }
+
+// BenchmarkHookToQueueTCP is BenchmarkHookToQueue with TCP asked for (TRAILBOSS_ADDR): the
+// daemon listens on loopback too, and emit checks who listens there before it sends.
+func BenchmarkHookToQueueTCP(b *testing.B) { hookToQueue(b, true) }
+
+// hookToQueue times hook → queue through the daemon's unix socket, or with tcp over TCP.
+func hookToQueue(b *testing.B, tcp bool) {
 	tm := tmuxtest.New(b)
-	d := startBenchDaemon(b, tm.Environ)
+	var extra []string
+	if tcp {
+		extra = []string{"--addr", freeAddr(b)}
+	}
+	d := startBenchDaemon(b, tm.Environ, extra...)
 	tmuxEnv := tmuxEnvValue(b, tm)
 	const agents = 10
 	panes := newPanes(b, tm, "agents", agents, func(int) string { return "cat" })
@@ -71,6 +82,9 @@ func BenchmarkHookToQueue(b *testing.B) {
 	}
 	api := d.api(b)
 	env := d.clientEnv(tm.Environ)
+	if tcp {
+		env = withEnv(env, "TRAILBOSS_ADDR="+d.addr)
+	}
 	ctx := context.Background()
 
 	var visible, exited []time.Duration
@@ -104,7 +118,7 @@ func BenchmarkHookToQueue(b *testing.B) {
 }
 
 // BenchmarkStatusProcess times `trailboss status` as a status line runs it: the whole
-// process, start to exit, with ten items queued, finding the daemon through its lock file.
+// process, start to exit, with ten items queued, reaching the daemon through its socket.
 func BenchmarkStatusProcess(b *testing.B) {
 	env := isolatedEnv(b)
 	d := startBenchDaemon(b, env)
@@ -155,8 +169,8 @@ func emitWhileDown(b *testing.B, d *liveDaemon, env []string) {
 	b.ReportMetric(100*float64(len(entries))/float64(n), "spooled-%")
 }
 
-// BenchmarkEmitDaemonDown: the daemon ran and stopped; its lock file still names its
-// address, where nothing listens now (connection refused). Each emit spools its event.
+// BenchmarkEmitDaemonDown: the daemon ran and stopped; nothing listens at its socket now
+// (it is gone). Each emit spools its event.
 func BenchmarkEmitDaemonDown(b *testing.B) {
 	env := isolatedEnv(b)
 	d := startBenchDaemon(b, env)

@@ -108,7 +108,7 @@ func startBenchDaemon(tb testing.TB, env []string, extra ...string) *liveDaemon 
 }
 
 // clientEnv is env for a trailboss client process of d: only its state directory, so that
-// the client finds the daemon's address where a real one does, in the daemon's lock file.
+// the client reaches the daemon as a real one does, through its unix socket there.
 func (d *liveDaemon) clientEnv(env []string) []string {
 	return withEnv(env, "TRAILBOSS_STATE_DIR="+d.stateDir, "TRAILBOSS_ADDR=", "TMUX=", "TMUX_PANE=")
 }
@@ -123,21 +123,20 @@ func (d *liveDaemon) api(tb testing.TB) *client.Client {
 	return c
 }
 
-var hookHTTP = &http.Client{Timeout: 10 * time.Second}
-
 // postHook posts a hook payload to d as the emitter would, from pane of the tmux server
 // whose TMUX value is tmuxEnv ("" for none), and returns an error unless it is
 // acknowledged.
 func (d *liveDaemon) postHook(payload map[string]any, pane, tmuxEnv string) error {
 	body, _ := json.Marshal(payload)
-	req, _ := http.NewRequest(http.MethodPost, "http://"+d.addr+"/v1/hooks/claude", bytes.NewReader(body))
+	hc, base := d.raw()
+	req, _ := http.NewRequest(http.MethodPost, base+"/v1/hooks/claude", bytes.NewReader(body))
 	req.Header.Set("Authorization", "Bearer "+d.token)
 	req.Header.Set("Content-Type", "application/json")
 	if pane != "" {
 		req.Header.Set("X-Tmux-Pane", pane)
 		req.Header.Set("X-Tmux", tmuxEnv)
 	}
-	resp, err := hookHTTP.Do(req)
+	resp, err := hc.Do(req)
 	if err != nil {
 		return fmt.Errorf("post hook: %w", err)
 	}

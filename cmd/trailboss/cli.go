@@ -85,21 +85,34 @@ func parseArgs(fs *flag.FlagSet, args []string, out io.Writer, max int) ([]strin
 
 // place is where the daemon is and where its state lives.
 type place struct {
+	// addr is the daemon's TCP address when one was asked for, else "": then the daemon is
+	// reached through its unix socket in stateDir.
 	addr     string
 	stateDir string
-	// addrFrom says which setting chose addr: "flag", "env", "running" (the running
-	// daemon's record), "config", "last" (where the daemon last listened) or "default".
+	// addrFrom says which setting chose addr: "flag", "env", "config", or "socket" (none).
 	addrFrom string
+}
+
+// where returns where the client reaches the daemon, for messages: the TCP address, or the
+// socket's path.
+func (p place) where() string {
+	if p.addr != "" {
+		return p.addr
+	}
+	if sock, err := statedir.SocketPath(p.stateDir); err == nil {
+		return sock
+	}
+	return filepath.Join(p.stateDir, statedir.SocketFile)
 }
 
 // placeFlags adds --addr and --state-dir to fs; resolve fills in what they left empty.
 func placeFlags(fs *flag.FlagSet, p *place) {
-	fs.StringVar(&p.addr, "addr", "", "daemon address (default $TRAILBOSS_ADDR, else the running daemon's, else config.toml's addr, else "+defaultAddr+")")
+	fs.StringVar(&p.addr, "addr", "", "reach the daemon over TCP at this loopback address (default $TRAILBOSS_ADDR, else config.toml's addr, else its unix socket in the state directory)")
 	fs.StringVar(&p.stateDir, "state-dir", "", "state directory (default $TRAILBOSS_STATE_DIR, $XDG_STATE_HOME/trailboss)")
 }
 
-// resolve fills in a client's place: flags, then the environment, then where the daemon
-// listens (daemonAddr).
+// resolve fills in a client's place: flags, then the environment, then the config file
+// (daemonAddr).
 func (p *place) resolve(getenv func(string) string) error {
 	if p.stateDir == "" {
 		d, err := statedir.Default()
@@ -114,37 +127,28 @@ func (p *place) resolve(getenv func(string) string) error {
 	case getenv("TRAILBOSS_ADDR") != "":
 		p.addr, p.addrFrom = getenv("TRAILBOSS_ADDR"), "env"
 	default:
-		p.addr, p.addrFrom = daemonAddrFrom(p.stateDir, getenv)
+		p.addr, p.addrFrom = configAddr(getenv)
 	}
 	return nil
 }
 
-// daemonAddr returns the address every client uses to reach the daemon of stateDir: the one
-// given (a flag or TRAILBOSS_ADDR), else as daemonAddrFrom finds it.
-func daemonAddr(given, stateDir string, getenv func(string) string) string {
+// daemonAddr returns the TCP address every client uses to reach the daemon: the one given
+// (a flag or TRAILBOSS_ADDR), else config.toml's addr, else "" for the daemon's unix socket.
+func daemonAddr(given string, getenv func(string) string) string {
 	if given != "" {
 		return given
 	}
-	addr, _ := daemonAddrFrom(stateDir, getenv)
+	addr, _ := configAddr(getenv)
 	return addr
 }
 
-// daemonAddrFrom returns where the daemon of stateDir listens, and which setting says so:
-// the running daemon's record, else the config file's addr (where `trailboss start` will
-// make it listen), else the address the daemon last listened on, else the default. The
-// config file is read only when no daemon runs, so a hook pays for it only while the daemon
-// is down.
-func daemonAddrFrom(stateDir string, getenv func(string) string) (addr, from string) {
-	if addr := statedir.RunningAddr(stateDir); addr != "" {
-		return addr, "running"
-	}
+// configAddr returns the config file's addr and "config", or "" and "socket" when it sets
+// none (or cannot be read: the daemon would refuse to start with it anyway).
+func configAddr(getenv func(string) string) (addr, from string) {
 	if cfg, err := loadConfig(getenv); err == nil && cfg.Addr != "" {
 		return cfg.Addr, "config"
 	}
-	if addr := statedir.LastAddr(stateDir); addr != "" {
-		return addr, "last"
-	}
-	return defaultAddr, "default"
+	return "", "socket"
 }
 
 // parsePlace parses args with fs (which has the place flags) and resolves the place.

@@ -14,8 +14,9 @@ import (
 	"github.com/pelletier/go-toml/v2"
 )
 
-// defaultAddr is where the daemon listens unless told otherwise.
-const defaultAddr = "127.0.0.1:4000"
+// exampleAddr is the TCP address help and advice give as an example: the daemon listens on
+// TCP only when told to (addr), and on its unix socket always.
+const exampleAddr = "127.0.0.1:4000"
 
 // fileConfig is $XDG_CONFIG_HOME/trailboss/config.toml. Flags and the environment override
 // it; it overrides the defaults.
@@ -119,6 +120,10 @@ func (c fileConfig) check(path string) error {
 	}
 	return nil
 }
+
+// holds reports whether a PermissionRequest hook may hold for an answer: holding is on, or
+// a remote channel (Telegram) is configured, which turns it on (daemon.Config).
+func (c fileConfig) holds() bool { return c.Delivery.HoldPermissions || c.Telegram != nil }
 
 // tomlTypeMismatch matches the TOML decoder's "cannot decode TOML integer into struct field
 // main.fileConfig.Addr of type string", whose Go names mean nothing to a user.

@@ -23,7 +23,7 @@ func deliveryOff(cfg fileConfig, path string) string {
 
 func runDaemon(ctx context.Context, e *env, args []string) (err error) {
 	fs := flag.NewFlagSet("daemon", flag.ContinueOnError)
-	addr := fs.String("addr", "", "loopback address to listen on (default $TRAILBOSS_ADDR, config addr, "+defaultAddr+")")
+	addr := fs.String("addr", "", "also listen on this loopback TCP address, such as "+exampleAddr+" (default $TRAILBOSS_ADDR, config addr; else the unix socket alone)")
 	stateDir := fs.String("state-dir", "", "state directory (default $TRAILBOSS_STATE_DIR, $XDG_STATE_HOME/trailboss)")
 	cooldown := fs.Duration("cooldown", 60*time.Second, "how long a skipped item waits before it can be the head again")
 	sweep := fs.Duration("sweep", 10*time.Second, "interval of the stat-only transcript sweep and the pane liveness check")
@@ -58,7 +58,7 @@ func runDaemon(ctx context.Context, e *env, args []string) (err error) {
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	// The config file fills in what neither a flag nor the environment gave.
 	if !set["addr"] {
-		*addr = firstNonEmpty(e.getenv("TRAILBOSS_ADDR"), cfg.Addr, defaultAddr)
+		*addr = firstNonEmpty(e.getenv("TRAILBOSS_ADDR"), cfg.Addr)
 	}
 	for name, d := range map[string]struct {
 		flag *time.Duration
@@ -92,7 +92,7 @@ func runDaemon(ctx context.Context, e *env, args []string) (err error) {
 	err = daemon.Run(ctx, daemon.Config{
 		Addr: *addr, StateDir: *stateDir, Cooldown: *cooldown, Sweep: *sweep, Settle: *settle,
 		NoWatch: *noWatch, ScreenTick: *screenTick, Reset: *reset, OnStuck: cfg.OnStuck, Version: version, Log: log,
-		PromptTTL: cfg.PromptTTL.Duration, HoldPermissions: cfg.Delivery.HoldPermissions, MaxReply: cfg.Delivery.MaxReplyLength,
+		PromptTTL: cfg.PromptTTL.Duration, HoldPermissions: cfg.holds(), MaxReply: cfg.Delivery.MaxReplyLength,
 		DeliveryOff: deliveryOff(cfg, configPath(e.getenv)),
 		Channels:    channels,
 	})
@@ -104,8 +104,6 @@ func runDaemon(ctx context.Context, e *env, args []string) (err error) {
 			source = "flag"
 		case e.getenv("TRAILBOSS_ADDR") != "":
 			source = "env"
-		case cfg.Addr == "":
-			source = "default"
 		}
 		return addrTaken(inUse.Addr, source, e.getenv)
 	}

@@ -57,7 +57,7 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	dir := fs.String("dir", "", "folder for the demo's state (default: a new temp folder, removed when the demo ends)")
 	noAttach := fs.Bool("no-attach", false, "set everything up but do not attach (prints how to, and how to stop it)")
-	addrFlag := fs.String("addr", "", "address for the demo's daemon (default: a free loopback port)")
+	addrFlag := fs.String("addr", "", "a loopback TCP address for the demo's daemon too (default: its unix socket alone)")
 	fast := fs.Bool("fast", false, "agents get stuck within a second (for tests)")
 	if err := parse(fs, args, e.stderr); err != nil {
 		return err
@@ -83,15 +83,7 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 		d.dir = abs
 	}
 	d.socket = filepath.Join(d.dir, "tmux.sock")
-	d.addr = *addrFlag
-	if d.addr == "" {
-		a, err := freeLoopbackAddr()
-		if err != nil {
-			_ = d.stop() // nothing runs yet: this removes the folder
-			return err
-		}
-		d.addr = a
-	}
+	d.addr = *addrFlag // "": the daemon's unix socket alone
 	keys := demoKeysFor(outerTmuxPrefix(e.getenv))
 	if err := d.start(ctx, keys); err != nil {
 		_ = d.stop() // what did not stop is killed; why the start failed is what matters
@@ -155,7 +147,10 @@ func (d *demo) environ() []string {
 		k, _, _ := strings.Cut(kv, "=")
 		return slices.Contains(drop, k)
 	})
-	return append(out, "TRAILBOSS_STATE_DIR="+filepath.Join(d.dir, "state"), "TRAILBOSS_ADDR="+d.addr,
+	if d.addr != "" {
+		out = append(out, "TRAILBOSS_ADDR="+d.addr)
+	}
+	return append(out, "TRAILBOSS_STATE_DIR="+filepath.Join(d.dir, "state"),
 		"HOME="+filepath.Join(d.dir, "home"), "XDG_CONFIG_HOME="+filepath.Join(d.dir, "config"),
 		"XDG_STATE_HOME="+filepath.Join(d.dir, "xdg-state"), "TMUX_TMPDIR="+d.dir, "TRAILBOSS_DEMO=1")
 }

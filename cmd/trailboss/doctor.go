@@ -147,16 +147,18 @@ func (d *doctor) daemon(ctx context.Context) []finding {
 		_, err = c.Health(ctx)
 	}
 	switch {
+	case errors.Is(err, client.ErrImpostor):
+		return []finding{{level: bad, what: err.Error(), fix: takenFix(d.place.addr, d.place.addrFrom, d.getenv)}}
 	case errors.Is(err, client.ErrForeign):
-		return []finding{{level: bad, what: "another program, not Trail Boss, answers at " + d.place.addr,
+		return []finding{{level: bad, what: "another program, not Trail Boss, answers at " + d.place.where(),
 			fix: takenFix(d.place.addr, d.place.addrFrom, d.getenv)}}
 	case errors.Is(err, client.ErrDown):
-		return []finding{{level: bad, what: fmt.Sprintf("%s (nothing answers at %s)", err, d.place.addr), fix: "trailboss start"}}
+		return []finding{{level: bad, what: fmt.Sprintf("%s (nothing answers at %s)", err, d.place.where()), fix: "trailboss start"}}
 	case err != nil:
-		return []finding{{level: bad, what: "the daemon at " + d.place.addr + " did not answer as expected: " + err.Error(), fix: "trailboss stop && trailboss start"}}
+		return []finding{{level: bad, what: "the daemon at " + d.place.where() + " did not answer as expected: " + err.Error(), fix: "trailboss stop && trailboss start"}}
 	}
 	rec, _ := statedir.Holder(d.place.stateDir)
-	out := []finding{{level: good, what: fmt.Sprintf("daemon answering at %s (%s)", d.place.addr, rec)}}
+	out := []finding{{level: good, what: fmt.Sprintf("daemon answering at %s (%s)", d.place.where(), rec)}}
 	sessions, err := c.Sessions(ctx)
 	if err != nil {
 		return append(out, finding{level: bad, what: "daemon refused the token: " + err.Error(), fix: "trailboss stop && trailboss start"})

@@ -38,13 +38,25 @@ func runEmit(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return nil // nowhere to even log to
 	}
-	addr := daemonAddr(e.getenv("TRAILBOSS_ADDR"), dir, e.getenv)
-	em := &emit.Emitter{Addr: addr, StateDir: dir, Getenv: e.getenv, Stdin: e.stdin, Stdout: e.stdout,
-		Timeout: emit.EmitTimeout - emit.EmitReserve, Now: time.Now}
+	em := newEmitter(e, dir, emit.EmitTimeout-emit.EmitReserve)
+	em.Stdin, em.Stdout = e.stdin, e.stdout
 	if err := em.Emit(ctx); err != nil {
 		emit.LogFailure(dir, time.Now(), err)
 	}
 	return nil
+}
+
+// newEmitter returns the emitter of a hook with state in dir, as this user's config file
+// says: the daemon's TCP address when one is set (else its unix socket), and whether a
+// PermissionRequest may hold for an answer — the local config alone decides that, never
+// the server's answer.
+func newEmitter(e *env, dir string, timeout time.Duration) *emit.Emitter {
+	cfg, err := loadConfig(e.getenv)
+	if err != nil {
+		cfg = fileConfig{} // the daemon refuses such a file: nothing holds, the socket is used
+	}
+	return &emit.Emitter{Addr: firstNonEmpty(e.getenv("TRAILBOSS_ADDR"), cfg.Addr), StateDir: dir, Getenv: e.getenv,
+		Hold: cfg.holds(), Timeout: timeout, Now: time.Now}
 }
 
 // runEmitCodex is `trailboss emit --codex [PAYLOAD]`, what Codex CLI runs: as its notify
@@ -59,9 +71,8 @@ func runEmitCodex(ctx context.Context, e *env, args []string) error {
 	if len(args) > 0 {
 		arg = []byte(args[len(args)-1])
 	}
-	addr := daemonAddr(e.getenv("TRAILBOSS_ADDR"), dir, e.getenv)
-	em := &emit.Emitter{Addr: addr, StateDir: dir, Getenv: e.getenv, Stdin: e.stdin,
-		Timeout: emit.EmitTimeout - emit.EmitReserve, Now: time.Now}
+	em := newEmitter(e, dir, emit.EmitTimeout-emit.EmitReserve)
+	em.Stdin = e.stdin
 	if err := em.EmitCodex(ctx, arg); err != nil {
 		emit.LogFailure(dir, time.Now(), err)
 	}
@@ -122,8 +133,7 @@ func runEmitGeneric(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	addr := daemonAddr(e.getenv("TRAILBOSS_ADDR"), dir, e.getenv)
-	em := &emit.Emitter{Addr: addr, StateDir: dir, Getenv: e.getenv, Timeout: 2 * time.Second, Now: time.Now}
+	em := newEmitter(e, dir, 2*time.Second)
 	if err := em.EmitGeneric(ctx, body); err != nil {
 		if emit.IsRefused(err) {
 			return err

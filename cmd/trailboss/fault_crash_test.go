@@ -29,7 +29,8 @@ func TestKill9DuringABurst(t *testing.T) {
 	killed := make(chan struct{})
 	var once sync.Once
 	var wg sync.WaitGroup
-	httpc := &http.Client{Timeout: 2 * time.Second}
+	httpc, base := d.raw()
+	httpc.Timeout = 2 * time.Second
 	for w := 0; w < emitters; w++ {
 		wg.Add(1)
 		go func(w int) {
@@ -39,7 +40,7 @@ func TestKill9DuringABurst(t *testing.T) {
 				mu.Lock()
 				sent[id] = true
 				mu.Unlock()
-				req, _ := http.NewRequest(http.MethodPost, "http://"+d.addr+"/v1/hooks/claude", bytes.NewReader(stopPayload(id, nil)))
+				req, _ := http.NewRequest(http.MethodPost, base+"/v1/hooks/claude", bytes.NewReader(stopPayload(id, nil)))
 				req.Header.Set("Authorization", "Bearer "+d.token)
 				resp, err := httpc.Do(req)
 				if err != nil {

@@ -16,8 +16,9 @@ type commandHelp struct {
 // helps is keyed by the flag set's name: a command's name, or "emit --generic".
 var helps = map[string]commandHelp{
 	"daemon": {"[flags]",
-		"Runs the daemon in the foreground: the loopback HTTP API, the queue, transcript\n" +
-			"reconciling and the status line. Most people run `trailboss start` instead.",
+		"Runs the daemon in the foreground: the HTTP API on a unix socket in the state directory\n" +
+			"(and on loopback TCP with --addr), the queue, transcript reconciling and the status\n" +
+			"line. Most people run `trailboss start` instead.",
 		"trailboss daemon --addr 127.0.0.1:4001"},
 	"emit": {"[--codex [PAYLOAD] | --generic …]",
 		"The hook command: Claude Code (and Codex, with --codex) runs it with the hook's JSON on\n" +

@@ -42,14 +42,18 @@ func runLog(ctx context.Context, e *env, args []string) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "TIME\tCHANNEL\tVIA\tPANE\tSESSION\tPROMPT\tBYTES\tRESULT")
+	fmt.Fprintln(tw, "TIME\tCHANNEL\tVIA\tPANE\tSESSION\tPROMPT\tBYTES\tRESULT\tWHO")
 	for _, d := range ds {
 		result := d.Result
 		if d.Reason != "" {
 			result += ": " + d.Reason
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", d.At.Local().Format("15:04:05"), d.Channel, dash(d.Via),
-			dash(d.Pane), clipRunes(dash(d.SessionID), 12), d.PromptID, d.Length, clipRunes(result, 70))
+		channel := d.Channel
+		if d.Claimed != "" {
+			channel += " (said " + d.Claimed + ")" // the daemon's word first, then the caller's
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", d.At.Local().Format("15:04:05"), channel, dash(d.Via),
+			dash(d.Pane), clipRunes(dash(d.SessionID), 12), d.PromptID, d.Length, clipRunes(result, 70), dash(d.Actor))
 	}
 	return tw.Flush()
 }

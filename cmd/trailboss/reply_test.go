@@ -3,8 +3,11 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -60,7 +63,8 @@ func TestReplyReachesAPlainPaneOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = c.Answer(context.Background(), it.Prompt.ID, wire.Answer{Choice: "y"})
+	// This test process answers, claiming to be the Telegram relay.
+	_, err = c.Answer(context.Background(), it.Prompt.ID, wire.Answer{Choice: "y", Channel: "telegram"})
 	var refused *client.AnswerRefusedError
 	if !errors.As(err, &refused) || refused.Reason != wire.RefusedAnswered {
 		t.Fatalf("the same answer again: %v, want 409 answered", err)
@@ -85,9 +89,44 @@ func TestReplyReachesAPlainPaneOnce(t *testing.T) {
 	}
 
 	log := w.run("trailboss", "log")
-	for _, want := range []string{"cli", "keys", "confirmed", "refused: answered", "refused: pane_moved"} {
+	for _, want := range []string{"api (said cli)", "keys", "confirmed", "refused: answered", "refused: pane_moved"} {
 		if !strings.Contains(log, want) {
 			t.Errorf("trailboss log lacks %q:\n%s", want, log)
 		}
+	}
+	checkAuditActors(t, c, it.Prompt.ID)
+}
+
+// checkAuditActors checks who the audit log says answered prompt id: first `trailboss
+// reply` (a process of this user, named by the socket's peer credentials, that said it was
+// the CLI), then this test process, which claimed to be Telegram and is recorded as the API.
+func checkAuditActors(t *testing.T, c *client.Client, id string) {
+	t.Helper()
+	ds, err := c.Deliveries(context.Background(), 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []wire.Delivery
+	for _, d := range ds {
+		if d.PromptID == id {
+			got = append([]wire.Delivery{d}, got...) // oldest first
+		}
+	}
+	if len(got) != 2 {
+		t.Fatalf("audit entries for %s: %+v; want the reply and the claimed-Telegram answer", id, got)
+	}
+	reply := regexp.MustCompile(fmt.Sprintf(`^uid %d pid [0-9]+ trailboss$`, os.Getuid()))
+	if d := got[0]; d.Channel != "api" || d.Claimed != "cli" || !reply.MatchString(d.Actor) || d.Result != "confirmed" {
+		t.Errorf("trailboss reply's entry: channel %q claimed %q actor %q result %q; want api, cli, %s, confirmed",
+			d.Channel, d.Claimed, d.Actor, d.Result, reply)
+	}
+	comm, err := os.ReadFile("/proc/self/comm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	self := fmt.Sprintf("uid %d pid %d %s", os.Getuid(), os.Getpid(), strings.TrimSpace(string(comm)))
+	if d := got[1]; d.Channel != "api" || d.Claimed != "telegram" || d.Actor != self || d.Result != "refused" {
+		t.Errorf("the claimed-Telegram entry: channel %q claimed %q actor %q result %q; want api, telegram, %q, refused",
+			d.Channel, d.Claimed, d.Actor, d.Result, self)
 	}
 }

@@ -134,7 +134,7 @@ func (l *ptyLink) client() (*client.Client, error) {
 	if l.c != nil {
 		return l.c, nil
 	}
-	addr := daemonAddr(firstNonEmpty(l.pinned, l.getenv("TRAILBOSS_ADDR")), l.stateDir, l.getenv)
+	addr := daemonAddr(firstNonEmpty(l.pinned, l.getenv("TRAILBOSS_ADDR")), l.getenv)
 	c, err := client.New(addr, l.stateDir, 3*time.Second)
 	if err != nil {
 		return nil, err

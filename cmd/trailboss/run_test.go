@@ -238,7 +238,7 @@ func TestRunSurvivesADaemonRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = d.cmd.Wait() // its cleanup's Wait then returns at once
-	again := exec.Command("trailboss", "daemon", "--addr", d.addr, "--state-dir", d.stateDir)
+	again := exec.Command("trailboss", "daemon", "--state-dir", d.stateDir)
 	again.Env = d.cmd.Env
 	again.Stdout, again.Stderr = d.log, d.log
 	if err := again.Start(); err != nil {

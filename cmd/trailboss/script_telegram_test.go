@@ -13,7 +13,6 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/trailboss/trailboss/daemon/client"
 	"github.com/trailboss/trailboss/daemon/telegram/telegramtest"
 )
 
@@ -190,8 +189,7 @@ func cmdFakeBot(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("%d sendMessage calls, want %d", got, n)
 		}
 	case "relay": // STATE: the daemon's relay reports STATE (GET /v1/channels)
-		c, err := client.New(ts.Getenv("TRAILBOSS_ADDR"), ts.Getenv("TRAILBOSS_STATE_DIR"), time.Second)
-		ts.Check(err)
+		c := daemonClient(ts)
 		var got string
 		poll(ts, "the relay to be "+args[1], 10*time.Second, func() bool {
 			chans, err := c.Channels(context.Background())

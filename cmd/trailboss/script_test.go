@@ -35,6 +35,7 @@ import (
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"trailboss": func() { os.Exit(mainExit()) },
+		"impostor":  impostorMain, // transport_test.go
 		// other-web-server FILE: another program on a loopback port (an HTML page on every
 		// path), writing its address to FILE.
 		"other-web-server": func() {
@@ -79,7 +80,9 @@ func TestScripts(t *testing.T) {
 	})
 }
 
-// setupScript gives each script its own home, XDG folders, state dir, free port and colours.
+// setupScript gives each script its own home, XDG folders, state dir, colours, and a free
+// port in ADDR for a script that asks for TCP (TRAILBOSS_ADDR=$ADDR): clients reach the
+// daemon through its unix socket otherwise.
 func setupScript(env *testscript.Env) error {
 	for _, d := range []string{"home", "xdg/config", "xdg/state", "xdg/data", "xdg/cache", "state", "transcripts", "tmuxtmp"} {
 		if err := os.MkdirAll(filepath.Join(env.WorkDir, d), 0o700); err != nil {
@@ -103,7 +106,8 @@ func setupScript(env *testscript.Env) error {
 	env.Setenv("XDG_CACHE_HOME", filepath.Join(env.WorkDir, "xdg/cache"))
 	env.Setenv("TMUX_TMPDIR", filepath.Join(env.WorkDir, "tmuxtmp"))
 	env.Setenv("TRAILBOSS_STATE_DIR", filepath.Join(env.WorkDir, "state"))
-	env.Setenv("TRAILBOSS_ADDR", addr)
+	env.Setenv("TRAILBOSS_ADDR", "")
+	env.Setenv("ADDR", addr)
 	env.Setenv("TRANSCRIPTS", filepath.Join(env.WorkDir, "transcripts"))
 	env.Setenv("REPO", repo)
 	env.Setenv("NO_COLOR", "1")
@@ -421,17 +425,34 @@ func cmdStaysPane(ts *testscript.TestScript, neg bool, args []string) {
 // ---- daemon -----------------------------------------------------------------------------
 
 func daemonClient(ts *testscript.TestScript) *client.Client {
-	// As the CLI does: the environment's address, else the one the daemon recorded.
-	addr := firstNonEmpty(ts.Getenv("TRAILBOSS_ADDR"), statedir.LastAddr(ts.Getenv("TRAILBOSS_STATE_DIR")))
-	c, err := client.New(addr, ts.Getenv("TRAILBOSS_STATE_DIR"), 2*time.Second)
+	c, err := client.New(scriptAddr(ts), ts.Getenv("TRAILBOSS_STATE_DIR"), 2*time.Second)
 	ts.Check(err)
 	return c
 }
 
+// scriptAddr is the daemon's TCP address as the CLI finds it (TRAILBOSS_ADDR, else the
+// config file's addr), or "" for its unix socket.
+func scriptAddr(ts *testscript.TestScript) string {
+	return daemonAddr(ts.Getenv("TRAILBOSS_ADDR"), ts.Getenv)
+}
+
+// rawHTTP returns a plain HTTP client to the daemon, and the URL its paths go after: over
+// TCP when the script asks for it, else over the unix socket, as curl --unix-socket does.
+func rawHTTP(ts *testscript.TestScript) (*http.Client, string) {
+	addr := scriptAddr(ts)
+	if addr != "" {
+		return http.DefaultClient, "http://" + addr
+	}
+	sock, err := statedir.SocketPath(ts.Getenv("TRAILBOSS_STATE_DIR"))
+	ts.Check(err)
+	return socketHTTP(sock), "http://trailboss"
+}
+
 // daemon-wait waits until the daemon answers its health check and its token exists.
 func cmdDaemonWait(ts *testscript.TestScript, neg bool, args []string) {
+	hc, base := rawHTTP(ts)
 	poll(ts, "the daemon to answer", 10*time.Second, func() bool {
-		resp, err := http.Get("http://" + ts.Getenv("TRAILBOSS_ADDR") + "/healthz")
+		resp, err := hc.Get(base + "/healthz")
 		if err != nil {
 			return false
 		}
@@ -654,7 +675,8 @@ func cmdHTTP(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Check(err)
 		body = bytes.NewReader(b)
 	}
-	req, err := http.NewRequest(args[0], "http://"+ts.Getenv("TRAILBOSS_ADDR")+args[1], body)
+	hc, base := rawHTTP(ts)
+	req, err := http.NewRequest(args[0], base+args[1], body)
 	ts.Check(err)
 	req.Header = headers
 	if host != "" {
@@ -663,7 +685,7 @@ func cmdHTTP(ts *testscript.TestScript, neg bool, args []string) {
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := hc.Do(req)
 	ts.Check(err)
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)

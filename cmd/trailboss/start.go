@@ -51,8 +51,13 @@ func runStart(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stdout, "trailboss daemon already running (%s)\n", rec)
 		return nil
 	}
-	if err := addrFree(p.addr, p.addrFrom, e.getenv); err != nil {
+	if _, err := statedir.SocketPath(p.stateDir); err != nil {
 		return err
+	}
+	if p.addr != "" {
+		if err := addrFree(p.addr, p.addrFrom, e.getenv); err != nil {
+			return err
+		}
 	}
 	socket := *socketFlag
 	if socket == "" {
@@ -172,14 +177,15 @@ func startDetached(stateDir string, argv []string) error {
 	return cmd.Process.Release()
 }
 
-// waitRunning waits until a daemon holds the lock and answers, and returns its record. When
+// waitRunning waits until a daemon holds the lock and answers on its socket, and returns
+// its record. When
 // the daemon exits first, the error is its own, from the report file it wrote; see is how
 // to read its output.
 func waitRunning(ctx context.Context, p place, report string, timeout time.Duration, see string) (string, error) {
 	deadline := time.Now().Add(timeout)
 	for {
 		if rec, held := statedir.Holder(p.stateDir); held {
-			if c, err := client.New(statedir.LastAddr(p.stateDir), p.stateDir, time.Second); err == nil {
+			if c, err := client.New("", p.stateDir, time.Second); err == nil {
 				if _, err := c.Status(ctx); err == nil {
 					return rec, nil
 				}

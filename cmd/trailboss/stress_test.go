@@ -208,7 +208,7 @@ func TestStressBrowserCannotDrive(t *testing.T) {
 	if err != nil {
 		t.Fatal("chromium is not installed (make stress installs it)")
 	}
-	d := startDaemon(t)
+	d := startDaemon(t, "--addr", freeAddr(t)) // a page can reach TCP only
 	if code, msg := d.post(t, stopPayload("victim", nil), nil); code != 200 {
 		t.Fatalf("%d %s", code, msg)
 	}

@@ -16,6 +16,10 @@ func runSystemdUnit(ctx context.Context, e *env, args []string) error {
 	if err := parsePlace(fs, &p, args, e); err != nil {
 		return err
 	}
+	addrArg := "" // the unix socket alone, unless TCP was asked for
+	if p.addr != "" {
+		addrArg = " --addr " + systemdQuote(p.addr)
+	}
 	fmt.Fprintf(e.stdout, `# Trail Boss daemon as a systemd user service. Install it with:
 #   trailboss systemd-unit > ~/.config/systemd/user/trailboss.service
 #   systemctl --user daemon-reload && systemctl --user enable --now trailboss
@@ -25,13 +29,13 @@ Description=Trail Boss: the queue of coding agents waiting in tmux
 After=default.target
 
 [Service]
-ExecStart=%s daemon --addr %s --state-dir %s
+ExecStart=%s daemon%s --state-dir %s
 Restart=on-failure
 RestartSec=2
 
 [Install]
 WantedBy=default.target
-`, systemdQuote(selfPath()), systemdQuote(p.addr), systemdQuote(p.stateDir))
+`, systemdQuote(selfPath()), addrArg, systemdQuote(p.stateDir))
 	return nil
 }
 

@@ -12,9 +12,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"time"
 
-	"github.com/trailboss/trailboss/daemon/statedir"
 	"github.com/trailboss/trailboss/daemon/wire"
 )
 
@@ -76,7 +74,7 @@ func (c *Client) PostFor(ctx context.Context, path string, body []byte, headers 
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return &DownError{Addr: strings.TrimPrefix(c.base, "http://"), Cause: err}
+		return c.failed(err)
 	}
 	defer resp.Body.Close()
 	reply, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
@@ -111,18 +109,11 @@ func (e *ForeignError) Is(target error) bool { return target == ErrForeign }
 
 // Client talks to one daemon.
 type Client struct {
-	base  string
-	token string
-	http  *http.Client
-}
-
-// New returns a client for the daemon at addr, with the token from stateDir.
-func New(addr, stateDir string, timeout time.Duration) (*Client, error) {
-	tok, err := statedir.ReadToken(stateDir)
-	if err != nil {
-		return nil, &DownError{Addr: addr, Cause: err} // no daemon ever ran with this state
-	}
-	return &Client{base: "http://" + addr, token: tok, http: &http.Client{Timeout: timeout}}, nil
+	base      string
+	where     string // the address or the socket's path, for messages
+	token     string
+	transport *http.Transport
+	http      *http.Client
 }
 
 func (c *Client) do(ctx context.Context, method, path string, q url.Values, out any) (int, error) {
@@ -137,7 +128,7 @@ func (c *Client) do(ctx context.Context, method, path string, q url.Values, out 
 	req.Header.Set("Authorization", "Bearer "+c.token)
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return 0, &DownError{Addr: strings.TrimPrefix(c.base, "http://"), Cause: err}
+		return 0, c.failed(err)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
@@ -146,7 +137,7 @@ func (c *Client) do(ctx context.Context, method, path string, q url.Values, out 
 	}
 	if resp.StatusCode != http.StatusNoContent && !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
 		// The daemon answers everything in JSON: this is another server on our port.
-		return resp.StatusCode, &ForeignError{Addr: strings.TrimPrefix(c.base, "http://")}
+		return resp.StatusCode, &ForeignError{Addr: c.where}
 	}
 	switch {
 	case resp.StatusCode == http.StatusNoContent:

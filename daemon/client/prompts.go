@@ -91,7 +91,7 @@ func (c *Client) Answer(ctx context.Context, id string, a wire.Answer) (wire.Del
 		// The daemon took the request and may be typing the answer: it is not down.
 		return out, ErrAnswerTimeout
 	case err != nil:
-		return out, &DownError{Addr: strings.TrimPrefix(c.base, "http://"), Cause: err}
+		return out, c.failed(err)
 	}
 	defer resp.Body.Close()
 	reply, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
@@ -134,11 +134,6 @@ func (c *Client) Deliveries(ctx context.Context, limit int) ([]wire.Delivery, er
 // WithTimeout returns a copy of c whose requests may take up to d (for long polls).
 func (c *Client) WithTimeout(d time.Duration) *Client {
 	cp := *c
-	cp.http = &http.Client{Timeout: d}
+	cp.http = &http.Client{Timeout: d, Transport: c.transport}
 	return &cp
 }
-
-// Base returns the daemon's URL ("http://127.0.0.1:4000") and Token its bearer token, for
-// callers that hold a stream open (the PTY supervisor's answer stream).
-func (c *Client) Base() string  { return c.base }
-func (c *Client) Token() string { return c.token }

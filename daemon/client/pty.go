@@ -80,7 +80,7 @@ func (c *Client) PTYAnswers(ctx context.Context, session string, fn func(wire.PT
 	case idled.Load():
 		return silent
 	case err != nil:
-		return &DownError{Addr: strings.TrimPrefix(c.base, "http://"), Cause: err}
+		return c.failed(err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {

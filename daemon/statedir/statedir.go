@@ -20,7 +20,28 @@ const (
 	DBFile    = "state.db"
 	LockFile  = "daemon.lock"
 	EmitLog   = "emit.log"
+	// SocketFile is the daemon's unix socket, the way every client reaches it.
+	SocketFile = "daemon.sock"
 )
+
+// maxSocketPath is the longest path a unix socket can have on Linux: sun_path holds 108
+// bytes, its NUL included.
+const maxSocketPath = 107
+
+// SocketPath returns the path of the daemon's unix socket in dir, made absolute; an error
+// when it is too long to be a unix socket's.
+func SocketPath(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("state directory: %w", err)
+	}
+	p := filepath.Join(abs, SocketFile)
+	if len(p) > maxSocketPath {
+		return "", fmt.Errorf("the daemon's socket %s would be %d bytes long, and a unix socket's path "+
+			"can be at most %d: choose a shorter state directory with TRAILBOSS_STATE_DIR", p, len(p), maxSocketPath)
+	}
+	return p, nil
+}
 
 // Default returns the state directory: $TRAILBOSS_STATE_DIR, else
 // $XDG_STATE_HOME/trailboss, else ~/.local/state/trailboss.
@@ -109,9 +130,10 @@ type Lock struct{ f *os.File }
 // ErrLocked is returned by Acquire when another daemon holds the lock.
 var ErrLocked = errors.New("another trailboss daemon is running with this state directory")
 
-// Acquire takes the state directory's lock and records who holds it. When another process
-// holds it, the error wraps ErrLocked and says what that process recorded.
-func Acquire(dir, addr string) (*Lock, error) {
+// Acquire takes the state directory's lock and records who holds it and where it listens
+// (the socket's path, and " and " a TCP address when it listens there too). When another
+// process holds it, the error wraps ErrLocked and says what that process recorded.
+func Acquire(dir, where string) (*Lock, error) {
 	path := filepath.Join(dir, LockFile)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
@@ -123,7 +145,7 @@ func Acquire(dir, addr string) (*Lock, error) {
 		return nil, fmt.Errorf("%w (%s)", ErrLocked, strings.TrimSpace(string(holder)))
 	}
 	if err := f.Truncate(0); err == nil {
-		fmt.Fprintf(f, "pid %d on %s\n", os.Getpid(), addr)
+		fmt.Fprintf(f, "pid %d on %s\n", os.Getpid(), where)
 	}
 	return &Lock{f: f}, nil
 }
@@ -179,30 +201,29 @@ func HolderPID(record string) int {
 	return pid
 }
 
-// LastAddr returns the address the daemon of dir listens (or last listened) on, from its
-// lock record, or "" when no daemon ever ran there. Clients use it so that an address set
-// only in the daemon's config file still reaches every hook and key binding.
+// RanBefore reports whether a daemon ever ran with dir: its lock holds a record.
+func RanBefore(dir string) bool {
+	b, err := os.ReadFile(filepath.Join(dir, LockFile))
+	return err == nil && strings.Contains(string(b), " on ")
+}
+
+// LastAddr returns the TCP address the daemon of dir listens (or last listened) on, from
+// its lock record, or "" when it listened on its socket alone or never ran.
 func LastAddr(dir string) string {
 	b, err := os.ReadFile(filepath.Join(dir, LockFile))
 	if err != nil {
 		return ""
 	}
-	_, addr, ok := strings.Cut(strings.TrimSpace(string(b)), " on ")
+	_, where, ok := strings.Cut(strings.TrimSpace(string(b)), " on ")
 	if !ok {
 		return ""
 	}
-	return addr
-}
-
-// RunningAddr returns the address the daemon running with dir listens on, or "" when none
-// runs there.
-func RunningAddr(dir string) string {
-	rec, held := Holder(dir)
-	if !held {
-		return ""
+	for _, w := range strings.Split(where, " and ") {
+		if !strings.HasPrefix(w, "/") {
+			return w
+		}
 	}
-	_, addr, _ := strings.Cut(rec, " on ")
-	return addr
+	return ""
 }
 
 // maxEmitLog is the size past which the emit log is rotated to emit.log.1.

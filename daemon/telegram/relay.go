@@ -465,7 +465,7 @@ func (r *Relay) handleTap(ctx context.Context, cq *CallbackQuery) {
 	if key == "" {
 		key = "#" // an index the record does not have: refused as not one of its choices
 	}
-	res, err := r.h.Deliver.Answer(ctx, t.PromptID, wire.Answer{Choice: key, Channel: "telegram", Nonce: t.Nonce})
+	res, err := r.h.Deliver.Answer(ctx, t.PromptID, wire.Answer{Choice: key, Channel: "telegram", Nonce: t.Nonce, Actor: actor(&cq.From)})
 	r.log.Info("telegram: button", "user", cq.From.ID, "prompt", t.PromptID, "choice", key, "delivered", err == nil)
 	r.ack(ctx, cq.ID, resultText(label, res, err))
 }
@@ -570,7 +570,7 @@ func (r *Relay) handleMessage(ctx context.Context, m *Message) {
 // deliverText answers prompt id with m's text: the text itself for a prompt that waits for
 // text, else the choice it names (its key or its label).
 func (r *Relay) deliverText(ctx context.Context, m *Message, id string) {
-	a := wire.Answer{Text: m.Text, Channel: "telegram"}
+	a := wire.Answer{Text: m.Text, Channel: "telegram", Actor: actor(m.From)}
 	what := "your reply"
 	if rec, err := r.h.Engine.Prompt(ctx, id); err == nil {
 		a.Nonce = rec.Nonce
@@ -583,6 +583,18 @@ func (r *Relay) deliverText(ctx context.Context, m *Message, id string) {
 	res, err := r.h.Deliver.Answer(ctx, id, a)
 	r.log.Info("telegram: reply", "user", m.From.ID, "prompt", id, "delivered", err == nil)
 	r.reply(ctx, m, esc(resultText(what, res, err)))
+}
+
+// actor names the Telegram user u for the audit log: "telegram user 42 (@ann)".
+func actor(u *User) string {
+	if u == nil {
+		return "telegram user unknown"
+	}
+	name := u.FirstName
+	if u.Username != "" {
+		name = "@" + u.Username
+	}
+	return fmt.Sprintf("telegram user %d (%s)", u.ID, adapter.CleanText(name, 40))
 }
 
 // choiceNamed returns the key of rec's choice that text names by key or label (any case).

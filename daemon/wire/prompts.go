@@ -47,10 +47,17 @@ type ClosedPrompt struct {
 
 // Answer is the body of POST /v1/prompts/{id}/answer: a Choice key or a Text.
 type Answer struct {
-	Choice  string `json:"choice,omitempty"`
-	Text    string `json:"text,omitempty"`
-	Channel string `json:"channel,omitempty"` // api (the default), cli, popup, telegram
-	Nonce   string `json:"nonce,omitempty"`   // checked when given
+	Choice string `json:"choice,omitempty"`
+	Text   string `json:"text,omitempty"`
+	// Channel is what the caller says it is ("cli", "popup"). The daemon records an answer
+	// through the HTTP API as channel "api", with this as what it claimed; only a channel
+	// inside the daemon (the Telegram relay) names itself.
+	Channel string `json:"channel,omitempty"`
+	Nonce   string `json:"nonce,omitempty"` // checked when given
+	// Actor and Claimed are set by the daemon, never read from a request: who the caller is,
+	// and what it said it was.
+	Actor   string `json:"-"`
+	Claimed string `json:"-"`
 }
 
 // Delivery paths.
@@ -121,6 +128,12 @@ type Delivery struct {
 	Length    int       `json:"length"` // bytes of what was typed or decided; never the text
 	Result    string    `json:"result"` // delivered, confirmed, refused, failed
 	Reason    string    `json:"reason"` // why refused or failed
+	// Actor is who answered, as the daemon knows it: "uid 1000 pid 4242 trailboss" (the
+	// unix socket's peer), "uid 1000 over TCP from 127.0.0.1:51234", "telegram user 42 (Ann)".
+	Actor string `json:"actor"`
+	// Claimed is what an API caller said it was ("popup", "cli", …); "" for a channel inside
+	// the daemon.
+	Claimed string `json:"claimed,omitempty"`
 }
 
 // Deliveries is the answer of GET /v1/deliveries, newest first.

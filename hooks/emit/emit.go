@@ -35,21 +35,24 @@ const maxPayload = 1<<20 + 1
 
 // Emitter posts one hook payload to the daemon.
 type Emitter struct {
-	Addr     string
+	Addr     string // the daemon's TCP address, or "" for its unix socket in StateDir
 	StateDir string
-	Getenv   func(string) string
-	Stdin    io.Reader
-	Stdout   io.Writer // where a held PermissionRequest prints its decision
-	Timeout  time.Duration
-	Now      func() time.Time
+	// Hold: this user's config turns holding on ([delivery] hold_permissions, or a remote
+	// channel). Without it a PermissionRequest never holds, whatever the daemon answers.
+	Hold    bool
+	Getenv  func(string) string
+	Stdin   io.Reader
+	Stdout  io.Writer // where a held PermissionRequest prints its decision
+	Timeout time.Duration
+	Now     func() time.Time
 }
 
 // Emit reads the hook payload from stdin and posts it with the hook's tmux location. What
 // the daemon does not acknowledge in time (it is down, or too slow in a burst) is left in
 // the spool, which the daemon drains; only a payload the daemon refuses as bad is dropped.
 //
-// A PermissionRequest says it can hold. When the daemon answers that it should (holding is
-// on), Emit holds until the person's answer comes and prints Claude Code's decision on
+// With Hold, a PermissionRequest says it can hold. When the daemon answers that it should,
+// Emit holds until the person's answer comes and prints Claude Code's decision on
 // Stdout, or until the prompt stops waiting (expired, withdrawn because the terminal
 // answered first, failed), the daemon goes away or the hook's time runs out: then it prints
 // nothing, and Claude Code's dialog stays for the keyboard. Every other payload, and every
@@ -66,7 +69,10 @@ func (e *Emitter) Emit(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("read hook payload: %w", err)
 	}
-	req := permissionRequestOf(body)
+	var req *permissionRequest
+	if e.Hold {
+		req = permissionRequestOf(body)
+	}
 	if req == nil {
 		return e.emitHook(postCtx, "/v1/hooks/claude", "claude", emittedAt, body, nil)
 	}

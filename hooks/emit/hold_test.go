@@ -120,6 +120,7 @@ func (d *holdingDaemon) nextWait(t *testing.T) time.Duration {
 func heldEmit(t *testing.T, d *holdingDaemon, payload string) (*lockedBuffer, *Emitter, func(limit time.Duration) (time.Time, error)) {
 	t.Helper()
 	e := emitter(t, d.addr(), strings.NewReader(payload), EmitTimeout-EmitReserve)
+	e.Hold = true // this user's config turns holding on
 	out := &lockedBuffer{}
 	e.Stdout = out
 	done := make(chan error, 1)
@@ -393,6 +394,30 @@ func TestPermissionNotHeldReturnsWithinTheBudget(t *testing.T) {
 	}
 }
 
+// Without holding on in this user's config, a PermissionRequest does not say it can hold
+// and does not wait, even for a daemon (or a program posing as one) that answers with a
+// hold: it prints nothing and returns within its budget.
+func TestPermissionNeverHoldsWhenLocalConfigSaysNo(t *testing.T) {
+	d := newHoldingDaemon(t, holdFor(10*time.Minute))
+	e := emitter(t, d.addr(), strings.NewReader(bashRequest), EmitTimeout-EmitReserve)
+	var out bytes.Buffer
+	e.Stdout = &out
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second) // a hold would last this long
+	defer cancel()
+	start := time.Now()
+	err := e.Emit(ctx)
+	if took := time.Since(start); took >= EmitTimeout {
+		t.Fatalf("took %v, want within the %v budget", took, EmitTimeout)
+	}
+	posts, waits := d.counts()
+	if err != nil || out.Len() != 0 || posts != 1 || waits != 0 {
+		t.Fatalf("err %v, printed %q, %d posts, %d waits; want nothing printed, one post, no wait", err, out.String(), posts, waits)
+	}
+	if d.posts[0].Header.Get(CanHoldHeader) != "" {
+		t.Fatal("the PermissionRequest said it can hold though holding is off here")
+	}
+}
+
 // Only a PermissionRequest holds: a PreToolUse (it comes before the dialog is shown) and a
 // Codex hook (it would block Codex's own prompt) neither say they can nor wait, even for a
 // daemon that answers with a hold.
@@ -430,6 +455,7 @@ func TestPermissionUnreadableAnswerIsNotSpooled(t *testing.T) {
 	srv := httptest.NewServer(rc)
 	defer srv.Close()
 	e := emitter(t, strings.TrimPrefix(srv.URL, "http://"), strings.NewReader(bashRequest), time.Second)
+	e.Hold = true
 	var out bytes.Buffer
 	e.Stdout = &out
 	err := e.Emit(context.Background())
