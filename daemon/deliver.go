@@ -199,7 +199,7 @@ var errHookGone = errors.New("the holding hook did not take the answer")
 // viaHook claims rec and lets the holding hook print the decision.
 func (d *Deliverer) viaHook(ctx context.Context, rec queue.Prompt, a wire.Answer) (wire.Delivered, error) {
 	taken := d.Holds.expectTake(rec.ID)
-	if _, err := d.Engine.ClaimPrompt(ctx, rec.ID, a.Choice, a.Channel); err != nil {
+	if _, err := d.Engine.ClaimPrompt(ctx, rec.ID, a.Choice, answeredFrom(a)); err != nil {
 		d.Holds.forget(rec.ID)
 		return wire.Delivered{}, err
 	}
@@ -227,7 +227,7 @@ func (d *Deliverer) viaPTY(ctx context.Context, rec queue.Prompt, a wire.Answer)
 		return wire.Delivered{}, &PromptRefusal{wire.RefusedChanged,
 			"the trailboss run supervisor of this session is not connected right now; try again in a moment — nothing was typed"}
 	}
-	if _, err := d.Engine.ClaimPrompt(ctx, rec.ID, a.Choice, a.Channel); err != nil {
+	if _, err := d.Engine.ClaimPrompt(ctx, rec.ID, a.Choice, answeredFrom(a)); err != nil {
 		return wire.Delivered{}, err
 	}
 	ok, reason := d.PTY.Send(ctx, rec.SessionID, rec.ID, ptyBytes(rec.Ask, a), d.confirm())
@@ -337,6 +337,16 @@ func hasKey(cs []termprompt.Choice, key string) bool {
 	return false
 }
 
+// answeredFrom is the channel an answered prompt names to the operator ("already answered,
+// from popup"): what a local API caller said it is, as the audit log keeps it beside
+// "api"; the audit log, not this, is the record of who answered.
+func answeredFrom(a wire.Answer) string {
+	if a.Channel == ChannelAPI && a.Claimed != "" {
+		return adapter.CleanText(a.Claimed, 40)
+	}
+	return a.Channel
+}
+
 // viaKeys checks the pane's screen, claims rec (unless claimed already) and types the
 // answer into the pane, then looks for the agent taking it.
 func (d *Deliverer) viaKeys(ctx context.Context, rec queue.Prompt, a wire.Answer, claimed bool, typed *int) (wire.Delivered, error) {
@@ -360,7 +370,7 @@ func (d *Deliverer) viaKeys(ctx context.Context, rec queue.Prompt, a wire.Answer
 		return wire.Delivered{}, err
 	}
 	if !claimed {
-		if _, err := d.Engine.ClaimPrompt(ctx, rec.ID, a.Choice, a.Channel); err != nil {
+		if _, err := d.Engine.ClaimPrompt(ctx, rec.ID, a.Choice, answeredFrom(a)); err != nil {
 			return wire.Delivered{}, err
 		}
 	}

@@ -123,7 +123,9 @@ func (c fileConfig) check(path string) error {
 
 // holds reports whether a PermissionRequest hook may hold for an answer: holding is on, or
 // a remote channel (Telegram) is configured, which turns it on (daemon.Config).
-func (c fileConfig) holds() bool { return c.Delivery.HoldPermissions || c.Telegram != nil }
+func (c fileConfig) holds() bool {
+	return c.deliveryOn() && (c.Delivery.HoldPermissions || c.Telegram != nil)
+}
 
 // tomlTypeMismatch matches the TOML decoder's "cannot decode TOML integer into struct field
 // main.fileConfig.Addr of type string", whose Go names mean nothing to a user.

@@ -215,7 +215,7 @@ func TestImpostorOfAnotherUserGetsNothing(t *testing.T) {
 		t.Skip("SKIPPED: this test runs an impostor as another user (uid 65534), which needs root; run the suite as root (CI does)")
 	}
 	addr := freeAddr(t)
-	w := newTransportWorld(t, fmt.Sprintf("addr = %q\n[delivery]\nhold_permissions = true\n", addr))
+	w := newTransportWorld(t, fmt.Sprintf("addr = %q\n[delivery]\nenabled = true\nhold_permissions = true\n", addr))
 	w.runDaemonOnce(t)
 	imp := startImpostor(t, addr, nobody)
 
@@ -271,7 +271,7 @@ func TestServerCannotMakeTheHookHold(t *testing.T) {
 		t.Fatalf("with holding off the hook must post without saying it can hold, and never wait; the listener got:\n%s", got)
 	}
 
-	if err := os.WriteFile(w.config, []byte(fmt.Sprintf("addr = %q\n[delivery]\nhold_permissions = true\n", addr)), 0o600); err != nil {
+	if err := os.WriteFile(w.config, []byte(fmt.Sprintf("addr = %q\n[delivery]\nenabled = true\nhold_permissions = true\n", addr)), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	out, _, code = w.trailboss(t, evilRequest, "emit")
