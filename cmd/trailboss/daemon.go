@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"syscall"
 	"time"
 
 	"github.com/trailboss/trailboss/daemon"
@@ -14,6 +15,9 @@ import (
 )
 
 func runDaemon(ctx context.Context, e *env, args []string) (err error) {
+	// Everything the daemon writes in the state directory (state.db and its WAL, the token,
+	// the log) is the user's alone, whatever umask it was started with.
+	syscall.Umask(0o077)
 	fs := flag.NewFlagSet("daemon", flag.ContinueOnError)
 	addr := fs.String("addr", "", "loopback address to listen on (default $TRAILBOSS_ADDR, config addr, "+defaultAddr+")")
 	stateDir := fs.String("state-dir", "", "state directory (default $TRAILBOSS_STATE_DIR, $XDG_STATE_HOME/trailboss)")

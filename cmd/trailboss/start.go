@@ -54,6 +54,13 @@ func runStart(ctx context.Context, e *env, args []string) error {
 	if err := addrFree(p.addr, p.addrFrom, e.getenv); err != nil {
 		return err
 	}
+	tightened, _, err := statedir.Ensure(p.stateDir)
+	if err != nil {
+		return err
+	}
+	if tightened {
+		fmt.Fprintln(e.stdout, statedir.TightenedNote(p.stateDir))
+	}
 	socket := *socketFlag
 	if socket == "" {
 		s, err := adapter.SocketFromTmuxEnv(e.getenv("TMUX"))
@@ -155,9 +162,6 @@ func startInTmux(ctx context.Context, socket string, argv []string) error {
 }
 
 func startDetached(stateDir string, argv []string) error {
-	if err := os.MkdirAll(stateDir, 0o700); err != nil {
-		return err
-	}
 	logf, err := os.OpenFile(filepath.Join(stateDir, "daemon.log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return err

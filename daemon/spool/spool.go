@@ -16,6 +16,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/trailboss/trailboss/daemon/statedir"
 )
 
 // Dir is the spool's folder inside the state directory.
@@ -45,6 +47,10 @@ type Event struct {
 
 // Write adds ev to the spool of stateDir.
 func Write(stateDir string, ev Event) error {
+	// Never leave an agent's words in a directory another user owns or can read.
+	if _, _, err := statedir.Ensure(stateDir); err != nil {
+		return fmt.Errorf("spool: %w", err)
+	}
 	dir := filepath.Join(stateDir, Dir)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("spool: %w", err)
