@@ -119,8 +119,11 @@ type Client struct {
 // New returns a client for the daemon at addr, with the token from stateDir.
 func New(addr, stateDir string, timeout time.Duration) (*Client, error) {
 	tok, err := statedir.ReadToken(stateDir)
-	if err != nil {
+	if errors.Is(err, statedir.ErrNoToken) {
 		return nil, &DownError{Addr: addr, Cause: err} // no daemon ever ran with this state
+	}
+	if err != nil {
+		return nil, err // an empty or unreadable token file: it says how to fix it
 	}
 	return &Client{base: "http://" + addr, token: tok, http: &http.Client{Timeout: timeout}}, nil
 }
