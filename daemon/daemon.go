@@ -244,7 +244,7 @@ func Run(ctx context.Context, cfg Config) (err error) {
 	api.Done = gctx.Done()
 	g.Go(func() error { return engine.RunPromptExpiry(gctx, time.Second) })
 	g.Go(func() error {
-		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		if err := srv.Serve(limitListen(ln, MaxConns)); !errors.Is(err, http.ErrServerClosed) {
 			return fmt.Errorf("serve: %w", err)
 		}
 		return nil
