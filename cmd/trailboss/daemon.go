@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/trailboss/trailboss/daemon"
+	"github.com/trailboss/trailboss/daemon/logfile"
 	"github.com/trailboss/trailboss/daemon/statedir"
 )
 
@@ -29,6 +30,8 @@ func runDaemon(ctx context.Context, e *env, args []string) (err error) {
 	verbose := fs.Bool("v", false, "log debug detail")
 	reset := fs.Bool("reset", false, "move state.db aside (kept as state.db.reset-TIME) and start with an empty queue")
 	reportExit := fs.String("report-exit", "", "a file to write why the daemon exits into (trailboss start reads it)")
+	logFile := fs.String("log-file", "", "write the log to this file, rotated at --log-max-bytes with 3 old ones kept (trailboss start outside tmux: daemon.log)")
+	logMax := fs.Int64("log-max-bytes", logfile.DefaultMaxBytes, "the size at which --log-file is rotated")
 	if err := parse(fs, args, e.stderr); err != nil {
 		return err
 	}
@@ -76,7 +79,22 @@ func runDaemon(ctx context.Context, e *env, args []string) (err error) {
 	if *verbose {
 		level = slog.LevelDebug
 	}
-	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: level}))
+	logTo := e.stderr
+	if *logFile != "" {
+		if *logMax <= 0 {
+			return fmt.Errorf("%w: --log-max-bytes must be positive", errUsage)
+		}
+		lf, err := logfile.Open(*logFile, *logMax, logfile.DefaultKeep)
+		if err != nil {
+			return err
+		}
+		defer lf.Close()
+		if err := lf.CaptureStderr(); err != nil {
+			return err
+		}
+		logTo = lf
+	}
+	log := slog.New(slog.NewTextHandler(logTo, &slog.HandlerOptions{Level: level}))
 	var channels []daemon.Channel
 	relay, err := telegramRelay(cfg, e.getenv)
 	if err != nil {

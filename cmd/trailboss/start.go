@@ -88,10 +88,11 @@ func runStart(ctx context.Context, e *env, args []string) error {
 		}
 		where, see = " in tmux session "+daemonSession, "tmux attach -t "+daemonSession
 	} else {
-		if err := startDetached(p.stateDir, argv); err != nil {
+		log := filepath.Join(p.stateDir, "daemon.log")
+		// The daemon rotates its own log, so that months of running keep a few megabytes.
+		if err := startDetached(p.stateDir, append(argv, "--log-file", log)); err != nil {
 			return err
 		}
-		log := filepath.Join(p.stateDir, "daemon.log")
 		where, see = ", logging to "+log, "less "+log
 	}
 	rec, err := waitRunning(ctx, p, report.Name(), 5*time.Second, see)
