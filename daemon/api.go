@@ -125,6 +125,10 @@ func refuseBrowsers(next http.Handler) http.Handler {
 	})
 }
 
+// IsLoopbackHost reports whether host (a name or an IP, with or without a port) is this
+// machine's loopback: localhost, 127.0.0.0/8 or ::1.
+func IsLoopbackHost(host string) bool { return loopbackHost(host) }
+
 func loopbackHost(hostport string) bool {
 	host := hostport
 	if h, _, err := net.SplitHostPort(hostport); err == nil {

@@ -144,7 +144,7 @@ func TestSpoolDrainAppliesCodexPayloads(t *testing.T) {
 	at := time.Now().Add(-time.Minute).UTC()
 	ev := spool.Event{Harness: "codex", Pane: "%7", Tmux: testSocket + ",1,0", EmittedAt: at,
 		Body: []byte(codexNotify("spooled-thread", "Waiting for you"))}
-	if err := spool.Write(dir, ev); err != nil {
+	if _, err := spool.Write(dir, ev); err != nil {
 		t.Fatal(err)
 	}
 	(&SpoolDrainer{Ingest: ingest, StateDir: dir, Log: discard}).Drain(t.Context())

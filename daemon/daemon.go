@@ -68,7 +68,7 @@ func CheckLoopback(addr string) error {
 	return nil
 }
 
-// ErrStateLost is returned when state.db is gone although a daemon ran here before: the
+// ErrStateLost is returned when state.db is gone or empty although a daemon ran here before: the
 // queue it held would be silently lost, so the operator must say --reset.
 var ErrStateLost = errors.New("state database is missing")
 
@@ -80,15 +80,32 @@ func openStore(ctx context.Context, cfg Config, ranBefore bool) (*store.Store, e
 		if err := moveAside(path); err != nil {
 			return nil, err
 		}
-	} else if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) && ranBefore {
-		return nil, fmt.Errorf("%w: %s is gone, but a daemon ran with this state directory before; "+
-			"to start with an empty queue, run: trailboss daemon --reset", ErrStateLost, path)
+	} else if fi, err := os.Stat(path); ranBefore && (errors.Is(err, os.ErrNotExist) || err == nil && fi.Size() == 0) {
+		what := "is gone"
+		if err == nil {
+			what = "is empty (0 bytes)"
+		}
+		return nil, fmt.Errorf("%w: %s %s, but a daemon ran with this state directory before; "+
+			"to start with an empty queue, run: trailboss daemon --reset", ErrStateLost, path, what)
 	}
 	st, err := store.Open(ctx, path)
 	if errors.Is(err, store.ErrCorrupt) {
 		return nil, fmt.Errorf("%w\nto move it aside and start with an empty queue, run: trailboss daemon --reset", err)
 	}
 	return st, err
+}
+
+// dbFilesAbsent returns the database files (state.db, -wal, -shm) of dir that do not exist
+// yet: opening the store creates them.
+func dbFilesAbsent(dir string) []string {
+	var absent []string
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		path := filepath.Join(dir, statedir.DBFile+suffix)
+		if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
+			absent = append(absent, path)
+		}
+	}
+	return absent
 }
 
 // moveAside renames path (and its WAL files) to path.reset-<time>, keeping it for a post-mortem.
@@ -129,8 +146,10 @@ func listen(addr string) (net.Listener, error) {
 	return ln, nil
 }
 
-// Run serves until ctx ends, then shuts down gracefully.
-func Run(ctx context.Context, cfg Config) error {
+// Run serves until ctx ends, then shuts down gracefully. A start that fails (the address
+// is taken, the state cannot be opened) leaves the state directory as it found it: what
+// this start created there is removed, and the lock's record of the last daemon is kept.
+func Run(ctx context.Context, cfg Config) (err error) {
 	log := cfg.Log
 	if cfg.Addr != "" {
 		if err := CheckLoopback(cfg.Addr); err != nil {
@@ -141,22 +160,49 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	token, err := statedir.EnsureToken(cfg.StateDir)
+	tightened, createdDir, err := statedir.Ensure(cfg.StateDir)
 	if err != nil {
 		return err
 	}
-	ranBefore := statedir.RanBefore(cfg.StateDir) // before our own record replaces it
+	if tightened {
+		log.Warn(statedir.TightenedNote(cfg.StateDir))
+	}
+	var made []string // what this start created, removed again if it fails
+	defer func() {
+		if err == nil {
+			return
+		}
+		for i := len(made) - 1; i >= 0; i-- {
+			rerr := os.Remove(made[i])
+			if rerr != nil && !errors.Is(rerr, os.ErrNotExist) && !errors.Is(rerr, syscall.ENOTEMPTY) {
+				log.Warn("remove what a failed start made", "path", made[i], "err", rerr)
+			}
+		}
+	}()
+	if createdDir {
+		made = append(made, cfg.StateDir) // removed only while empty
+	}
+	if n, err := statedir.PrivateFiles(cfg.StateDir); err != nil {
+		return err
+	} else if n > 0 {
+		log.Warn("files in the state directory were readable by other users; they are now private", "count", n)
+	}
+	ranBefore := statedir.RanBefore(cfg.StateDir) // a record is written only after a start that worked
 	where := sock
 	if cfg.Addr != "" {
 		where += " and " + cfg.Addr
 	}
-	lock, err := statedir.Acquire(cfg.StateDir, where)
+	lock, err := statedir.Acquire(cfg.StateDir)
 	if err != nil {
 		return err
 	}
 	defer func() {
-		if err := lock.Release(); err != nil {
-			log.Warn("release the state directory's lock", "err", err)
+		release := lock.Release
+		if err != nil {
+			release = lock.Abandon
+		}
+		if rerr := release(); rerr != nil {
+			log.Warn("release the state directory's lock", "err", rerr)
 		}
 	}()
 	// Listen before anything slow, so that a taken address is said at once.
@@ -178,8 +224,16 @@ func Run(ctx context.Context, cfg Config) error {
 		}
 		listeners = append(listeners, tcp)
 	}
-
+	token, createdToken, err := statedir.MakeToken(cfg.StateDir)
+	if err != nil {
+		return err
+	}
+	if createdToken {
+		made = append(made, filepath.Join(cfg.StateDir, statedir.TokenFile))
+	}
+	dbMade := dbFilesAbsent(cfg.StateDir)
 	st, err := openStore(ctx, cfg, ranBefore)
+	made = append(made, dbMade...)
 	if err != nil {
 		return err
 	}
@@ -230,7 +284,7 @@ func Run(ctx context.Context, cfg Config) error {
 	g.Go(func() error { return engine.RunPromptExpiry(gctx, time.Second) })
 	for _, ln := range listeners {
 		g.Go(func() error {
-			if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			if err := srv.Serve(limitListen(ln, MaxConns)); !errors.Is(err, http.ErrServerClosed) {
 				return fmt.Errorf("serve %s: %w", ln.Addr(), err)
 			}
 			return nil
@@ -261,6 +315,12 @@ func Run(ctx context.Context, cfg Config) error {
 		defer cancel()
 		return srv.Shutdown(shutdownCtx)
 	})
+	// Recorded last: a start that failed before here leaves the last daemon's record, which
+	// is also how the next start knows that a daemon ran here (RanBefore).
+	if err := lock.Record(where); err != nil {
+		log.Warn("clients may not find the daemon", "err", err)
+	}
+	made = nil
 	log.Info("daemon listening", "socket", sock, "addr", cfg.Addr, "state", cfg.StateDir, "pid", os.Getpid())
 	err = g.Wait()
 	log.Info("daemon stopped")

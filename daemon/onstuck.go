@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/trailboss/trailboss/daemon/queue"
@@ -59,11 +61,30 @@ func (h *OnStuckHook) run(ctx context.Context, s queue.Session) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", h.Command)
 	// The session's words reach the command as environment, never spliced into it.
-	cmd.Env = append(os.Environ(),
+	cmd.Env = append(withoutSecrets(os.Environ()),
 		"TRAILBOSS_SESSION="+s.ID, "TRAILBOSS_PANE="+s.Pane, "TRAILBOSS_REASON="+s.Reason,
 		"TRAILBOSS_DETAIL="+s.Detail, "TRAILBOSS_SUMMARY="+s.Summary, "TRAILBOSS_CWD="+s.Cwd,
 		"TRAILBOSS_TMUX_SOCKET="+s.TmuxSocket)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		h.Log.Warn("on_stuck failed", "session", s.ID, "err", err, "output", string(out))
 	}
+}
+
+// secretNames are the parts of an environment variable's name that say it holds a secret.
+var secretNames = []string{"TOKEN", "SECRET", "PASSWORD", "PASSWD", "API_KEY", "APIKEY", "CREDENTIAL", "PRIVATE_KEY"}
+
+// withoutSecrets returns env without the variables whose names say they hold a secret
+// (TRAILBOSS_TELEGRAM_TOKEN, GITHUB_TOKEN, ANTHROPIC_API_KEY, …): on_stuck is a
+// notification command, and what it runs (a script, a webhook client) needs none of the
+// daemon's secrets.
+func withoutSecrets(env []string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		upper := strings.ToUpper(name)
+		if !slices.ContainsFunc(secretNames, func(s string) bool { return strings.Contains(upper, s) }) {
+			out = append(out, kv)
+		}
+	}
+	return out
 }

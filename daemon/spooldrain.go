@@ -36,29 +36,33 @@ func (d *SpoolDrainer) Run(ctx context.Context) error {
 	}
 }
 
-// Drain applies every spooled event in emitted order and removes its file. A file that
+// Drain applies every spooled event in emitted order and removes its file, reading one
+// file at a time: memory stays that of one event, however full the spool. A file that
 // cannot be read, is too old, or that the daemon refuses is dropped with a log line; when
 // the store cannot take writes (503), the rest waits for the next round.
 func (d *SpoolDrainer) Drain(ctx context.Context) {
-	entries, err := spool.List(d.StateDir)
+	paths, err := spool.List(d.StateDir)
 	if err != nil {
 		d.Log.Warn("read spool", "err", err)
 		return
 	}
 	applied := 0
-	for _, en := range entries {
+	for _, path := range paths {
 		if ctx.Err() != nil {
 			return
 		}
+		ev, err := spool.Read(path)
 		switch {
-		case en.Err != nil:
-			d.Log.Warn("dropped an unreadable spooled event", "file", en.Path, "err", en.Err)
-		case time.Since(en.Event.EmittedAt) > spool.MaxAge:
-			d.Log.Info("dropped a spooled event too old to be true", "file", en.Path, "emitted", en.Event.EmittedAt)
+		case errors.Is(err, os.ErrNotExist):
+			continue // dropped by a hook making room since it was listed
+		case err != nil:
+			d.Log.Warn("dropped an unreadable spooled event", "file", path, "err", err)
+		case time.Since(ev.EmittedAt) > spool.MaxAge:
+			d.Log.Info("dropped a spooled event too old to be true", "file", path, "emitted", ev.EmittedAt)
 		default:
 			var err error
-			if bug := guard(d.Log, "applying a spooled event", []any{"file", en.Path}, func() {
-				err = d.apply(ctx, en.Event)
+			if bug := guard(d.Log, "applying a spooled event", []any{"file", path}, func() {
+				err = d.apply(ctx, ev)
 			}); bug != nil {
 				err = bug
 			}
@@ -68,15 +72,15 @@ func (d *SpoolDrainer) Drain(ctx context.Context) {
 			case err != nil:
 				// Refused, or it tripped a bug: dropped, not retried forever. The emit log
 				// says so too, so that doctor does not call the spool delivered.
-				d.Log.Warn("dropped a spooled event the daemon refuses", "file", en.Path, "why", err)
+				d.Log.Warn("dropped a spooled event the daemon refuses", "file", path, "why", err)
 				statedir.AppendEmitLog(d.StateDir, time.Now(), "the daemon dropped a spooled event it refuses: "+
 					adapter.CleanText(err.Error(), 300))
 			default:
 				applied++
 			}
 		}
-		if err := os.Remove(en.Path); err != nil && !os.IsNotExist(err) {
-			d.Log.Warn("remove spooled event", "file", en.Path, "err", err)
+		if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
+			d.Log.Warn("remove spooled event", "file", path, "err", err)
 			return // do not apply it again and again
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -291,6 +293,17 @@ func TestParseRealCodex(t *testing.T) {
 		body, meta := readRealCall(t, name)
 		if evs, err := Parse(body, meta); !errors.Is(err, ErrTitleThread) || !errors.Is(err, adapter.ErrIgnored) || evs != nil {
 			t.Errorf("%s: %+v, %v; want it ignored as the title thread", name, evs, err)
+		}
+	}
+}
+
+// TestSpoolFieldsHoldWhatNotifyReads: a notify field the adapter reads must be kept in the
+// spool too.
+func TestSpoolFieldsHoldWhatNotifyReads(t *testing.T) {
+	typ := reflect.TypeOf(notifyPayload{})
+	for i := range typ.NumField() {
+		if tag := typ.Field(i).Tag.Get("json"); !slices.Contains(SpoolFields, tag) {
+			t.Errorf("notify field %q is read but not kept in the spool", tag)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package codex
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/trailboss/trailboss/adapter"
@@ -22,6 +23,11 @@ type notifyPayload struct {
 	InputMessages []string `json:"input-messages"`
 	LastMessage   *string  `json:"last-assistant-message"`
 }
+
+// SpoolFields are the fields of a Codex payload, hook or notify, that this adapter reads:
+// what a spooled one keeps (adapter.Slim).
+var SpoolFields = append(slices.Clone(adapter.HookFields),
+	"type", "thread-id", "turn-id", "client", "input-messages", "last-assistant-message")
 
 // Turn is what one agent-turn-complete notification says.
 type Turn struct {

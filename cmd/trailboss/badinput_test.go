@@ -355,13 +355,17 @@ func TestHostileTranscriptPaths(t *testing.T) {
 	}
 }
 
-func rssKB(t *testing.T, pid int) int {
+func rssKB(t *testing.T, pid int) int { return statusKB(t, pid, "VmRSS:") }
+
+// statusKB returns the figure in kB of field (such as "VmHWM:", the peak RSS) in
+// /proc/PID/status.
+func statusKB(t *testing.T, pid int, field string) int {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
+		if v, ok := strings.CutPrefix(l, field); ok {
 			n, _ := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")))
 			return n
 		}

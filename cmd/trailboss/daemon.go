@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"syscall"
 	"time"
 
 	"github.com/trailboss/trailboss/daemon"
+	"github.com/trailboss/trailboss/daemon/logfile"
 	"github.com/trailboss/trailboss/daemon/statedir"
 )
 
@@ -22,6 +24,9 @@ func deliveryOff(cfg fileConfig, path string) string {
 }
 
 func runDaemon(ctx context.Context, e *env, args []string) (err error) {
+	// Everything the daemon writes in the state directory (state.db and its WAL, the token,
+	// the log) is the user's alone, whatever umask it was started with.
+	syscall.Umask(0o077)
 	fs := flag.NewFlagSet("daemon", flag.ContinueOnError)
 	addr := fs.String("addr", "", "also listen on this loopback TCP address, such as "+exampleAddr+" (default $TRAILBOSS_ADDR, config addr; else the unix socket alone)")
 	stateDir := fs.String("state-dir", "", "state directory (default $TRAILBOSS_STATE_DIR, $XDG_STATE_HOME/trailboss)")
@@ -33,6 +38,8 @@ func runDaemon(ctx context.Context, e *env, args []string) (err error) {
 	verbose := fs.Bool("v", false, "log debug detail")
 	reset := fs.Bool("reset", false, "move state.db aside (kept as state.db.reset-TIME) and start with an empty queue")
 	reportExit := fs.String("report-exit", "", "a file to write why the daemon exits into (trailboss start reads it)")
+	logFile := fs.String("log-file", "", "write the log to this file, rotated at --log-max-bytes with 3 old ones kept (trailboss start outside tmux: daemon.log)")
+	logMax := fs.Int64("log-max-bytes", logfile.DefaultMaxBytes, "the size at which --log-file is rotated")
 	if err := parse(fs, args, e.stderr); err != nil {
 		return err
 	}
@@ -80,7 +87,22 @@ func runDaemon(ctx context.Context, e *env, args []string) (err error) {
 	if *verbose {
 		level = slog.LevelDebug
 	}
-	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: level}))
+	logTo := e.stderr
+	if *logFile != "" {
+		if *logMax <= 0 {
+			return fmt.Errorf("%w: --log-max-bytes must be positive", errUsage)
+		}
+		lf, err := logfile.Open(*logFile, *logMax, logfile.DefaultKeep)
+		if err != nil {
+			return err
+		}
+		defer lf.Close()
+		if err := lf.CaptureStderr(); err != nil {
+			return err
+		}
+		logTo = lf
+	}
+	log := slog.New(slog.NewTextHandler(logTo, &slog.HandlerOptions{Level: level}))
 	var channels []daemon.Channel
 	relay, err := telegramRelay(cfg, e.getenv)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/trailboss/trailboss/adapter"
@@ -23,6 +24,8 @@ import (
 // Failures go to emit.log in the state directory. It takes no flags, so nothing is parsed
 // on the hot path.
 func runEmit(ctx context.Context, e *env, args []string) error {
+	// A spooled event carries an agent's words and commands: the user's alone.
+	syscall.Umask(0o077)
 	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
 		// A person asking, not a hook: help, and nothing read or queued.
 		usageFor(e.stdout, flag.NewFlagSet("emit", flag.ContinueOnError))

@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -37,8 +38,12 @@ func TestMain(m *testing.M) {
 		"trailboss": func() { os.Exit(mainExit()) },
 		"impostor":  impostorMain, // transport_test.go
 		// other-web-server FILE: another program on a loopback port (an HTML page on every
-		// path), writing its address to FILE.
+		// path), writing its address to FILE. SIGINT stops it with status 0, so that a
+		// script can wait until the port is free (kill -INT, wait).
 		"other-web-server": func() {
+			term := make(chan os.Signal, 1)
+			signal.Notify(term, os.Interrupt)
+			go func() { <-term; os.Exit(0) }()
 			ln, err := net.Listen("tcp", "127.0.0.1:0")
 			if err != nil {
 				os.Exit(1)

@@ -59,6 +59,13 @@ func runStart(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	}
+	tightened, _, err := statedir.Ensure(p.stateDir)
+	if err != nil {
+		return err
+	}
+	if tightened {
+		fmt.Fprintln(e.stdout, statedir.TightenedNote(p.stateDir))
+	}
 	socket := *socketFlag
 	if socket == "" {
 		s, err := adapter.SocketFromTmuxEnv(e.getenv("TMUX"))
@@ -86,10 +93,11 @@ func runStart(ctx context.Context, e *env, args []string) error {
 		}
 		where, see = " in tmux session "+daemonSession, "tmux attach -t "+daemonSession
 	} else {
-		if err := startDetached(p.stateDir, argv); err != nil {
+		log := filepath.Join(p.stateDir, "daemon.log")
+		// The daemon rotates its own log, so that months of running keep a few megabytes.
+		if err := startDetached(p.stateDir, append(argv, "--log-file", log)); err != nil {
 			return err
 		}
-		log := filepath.Join(p.stateDir, "daemon.log")
 		where, see = ", logging to "+log, "less "+log
 	}
 	rec, err := waitRunning(ctx, p, report.Name(), 5*time.Second, see)
@@ -160,9 +168,6 @@ func startInTmux(ctx context.Context, socket string, argv []string) error {
 }
 
 func startDetached(stateDir string, argv []string) error {
-	if err := os.MkdirAll(stateDir, 0o700); err != nil {
-		return err
-	}
 	logf, err := os.OpenFile(filepath.Join(stateDir, "daemon.log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return err

@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/trailboss/trailboss/daemon"
 	"github.com/trailboss/trailboss/daemon/telegram"
 	"github.com/trailboss/trailboss/hooks"
 )
@@ -39,15 +40,28 @@ func (t *telegramConfig) check(path string) error {
 		return fmt.Errorf("%s: [telegram] needs chat_id and allowed_users (the relay lets in nobody else); "+
 			"pair your phone with: trailboss telegram setup", path)
 	case t.APIURL != "":
-		u, err := url.Parse(t.APIURL)
-		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-			return fmt.Errorf("%s: [telegram] api_url %q is not an http(s) address such as %q", path, t.APIURL, telegram.DefaultAPIURL)
+		if err := checkAPIURL(t.APIURL); err != nil {
+			return fmt.Errorf("%s: [telegram] %w", path, err)
 		}
 	}
 	for _, u := range t.AllowedUsers {
 		if u <= 0 {
 			return fmt.Errorf("%s: [telegram] allowed_users holds %d, which is no Telegram user id", path, u)
 		}
+	}
+	return nil
+}
+
+// checkAPIURL returns an error unless raw is an https address, or an http one on this
+// machine (a test's fake Bot API): the bot token travels in every request's path.
+func checkAPIURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return fmt.Errorf("api_url %q is not an https address such as %q", raw, telegram.DefaultAPIURL)
+	}
+	if u.Scheme == "http" && !daemon.IsLoopbackHost(u.Hostname()) {
+		return fmt.Errorf("api_url %q is plain http to another machine, which would send the bot token unencrypted; "+
+			"use https (such as %q), or http only to 127.0.0.1", raw, telegram.DefaultAPIURL)
 	}
 	return nil
 }
@@ -141,6 +155,9 @@ func runTelegramSetup(ctx context.Context, e *env, args []string) error {
 		tc = *cfg.Telegram
 	}
 	if *apiURL != "" {
+		if err := checkAPIURL(*apiURL); err != nil {
+			return fmt.Errorf("%w: --api-url: %w", errUsage, err)
+		}
 		tc.APIURL = *apiURL
 	}
 	token, source, err := telegramToken(&tc, e.getenv)

@@ -112,8 +112,11 @@ func New(addr, stateDir string, timeout time.Duration) (*Client, error) {
 		where = sock
 	}
 	tok, err := statedir.ReadToken(stateDir)
-	if err != nil {
+	if errors.Is(err, statedir.ErrNoToken) {
 		return nil, &DownError{Addr: where, Cause: err} // no daemon ever ran with this state
+	}
+	if err != nil {
+		return nil, err // an empty or unreadable token file: it says how to fix it
 	}
 	base := "http://" + addr
 	if addr == "" {

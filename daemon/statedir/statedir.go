@@ -62,9 +62,14 @@ func Default() (string, error) {
 // ErrNoToken means the daemon has never started with this state directory.
 var ErrNoToken = errors.New("no token: the daemon has not been started with this state directory")
 
+// ErrEmptyToken is returned by ReadToken for a token file with nothing in it (a crash
+// while it was first written, or a hand that cleared it).
+var ErrEmptyToken = errors.New("the token file is empty")
+
 // ReadToken returns the API token.
 func ReadToken(dir string) (string, error) {
-	b, err := os.ReadFile(filepath.Join(dir, TokenFile))
+	path := filepath.Join(dir, TokenFile)
+	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return "", fmt.Errorf("%w (%s)", ErrNoToken, dir)
 	}
@@ -73,7 +78,8 @@ func ReadToken(dir string) (string, error) {
 	}
 	tok := strings.TrimSpace(string(b))
 	if tok == "" {
-		return "", fmt.Errorf("read token: %s is empty", filepath.Join(dir, TokenFile))
+		return "", fmt.Errorf("read token: %w (%s); the daemon writes a new one when it starts: "+
+			"run trailboss stop, then trailboss start", ErrEmptyToken, path)
 	}
 	return tok, nil
 }
@@ -81,73 +87,151 @@ func ReadToken(dir string) (string, error) {
 // EnsureToken returns the API token, creating the directory (0700) and a random token
 // (0600) on first use.
 func EnsureToken(dir string) (string, error) {
+	tok, _, err := MakeToken(dir)
+	return tok, err
+}
+
+// MakeToken returns the API token, creating the directory (0700) and a random token (0600)
+// when there is none; created reports that it wrote the file. An empty token file is
+// replaced: only the daemon calls MakeToken with its lock held, so no daemon serves with the
+// token that file lost.
+func MakeToken(dir string) (tok string, created bool, err error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", fmt.Errorf("create state directory: %w", err)
+		return "", false, fmt.Errorf("create state directory: %w", err)
 	}
 	path := filepath.Join(dir, TokenFile)
-	if tok, err := ReadToken(dir); err == nil {
+	tok, err = ReadToken(dir)
+	switch {
+	case err == nil:
 		if err := os.Chmod(path, 0o600); err != nil {
-			return "", fmt.Errorf("protect token: %w", err)
+			return "", false, fmt.Errorf("protect token: %w", err)
 		}
-		return tok, nil
-	} else if !errors.Is(err, ErrNoToken) {
-		return "", err
+		return tok, false, nil
+	case errors.Is(err, ErrEmptyToken):
+		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return "", false, fmt.Errorf("replace the empty token file: %w", err)
+		}
+	case !errors.Is(err, ErrNoToken):
+		return "", false, err
 	}
 	buf := make([]byte, 32)
 	if _, err := rand.Read(buf); err != nil {
-		return "", fmt.Errorf("make token: %w", err)
+		return "", false, fmt.Errorf("make token: %w", err)
 	}
-	tok := hex.EncodeToString(buf)
-	// Write it whole under a temporary name, then link it into place: a reader never sees a
-	// half-written token, and of two first starts at once, one wins and both agree.
+	tok = hex.EncodeToString(buf)
+	// Write it whole and on disk under a temporary name, then link it into place: a reader
+	// never sees a half-written token, a crash never leaves an empty one, and of two first
+	// starts at once, one wins and both agree.
 	tmp, err := os.CreateTemp(dir, ".token-*")
 	if err != nil {
-		return "", fmt.Errorf("write token: %w", err)
+		return "", false, fmt.Errorf("write token: %w", err)
 	}
 	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return "", fmt.Errorf("write token: %w", err)
+	err = tmp.Chmod(0o600)
+	if err == nil {
+		_, err = tmp.WriteString(tok + "\n")
 	}
-	if _, err := tmp.WriteString(tok + "\n"); err != nil {
-		tmp.Close()
-		return "", fmt.Errorf("write token: %w", err)
+	if err == nil {
+		err = tmp.Sync()
 	}
-	if err := tmp.Close(); err != nil {
-		return "", fmt.Errorf("write token: %w", err)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("write token: %w", err)
 	}
 	if err := os.Link(tmp.Name(), path); errors.Is(err, os.ErrExist) {
-		return ReadToken(dir)
+		tok, err := ReadToken(dir)
+		return tok, false, err
 	} else if err != nil {
-		return "", fmt.Errorf("write token: %w", err)
+		return "", false, fmt.Errorf("write token: %w", err)
 	}
-	return tok, nil
+	if err := SyncDir(dir); err != nil {
+		return "", false, fmt.Errorf("write token: %w", err)
+	}
+	return tok, true, nil
+}
+
+// SyncDir flushes dir's entries to disk, so that a file created or renamed in it survives
+// a crash under that name.
+func SyncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
 }
 
 // Lock is held by the running daemon for as long as it runs.
-type Lock struct{ f *os.File }
+type Lock struct {
+	f       *os.File
+	path    string
+	created bool // this Acquire made the lock file
+}
 
 // ErrLocked is returned by Acquire when another daemon holds the lock.
 var ErrLocked = errors.New("another trailboss daemon is running with this state directory")
 
-// Acquire takes the state directory's lock and records who holds it and where it listens
-// (the socket's path, and " and " a TCP address when it listens there too). When another
-// process holds it, the error wraps ErrLocked and says what that process recorded.
-func Acquire(dir, where string) (*Lock, error) {
+// Acquire takes the state directory's lock. It writes nothing in it: the daemon records
+// itself (Record) once it listens, so that a start that fails leaves the record of the
+// last daemon that ran. When another process holds it, the error wraps ErrLocked and says
+// what that process recorded.
+func Acquire(dir string) (*Lock, error) {
 	path := filepath.Join(dir, LockFile)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("open lock: %w", err)
+	for {
+		created := false
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, os.ErrExist) {
+			f, err = os.OpenFile(path, os.O_RDWR, 0)
+		} else {
+			created = err == nil
+		}
+		if errors.Is(err, os.ErrNotExist) {
+			continue // removed between the two opens by a start that failed
+		}
+		if err != nil {
+			return nil, fmt.Errorf("open lock: %w", err)
+		}
+		if err := lockOrWaitForTheDead(f, path); err != nil {
+			holder, _ := os.ReadFile(path)
+			f.Close()
+			return nil, fmt.Errorf("%w (%s)", ErrLocked, strings.TrimSpace(string(holder)))
+		}
+		// A start that failed removes the lock file it made (Abandon); one that opened that
+		// file just before holds a lock on a name that no longer exists, and tries again.
+		if held, err := f.Stat(); err == nil {
+			if now, err := os.Stat(path); err != nil || !os.SameFile(held, now) {
+				f.Close()
+				continue
+			}
+		}
+		return &Lock{f: f, path: path, created: created}, nil
 	}
-	if err := lockOrWaitForTheDead(f, path); err != nil {
-		holder, _ := os.ReadFile(path)
-		f.Close()
-		return nil, fmt.Errorf("%w (%s)", ErrLocked, strings.TrimSpace(string(holder)))
+}
+
+// Record writes who holds the lock and where it listens ("pid N on WHERE": the socket's
+// path, and " and " a TCP address when it listens there too), durably.
+func (l *Lock) Record(addr string) error {
+	if err := l.f.Truncate(0); err != nil {
+		return fmt.Errorf("record the daemon in its lock: %w", err)
 	}
-	if err := f.Truncate(0); err == nil {
-		fmt.Fprintf(f, "pid %d on %s\n", os.Getpid(), where)
+	if _, err := l.f.WriteAt([]byte(fmt.Sprintf("pid %d on %s\n", os.Getpid(), addr)), 0); err != nil {
+		return fmt.Errorf("record the daemon in its lock: %w", err)
 	}
-	return &Lock{f: f}, nil
+	return l.f.Sync()
+}
+
+// Abandon releases the lock of a start that failed, and removes the lock file when that
+// start made it: the state directory is left as the start found it.
+func (l *Lock) Abandon() error {
+	if l.created {
+		if err := os.Remove(l.path); err != nil && !errors.Is(err, os.ErrNotExist) {
+			l.f.Close()
+			return err
+		}
+	}
+	return l.f.Close()
 }
 
 // deadHolderGrace is how long Acquire waits for the lock of a daemon that is no longer
@@ -233,8 +317,11 @@ const maxEmitLog = 64 << 10
 // of an event a hook sent, when it did not simply arrive. Best effort: a log that cannot be
 // written is no reason to fail a hook or a drain.
 func AppendEmitLog(dir string, now time.Time, msg string) {
-	if dir == "" || os.MkdirAll(dir, 0o700) != nil {
+	if dir == "" {
 		return
+	}
+	if _, _, err := Ensure(dir); err != nil {
+		return // not the user's own directory: nothing of theirs goes there
 	}
 	path := filepath.Join(dir, EmitLog)
 	if fi, err := os.Stat(path); err == nil && fi.Size() > maxEmitLog {

@@ -103,26 +103,65 @@ func TestReadTokenErrors(t *testing.T) {
 	if _, err := ReadToken(dir); err == nil || errors.Is(err, ErrNoToken) || !strings.Contains(err.Error(), "empty") {
 		t.Fatalf("blank token file: %v, want an error saying it is empty", err)
 	}
-	// EnsureToken may refuse a blank token file or replace it, but never hand out "".
-	if tok, err := EnsureToken(dir); err == nil {
-		read, rerr := ReadToken(dir)
-		if tok == "" || rerr != nil || read != tok {
-			t.Fatalf("EnsureToken over a blank token file: %q, and the file reads %q %v", tok, read, rerr)
-		}
+	if _, err := ReadToken(dir); !strings.Contains(err.Error(), "run trailboss stop, then trailboss start") {
+		t.Fatalf("blank token file: %v, want the command that fixes it", err)
+	}
+	// The daemon, holding the lock, replaces a blank token file.
+	tok, created, err := MakeToken(dir)
+	read, rerr := ReadToken(dir)
+	if err != nil || !created || tok == "" || rerr != nil || read != tok {
+		t.Fatalf("MakeToken over a blank token file: %q created=%v %v, and the file reads %q %v", tok, created, err, read, rerr)
+	}
+}
+
+func TestAbandonLeavesTheLastRecord(t *testing.T) {
+	dir := t.TempDir()
+	// A first start that fails leaves no lock file.
+	l, err := Acquire(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Abandon(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, LockFile)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a failed first start left its lock file: %v", err)
+	}
+	// A daemon ran here; a later start that fails keeps its record.
+	l, err = Acquire(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Record("127.0.0.1:4100"); err != nil {
+		t.Fatal(err)
+	}
+	l.Release()
+	l, err = Acquire(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Abandon(); err != nil {
+		t.Fatal(err)
+	}
+	if got := LastAddr(dir); got != "127.0.0.1:4100" {
+		t.Fatalf("after a failed start LastAddr = %q, want the last daemon's 127.0.0.1:4100", got)
 	}
 }
 
 func TestAcquireIsExclusiveAndNamesTheHolder(t *testing.T) {
 	dir := t.TempDir()
-	first, err := Acquire(dir, "127.0.0.1:40000")
+	first, err := Acquire(dir)
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := first.Record("127.0.0.1:40000"); err != nil {
 		t.Fatal(err)
 	}
 	if m := mode(t, filepath.Join(dir, LockFile)); m != 0o600 {
 		t.Errorf("lock file mode %v, want 0600", m)
 	}
 
-	second, err := Acquire(dir, "127.0.0.1:4001")
+	second, err := Acquire(dir)
 	if !errors.Is(err, ErrLocked) {
 		if second != nil {
 			second.Release()
@@ -137,11 +176,14 @@ func TestAcquireIsExclusiveAndNamesTheHolder(t *testing.T) {
 	if err := first.Release(); err != nil {
 		t.Fatal(err)
 	}
-	third, err := Acquire(dir, "127.0.0.1:4002")
+	third, err := Acquire(dir)
 	if err != nil {
 		t.Fatalf("Acquire after Release: %v", err)
 	}
 	defer third.Release()
+	if err := third.Record("127.0.0.1:4002"); err != nil {
+		t.Fatal(err)
+	}
 	b, err := os.ReadFile(filepath.Join(dir, LockFile))
 	if err != nil {
 		t.Fatal(err)

@@ -55,7 +55,7 @@ func TestEmitCodexSpoolsForTheCodexAdapter(t *testing.T) {
 		t.Fatalf("EmitCodex to a daemon that is down: %v, want it spooled", err)
 	}
 	got := spooled(t, e.StateDir)
-	if len(got) != 1 || got[0].Event.Harness != "codex" || string(got[0].Event.Body) != codexNotifyPayload || got[0].Event.Pane != "%9" {
+	if len(got) != 1 || got[0].Harness != "codex" || !sameJSON(t, got[0].Body, []byte(codexNotifyPayload)) || got[0].Pane != "%9" {
 		t.Fatalf("spooled %+v", got)
 	}
 }

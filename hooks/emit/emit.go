@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/trailboss/trailboss/adapter"
+	"github.com/trailboss/trailboss/adapter/codex"
 	"github.com/trailboss/trailboss/daemon/client"
 	"github.com/trailboss/trailboss/daemon/spool"
 	"github.com/trailboss/trailboss/daemon/statedir"
@@ -128,14 +129,30 @@ func IsRefused(err error) bool {
 	return errors.As(err, &refused)
 }
 
-// spoolUnlessAcknowledged leaves ev in the spool when err says the daemon did not take it;
-// a refusal is not spooled, since it would only be refused again.
+// spoolUnlessAcknowledged leaves ev in the spool when err says the daemon did not take it,
+// slimmed to what its adapter reads (a PostToolUse's tool_response can be megabytes); a
+// refusal is not spooled, since it would only be refused again.
 func (e *Emitter) spoolUnlessAcknowledged(err error, ev spool.Event) error {
 	if err == nil || IsRefused(err) {
 		return err
 	}
-	if serr := spool.Write(e.StateDir, ev); serr != nil {
+	if len(ev.Body) >= maxPayload {
+		// Cut at maxPayload, it is no longer JSON: the daemon would refuse it, as it does
+		// when it is up.
+		return fmt.Errorf("%w; and it is over 1 MiB, which the daemon refuses, so it was not spooled", err)
+	}
+	switch ev.Harness {
+	case "claude":
+		ev.Body = adapter.Slim(ev.Body, adapter.HookFields)
+	case "codex":
+		ev.Body = adapter.Slim(ev.Body, codex.SpoolFields)
+	}
+	dropped, serr := spool.Write(e.StateDir, ev)
+	if serr != nil {
 		return fmt.Errorf("%w; and it could not be spooled: %v (event lost)", err, serr)
+	}
+	if dropped > 0 {
+		return fmt.Errorf("%w (%s; the spool was full, so the %d oldest events in it were dropped)", err, SpooledNote, dropped)
 	}
 	return fmt.Errorf("%w (%s)", err, SpooledNote)
 }

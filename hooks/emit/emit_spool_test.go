@@ -1,8 +1,11 @@
 package emit
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -11,11 +14,19 @@ import (
 )
 
 // spooled returns what the spool of dir holds.
-func spooled(t *testing.T, dir string) []spool.Entry {
+func spooled(t *testing.T, dir string) []spool.Event {
 	t.Helper()
-	got, err := spool.List(dir)
+	paths, err := spool.List(dir)
 	if err != nil {
 		t.Fatal(err)
+	}
+	var got []spool.Event
+	for _, p := range paths {
+		ev, err := spool.Read(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, ev)
 	}
 	return got
 }
@@ -33,8 +44,8 @@ func TestEmitSpoolsWhatTheDaemonDidNotAcknowledge(t *testing.T) {
 	if len(got) != 1 {
 		t.Fatalf("%d spooled events, want 1", len(got))
 	}
-	ev := got[0].Event
-	if string(ev.Body) != payload || ev.Pane != "%7" || ev.Tmux != "/tmp/s,1,0" || !ev.EmittedAt.Equal(at) || ev.Harness != "claude" {
+	ev := got[0]
+	if !sameJSON(t, ev.Body, []byte(payload)) || ev.Pane != "%7" || ev.Tmux != "/tmp/s,1,0" || !ev.EmittedAt.Equal(at) || ev.Harness != "claude" {
 		t.Errorf("spooled %+v", ev)
 	}
 }
@@ -62,5 +73,42 @@ func TestEmitSpoolsWhenTheDaemonCouldNotStore(t *testing.T) {
 	}
 	if n := len(spooled(t, e.StateDir)); n != 1 {
 		t.Fatalf("%d spooled after a 503, want 1", n)
+	}
+}
+
+// sameJSON reports whether a and b hold the same JSON value.
+func sameJSON(t *testing.T, a, b []byte) bool {
+	t.Helper()
+	var va, vb any
+	if err := json.Unmarshal(a, &va); err != nil {
+		t.Fatalf("%s: %v", a, err)
+	}
+	if err := json.Unmarshal(b, &vb); err != nil {
+		t.Fatalf("%s: %v", b, err)
+	}
+	return reflect.DeepEqual(va, vb)
+}
+
+// TestEmitSpoolsOnlyWhatTheAdapterReads: a PostToolUse whose tool_response is almost a
+// megabyte is spooled without it, and means the same to the adapter.
+func TestEmitSpoolsOnlyWhatTheAdapterReads(t *testing.T) {
+	big, _ := json.Marshal(map[string]any{"session_id": "S", "hook_event_name": "PostToolUse", "cwd": "/src",
+		"transcript_path": "", "tool_name": "Bash", "tool_input": map[string]any{"command": "cat big.log"},
+		"tool_response": map[string]any{"stdout": strings.Repeat("x", 1_000_000)}})
+	e := emitter(t, freeAddr(t), bytes.NewReader(big), EmitTimeout)
+	if err := e.Emit(context.Background()); err == nil || !strings.Contains(err.Error(), "kept in the spool") {
+		t.Fatalf("Emit to a daemon that is down: %v, want it spooled", err)
+	}
+	got := spooled(t, e.StateDir)
+	if len(got) != 1 {
+		t.Fatalf("%d spooled events, want 1", len(got))
+	}
+	if n := len(got[0].Body); n > 4096 {
+		t.Fatalf("spooled %d bytes of a PostToolUse", n)
+	}
+	want, _ := json.Marshal(map[string]any{"session_id": "S", "hook_event_name": "PostToolUse", "cwd": "/src",
+		"transcript_path": "", "tool_name": "Bash", "tool_input": map[string]any{"command": "cat big.log"}})
+	if !sameJSON(t, got[0].Body, want) {
+		t.Fatalf("spooled %s", got[0].Body)
 	}
 }
