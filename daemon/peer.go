@@ -56,6 +56,9 @@ type peer struct {
 // the process that connected.
 func connContext(ctx context.Context, c net.Conn) context.Context {
 	p := &peer{local: c.LocalAddr(), conn: c.RemoteAddr()}
+	if lc, ok := c.(*limitConn); ok {
+		c = lc.Conn // the connection cap's wrapper: the socket is inside
+	}
 	if uc, ok := c.(*net.UnixConn); ok {
 		p.unix = true
 		if raw, err := uc.SyscallConn(); err == nil {

@@ -91,6 +91,11 @@ func launchDaemon(tb testing.TB, bin, stateDir string, env []string, extra ...st
 		_ = d.cmd.Process.Signal(syscall.SIGINT)
 		_ = d.cmd.Wait()
 	})
+	tb.Cleanup(func() {
+		if tb.Failed() {
+			tb.Logf("the daemon's output:\n%s", d.log.String())
+		}
+	})
 	waitUntil(tb, "the daemon to answer", 10*time.Second, func() bool {
 		b, err := os.ReadFile(filepath.Join(d.stateDir, "token"))
 		if err != nil {

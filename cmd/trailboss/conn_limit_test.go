@@ -24,8 +24,11 @@ func openFDs(t *testing.T, pid int) int {
 // TestIdleConnectionsCannotExhaustTheDaemon: a process that opens far more connections
 // than the daemon serves at once, and sends nothing on them, gets at most daemon.MaxConns
 // of the real daemon's file descriptors, and the daemon still answers its health check.
+//
+// Over TCP, which another local user can reach when the operator asks for it (the socket is
+// the owner's alone).
 func TestIdleConnectionsCannotExhaustTheDaemon(t *testing.T) {
-	d := startDaemon(t)
+	d := startDaemon(t, "--addr", freeAddr(t))
 	pid := d.cmd.Process.Pid
 	base := openFDs(t, pid)
 	const extra = 100
