@@ -279,6 +279,13 @@ func Run(ctx context.Context, cfg Config) (err error) {
 		Liveness: &Liveness{Engine: engine, Log: log.With("component", "liveness"), Tmux: tmuxctl.New},
 	}
 
+	// Recorded once nothing more can fail, before serving (start reads the record as soon
+	// as the daemon answers): a start that failed before here leaves the last daemon's
+	// record, which is also how the next start knows that a daemon ran here (RanBefore).
+	if err := lock.Record(where); err != nil {
+		log.Warn("clients may not find the daemon", "err", err)
+	}
+	made = nil
 	g, gctx := errgroup.WithContext(ctx)
 	api.Done = gctx.Done()
 	g.Go(func() error { return engine.RunPromptExpiry(gctx, time.Second) })
@@ -315,12 +322,6 @@ func Run(ctx context.Context, cfg Config) (err error) {
 		defer cancel()
 		return srv.Shutdown(shutdownCtx)
 	})
-	// Recorded last: a start that failed before here leaves the last daemon's record, which
-	// is also how the next start knows that a daemon ran here (RanBefore).
-	if err := lock.Record(where); err != nil {
-		log.Warn("clients may not find the daemon", "err", err)
-	}
-	made = nil
 	log.Info("daemon listening", "socket", sock, "addr", cfg.Addr, "state", cfg.StateDir, "pid", os.Getpid())
 	err = g.Wait()
 	log.Info("daemon stopped")

@@ -222,7 +222,9 @@ func TestRealCodex(t *testing.T) {
 	w.typeLine(pane, "slow")
 	took = w.waitGone(pane, "the next prompt to dequeue", 5*time.Second)
 	t.Logf("next prompt → out of the queue in %v", took)
-	w.waitScreen(pane, `esc to interrupt`, 10*time.Second)
+	// Codex's status row while it works ("Working (3s • esc to interrupt)"; on a busy
+	// machine it was seen without the hint).
+	w.waitScreen(pane, `(?i)esc to interrupt|\bworking\b`, 10*time.Second)
 	w.staysGone(pane, "while the model streams", 3*time.Second)
 	w.waitItem(pane, "the slow turn's end", 30*time.Second, hasSummary(`^slow-1 .* slow-20$`))
 

@@ -189,10 +189,13 @@ func startDetached(stateDir string, argv []string) error {
 func waitRunning(ctx context.Context, p place, report string, timeout time.Duration, see string) (string, error) {
 	deadline := time.Now().Add(timeout)
 	for {
-		if rec, held := statedir.Holder(p.stateDir); held {
+		if _, held := statedir.Holder(p.stateDir); held {
 			if c, err := client.New("", p.stateDir, time.Second); err == nil {
 				if _, err := c.Status(ctx); err == nil {
-					return rec, nil
+					// Read after it answered: the daemon records itself just before serving.
+					if rec, _ := statedir.Holder(p.stateDir); rec != "" {
+						return rec, nil
+					}
 				}
 			}
 		}

@@ -8,6 +8,7 @@
 package tmuxtest
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -55,7 +56,34 @@ type Env struct {
 // write as they exit is left behind.
 func removeAfterExit(dir string, pids []int) {
 	WaitExited(pids, 5*time.Second)
+	// What a pane started in a session of its own (Codex's app-server) outlives the pane:
+	// anything still running with the test's HOME is ended before its folder goes.
+	WaitExited(killUsing(filepath.Join(dir, "home")), 5*time.Second)
 	os.RemoveAll(dir)
+}
+
+// killUsing kills the processes whose HOME is home, and returns them.
+func killUsing(home string) []int {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var pids []int
+	want := []byte("\x00HOME=" + home + "\x00")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
+		if err != nil || !bytes.Contains(append([]byte{0}, env...), want) {
+			continue
+		}
+		if syscall.Kill(pid, syscall.SIGKILL) == nil {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
 }
 
 // WaitExited waits, at most timeout, until every process of pids has exited: a pane's
@@ -129,6 +157,7 @@ func New(t testing.TB) *Env {
 		"XDG_STATE_HOME":  "state",
 		"XDG_CACHE_HOME":  "cache",
 		"XDG_RUNTIME_DIR": "run",
+		"TMPDIR":          "tmpdir", // programs in panes (Claude Code's claude-UID) keep theirs here
 	}
 	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
 		k, _, _ := strings.Cut(kv, "=")
