@@ -185,19 +185,22 @@ func scriptEnv(ts *testscript.TestScript) []string {
 // tmux-start starts a tmux server on a private socket with a session "main" and sets
 // TMUX_SOCK. The socket lives in a short temp path: unix socket paths are limited.
 func cmdTmuxStart(ts *testscript.TestScript, neg bool, args []string) {
-	dir, err := os.MkdirTemp("", "tbt")
-	ts.Check(err)
-	sock := filepath.Join(dir, "sock")
+	var dir, sock string
 	if len(args) == 1 && args[0] == "-default" {
 		// The user's default server, as plain `tmux` starts it: where commands run outside
 		// tmux find it.
 		dir = filepath.Join(ts.Getenv("TMUX_TMPDIR"), fmt.Sprintf("tmux-%d", os.Getuid()))
 		ts.Check(os.MkdirAll(dir, 0o700))
 		sock = filepath.Join(dir, "default")
+	} else {
+		var err error
+		dir, err = os.MkdirTemp("", "tbt")
+		ts.Check(err)
+		sock = filepath.Join(dir, "sock")
 	}
 	ts.Setenv("TMUX_SOCK", sock)
 	ts.Defer(func() { killTmux(ts); os.RemoveAll(dir) })
-	_, err = runTmux(ts, "-f", "/dev/null", "new-session", "-d", "-s", "main", "-x", "160", "-y", "40")
+	_, err := runTmux(ts, "-f", "/dev/null", "new-session", "-d", "-s", "main", "-x", "160", "-y", "40")
 	ts.Check(err)
 	_, err = runTmux(ts, "set", "-g", "remain-on-exit", "off")
 	ts.Check(err)
