@@ -121,5 +121,5 @@ func usage(w io.Writer) {
 	for _, c := range commands {
 		fmt.Fprintf(w, "  %-*s  %s\n", width, c.name, c.summary)
 	}
-	fmt.Fprintln(w, "\nEnvironment: TRAILBOSS_ADDR (default 127.0.0.1:4000), TRAILBOSS_STATE_DIR.")
+	fmt.Fprintln(w, "\nEnvironment: TRAILBOSS_STATE_DIR (where the state and the daemon's socket live), TRAILBOSS_ADDR (reach the daemon over loopback TCP instead).")
 }
