@@ -30,6 +30,12 @@ const EmitTimeout = 300 * time.Millisecond
 // process (about 4 ms), writing the spool, exiting. The request gets the rest.
 const EmitReserve = 25 * time.Millisecond
 
+// HoldAckTimeout is how long a PermissionRequest that can hold waits for the daemon to
+// take it. Claude Code draws its dialog while the hook runs, so this wait slows nobody; and
+// a holdable request that missed EmitTimeout on a busy machine would be spooled, never
+// held, and the phone would never see it.
+const HoldAckTimeout = 2 * time.Second
+
 // maxPayload is one byte over what the daemon accepts, so that an oversized payload is
 // still sent and refused by the daemon (and logged) rather than silently cut.
 const maxPayload = 1<<20 + 1
@@ -57,7 +63,8 @@ type Emitter struct {
 // Stdout, or until the prompt stops waiting (expired, withdrawn because the terminal
 // answered first, failed), the daemon goes away or the hook's time runs out: then it prints
 // nothing, and Claude Code's dialog stays for the keyboard. Every other payload, and every
-// PermissionRequest the daemon does not hold, returns within Timeout and prints nothing.
+// PermissionRequest the daemon does not hold, returns within Timeout (a holdable one
+// within HoldAckTimeout) and prints nothing.
 //
 // It returns an error for the caller to log; the caller must still exit 0 and print
 // nothing else.
@@ -77,11 +84,14 @@ func (e *Emitter) Emit(ctx context.Context) error {
 	if req == nil {
 		return e.emitHook(postCtx, "/v1/hooks/claude", "claude", emittedAt, body, nil)
 	}
+	cancel()
+	ackCtx, cancelAck := context.WithTimeout(ctx, max(e.Timeout, HoldAckTimeout))
+	defer cancelAck()
 	var ack wire.HookAck
-	if err := e.emitHook(postCtx, "/v1/hooks/claude", "claude", emittedAt, body, &ack); err != nil || ack.Hold == nil {
+	if err := e.emitHook(ackCtx, "/v1/hooks/claude", "claude", emittedAt, body, &ack); err != nil || ack.Hold == nil {
 		return err
 	}
-	cancel()
+	cancelAck()
 	return e.hold(ctx, req, *ack.Hold, emittedAt)
 }
 
@@ -164,7 +174,11 @@ const SpooledNote = "kept in the spool for the daemon"
 // post sends the payload to path through the daemon's client and returns nil once the
 // daemon acknowledged it, its answer decoded into out (when out is not nil).
 func (e *Emitter) post(ctx context.Context, path string, body []byte, headers map[string]string, out any) error {
-	c, err := client.New(e.Addr, e.StateDir, e.Timeout)
+	timeout := e.Timeout
+	if deadline, ok := ctx.Deadline(); ok {
+		timeout = time.Until(deadline) // ctx is the budget: Timeout, or HoldAckTimeout
+	}
+	c, err := client.New(e.Addr, e.StateDir, timeout)
 	if err == nil {
 		err = c.PostFor(ctx, path, body, headers, out)
 	}

@@ -43,6 +43,7 @@ type holdingDaemon struct {
 	hold    *wire.Hold
 	answers chan wire.PromptWait
 	waiting chan time.Duration // each wait's timeout, as it arrives
+	slow    time.Duration      // how long it takes before it answers a post, as a loaded machine might
 
 	mu    sync.Mutex
 	posts []*http.Request
@@ -71,6 +72,7 @@ func (d *holdingDaemon) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.Method == http.MethodPost && r.URL.Path == "/v1/hooks/claude", r.Method == http.MethodPost && r.URL.Path == CodexPath:
 		_, _ = io.Copy(io.Discard, r.Body)
+		time.Sleep(d.slow)
 		ack := wire.HookAck{OK: true}
 		if r.Header.Get(CanHoldHeader) == "1" || r.URL.Path == CodexPath {
 			ack.Hold = d.hold // a daemon that would hold even a Codex hook: the hook must not
@@ -369,6 +371,37 @@ func TestHeldPermissionAnswerThatDecidesNothingPrintsNothing(t *testing.T) {
 	_, err := wait(5 * time.Second)
 	if !errors.Is(err, errNoDecision) || out.String() != "" {
 		t.Fatalf("err %v, printed %q; want errNoDecision and nothing printed", err, out.String())
+	}
+}
+
+// On a busy machine the daemon may take longer than a hook's budget to take a
+// PermissionRequest. One that can hold still holds (its dialog is on screen meanwhile, so
+// waiting slows nobody), and the answer still reaches Claude Code; any other event keeps
+// its budget and is spooled.
+func TestHoldablePermissionWaitsOutASlowDaemon(t *testing.T) {
+	d := newHoldingDaemon(t, holdFor(10*time.Minute))
+	d.slow = 3 * EmitTimeout
+	out, _, wait := heldEmit(t, d, bashRequest)
+	d.nextWait(t)
+	d.answers <- answeredWith("allow", "Allow", "")
+	if _, err := wait(5 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), `"behavior":"allow"`) {
+		t.Fatalf("printed %q; want the allow decision", out.String())
+	}
+
+	e := emitter(t, d.addr(), strings.NewReader(preToolUse), EmitTimeout-EmitReserve)
+	e.Hold = true
+	start := time.Now()
+	if err := e.Emit(context.Background()); err == nil {
+		t.Fatal("a PreToolUse the daemon took too long for reported no error; want it spooled")
+	}
+	if took := time.Since(start); took >= EmitTimeout {
+		t.Fatalf("the PreToolUse took %v, want within the %v budget", took, EmitTimeout)
+	}
+	if left := spooled(t, e.StateDir); len(left) != 1 {
+		t.Fatalf("%d spooled events; want the PreToolUse alone", len(left))
 	}
 }
 
