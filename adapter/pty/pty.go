@@ -378,6 +378,11 @@ func (s *Supervisor) readOutput() {
 			s.absorb(buf[:n], time.Now())
 		}
 		if err != nil {
+			if !errors.Is(err, syscall.EIO) && !errors.Is(err, io.EOF) && !errors.Is(err, os.ErrClosed) {
+				// EIO is the child's end of the terminal closing; anything else leaves the
+				// supervisor blind to a live child, which must be told.
+				s.log.Warn("the child's output can no longer be read: its prompts will not be seen", "err", err)
+			}
 			return
 		}
 	}

@@ -222,10 +222,9 @@ func TestRealCodex(t *testing.T) {
 	w.typeLine(pane, "slow")
 	took = w.waitGone(pane, "the next prompt to dequeue", 5*time.Second)
 	t.Logf("next prompt → out of the queue in %v", took)
-	// Codex's status row while it works ("Working (3s • esc to interrupt)"; on a busy
-	// machine it was seen without the hint).
-	w.waitScreen(pane, `(?i)esc to interrupt|\bworking\b`, 10*time.Second)
-	w.staysGone(pane, "while the model streams", 3*time.Second)
+	// While the reply streams (about 9 s) the session waits for nobody. Codex's status row
+	// is not a reliable witness: on a busy machine it was never seen during a whole stream.
+	w.staysGoneUntilScreen(pane, "while the model streams", "slow-20", 30*time.Second)
 	w.waitItem(pane, "the slow turn's end", 30*time.Second, hasSummary(`^slow-1 .* slow-20$`))
 
 	// An approval: its hook queues it as a permission with the command, before Codex draws it.

@@ -355,6 +355,33 @@ func (w *agentWorld) staysGone(pane, what string, d time.Duration) {
 	}
 }
 
+// staysGoneUntilScreen fails the test when pane is queued before its screen shows end (an
+// agent's work that must not be taken for a wait, such as a reply still streaming), and
+// returns once it shows it. The end may be drawn a moment after the queue has it (the
+// agent ends its turn and redraws in parallel): a queued pane gets a short grace to draw it.
+func (w *agentWorld) staysGoneUntilScreen(pane, what, end string, timeout time.Duration) {
+	w.t.Helper()
+	const drawGrace = 3 * time.Second
+	for deadline := time.Now().Add(timeout); ; time.Sleep(50 * time.Millisecond) {
+		it, queued := w.item(pane) // before the screen: a queued pane with the end not yet drawn
+		s := w.screen(pane)
+		if strings.Contains(s, end) {
+			return
+		}
+		if queued {
+			for late := time.Now().Add(drawGrace); time.Now().Before(late); time.Sleep(50 * time.Millisecond) {
+				if strings.Contains(w.screen(pane), end) {
+					return
+				}
+			}
+			w.t.Fatalf("%s: pane %s was queued before it showed %q: %+v; it showed:\n%s", what, pane, end, it, s)
+		}
+		if time.Now().After(deadline) {
+			w.t.Fatalf("%s: timed out after %v waiting for pane %s to show %q; it shows:\n%s", what, timeout, pane, end, s)
+		}
+	}
+}
+
 // sessions returns the daemon's live sessions now.
 func (w *agentWorld) sessions() []wire.Session {
 	w.t.Helper()

@@ -252,11 +252,14 @@ func printLabResult(w io.Writer, r labResult) {
 		}
 	}
 	if logs, ok := r.Detail.get("logs").(map[string]string); ok && !r.Pass {
-		for _, name := range []string{"protocol", "supervisor", "daemon", "screen"} {
+		for _, name := range []string{"protocol", "supervisor", "daemon", "screen", "child"} {
 			if s := logs[name]; s != "" {
 				what := "the last lines of the " + name + "'s output"
-				if name == "protocol" {
+				switch name {
+				case "protocol":
 					what = "the supervisor's last requests to the daemon, as the lab's tap saw them"
+				case "child":
+					what = "the child's own record of what it wrote and read"
 				}
 				fmt.Fprintf(w, "        --- %s:\n", what)
 				for _, l := range strings.Split(strings.TrimRight(s, "\n"), "\n") {

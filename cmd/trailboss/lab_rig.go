@@ -845,6 +845,7 @@ func (r *rig) logTails() map[string]string {
 		"supervisor": strings.TrimPrefix(sup, "\n"),
 		"daemon":     tailLines(filepath.Join(r.dir, "daemon.log"), 12),
 		"screen":     tailLines(filepath.Join(r.dir, "screen.out"), 8),
+		"child":      tailLines(r.record, 8),
 	}
 }
 
