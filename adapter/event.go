@@ -85,6 +85,9 @@ type Ask struct {
 	Question string
 	Choices  []AskChoice
 	From     string
+	// Secret marks a question for a password, passphrase or token: it is answered at the
+	// keyboard only, and no answer to it is ever sent, logged or stored.
+	Secret bool
 }
 
 // AskChoice is one answer an Ask offers: Key is what is sent, Label what it means.

@@ -33,6 +33,9 @@ type Prompt struct {
 	Question  string    `json:"question"`
 	Choices   []Choice  `json:"choices"`
 	ExpiresAt time.Time `json:"expires_at"`
+	// Secret: it asks for a password or the like. It is answered at the keyboard only; a
+	// channel shows that it waits, never offers to answer it.
+	Secret bool `json:"secret,omitempty"`
 }
 
 // ClosedPrompt is a queue item's prompt record that no longer takes answers, as GET
