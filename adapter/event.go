@@ -58,6 +58,8 @@ type Event struct {
 	// tool, a question's options, the menu on a screen); nil lets the daemon derive it from
 	// the reason: a finished turn waits for free text.
 	Ask *Ask
+	// Program is what sent it, when the daemon could tell (a hook over its unix socket).
+	Program Program
 }
 
 // Ask kinds: what an answer looks like.
@@ -78,6 +80,17 @@ const (
 	AskFromScreen = "screen" // a pane's screen, classified
 	AskFromPTY    = "pty"    // the output of trailboss run's child, classified
 )
+
+// Program is the identity of what sent an event, so that an answer is typed only into that
+// very program: the tmux server (its pid), the pane's first process, and the agent's own
+// process with its start time (a pid alone may be reused). A zero field was not known and
+// is not checked.
+type Program struct {
+	TmuxPID    int
+	PanePID    int
+	AgentPID   int
+	AgentStart uint64 // clock ticks after boot, /proc/PID/stat field 22
+}
 
 // Ask is a question put to the operator and the answers it takes.
 type Ask struct {

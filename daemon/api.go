@@ -195,8 +195,9 @@ func (a *API) hookRoute(harness string) http.HandlerFunc {
 		}
 		// Once the event is here it is committed even if the hook gives up waiting: the
 		// hook may have spooled it too, and applying an event twice changes nothing.
+		tmux := r.Header.Get(HeaderTmux)
 		res, err := a.Ingest.Hook(context.WithoutCancel(r.Context()), harness, body,
-			r.Header.Get(HeaderPane), r.Header.Get(HeaderTmux), at)
+			r.Header.Get(HeaderPane), tmux, at, originOf(r, tmux))
 		if err != nil {
 			writeIngestError(w, err)
 			return

@@ -277,29 +277,34 @@ type keystrokes struct {
 	enter bool
 }
 
-// plan checks that screen still shows the prompt rec asks and says what to type for a.
+// plan checks that screen shows the very prompt rec asks (its kind, and its question where
+// the record has the screen's own words for it) and says what to type for a.
 func plan(rec queue.Prompt, a wire.Answer, screen string) (keystrokes, error) {
 	res := termprompt.Classify(screen)
 	changed := &PromptRefusal{wire.RefusedChanged, "the pane no longer shows this prompt; nothing was typed"}
 	ownMenu := res.Harness != "" // Claude Code and Codex menus act on the digit alone
+	// A record read from a screen or a PTY has that screen's words: the screen must still
+	// say them (a late "y" must not answer the next yes/no question).
+	sameQuestion := rec.Ask.Question == "" || res.Question == rec.Ask.Question ||
+		(rec.Ask.From != adapter.AskFromScreen && rec.Ask.From != adapter.AskFromPTY)
 	switch rec.Ask.Kind {
 	case adapter.AskFreeText:
-		if res.Kind != termprompt.FreeText && res.Kind != termprompt.Unknown {
+		if !showsTextPrompt(rec, res) {
 			return keystrokes{}, changed
 		}
 		return keystrokes{text: a.Text, paste: strings.Contains(a.Text, "\n"), enter: true}, nil
 	case adapter.AskPressEnter:
-		if res.Kind != termprompt.PressEnter {
+		if res.Kind != termprompt.PressEnter || !sameQuestion {
 			return keystrokes{}, changed
 		}
 		return keystrokes{enter: true}, nil
 	case adapter.AskYesNo:
-		if res.Kind != termprompt.YesNo || !hasKey(res.Choices, a.Choice) {
+		if res.Kind != termprompt.YesNo || !hasKey(res.Choices, a.Choice) || !sameQuestion {
 			return keystrokes{}, changed
 		}
 		return keystrokes{text: a.Choice, enter: true}, nil
 	case adapter.AskPermission:
-		if res.Kind != termprompt.MultipleChoice || len(res.Choices) == 0 {
+		if res.Kind != termprompt.MultipleChoice || len(res.Choices) == 0 || !sameCommand(rec, res) {
 			return keystrokes{}, changed
 		}
 		key := ""
@@ -326,6 +331,39 @@ func plan(rec queue.Prompt, a wire.Answer, screen string) (keystrokes, error) {
 		return keystrokes{text: a.Choice, enter: !ownMenu}, nil
 	}
 	return keystrokes{}, changed
+}
+
+// showsTextPrompt reports whether res, a fresh reading of the pane, shows the text prompt
+// rec asks: Claude Code's own input box for Claude Code; for Codex, whose input box the
+// classifier does not name, a screen that shows no other prompt (sameProgram has checked
+// that Codex itself runs there, not a shell); for any other program, a text prompt with the
+// record's question. Never a screen it cannot read: that may be a shell.
+func showsTextPrompt(rec queue.Prompt, res termprompt.Result) bool {
+	switch rec.Harness {
+	case termprompt.HarnessClaude:
+		return res.Harness == termprompt.HarnessClaude && res.Kind == termprompt.FreeText
+	case termprompt.HarnessCodex:
+		return res.Kind == termprompt.Unknown || res.Kind == termprompt.FreeText
+	}
+	if res.Kind != termprompt.FreeText {
+		return false
+	}
+	read := rec.Ask.From == adapter.AskFromScreen || rec.Ask.From == adapter.AskFromPTY
+	return !read || rec.Ask.Question == "" || res.Question == rec.Ask.Question
+}
+
+// sameCommand reports whether the approval on screen (res) asks for the command rec was
+// made for, where the screen names one (Codex's "$ …"); Claude Code's dialog is checked by
+// its kind alone.
+func sameCommand(rec queue.Prompt, res termprompt.Result) bool {
+	cmd := strings.Join(strings.Fields(strings.TrimPrefix(res.Command, "$ ")), " ")
+	if cmd == "" {
+		return true
+	}
+	if len(res.Command) >= termprompt.MaxQuestionLen-4 {
+		cmd = string([]rune(cmd)[:min(60, len([]rune(cmd)))]) // cut by the classifier: its head
+	}
+	return strings.Contains(strings.Join(strings.Fields(rec.Ask.Question), " "), cmd)
 }
 
 func hasKey(cs []termprompt.Choice, key string) bool {
@@ -356,15 +394,7 @@ func (d *Deliverer) viaKeys(ctx context.Context, rec queue.Prompt, a wire.Answer
 	unlock := d.lockPane(rec.TmuxSocket, rec.Pane)
 	defer unlock()
 	tm := d.Tmux(rec.TmuxSocket)
-	screen, err := tm.CapturePane(ctx, rec.Pane)
-	if err != nil {
-		d.release(ctx, rec.ID, claimed)
-		if errors.Is(err, tmuxctl.ErrNoPane) || errors.Is(err, tmuxctl.ErrNoServer) {
-			return wire.Delivered{}, &PromptRefusal{wire.RefusedPaneMoved, "pane " + rec.Pane + " is gone; nothing was typed"}
-		}
-		return wire.Delivered{}, fmt.Errorf("read pane %s: %w", rec.Pane, err)
-	}
-	keys, err := plan(rec, a, screen)
+	screen, keys, err := d.awaitPrompt(ctx, tm, rec, a)
 	if err != nil {
 		d.release(ctx, rec.ID, claimed)
 		return wire.Delivered{}, err

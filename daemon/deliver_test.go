@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/trailboss/trailboss/adapter"
+	termprompt "github.com/trailboss/trailboss/adapter/prompt"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/wire"
 	"github.com/trailboss/trailboss/tmuxctl"
@@ -24,6 +25,12 @@ func deliverer(e *Engine, env *tmuxtest.Env) *Deliverer {
 
 func stuckIn(t *testing.T, e *Engine, env *tmuxtest.Env, session, pane string, ask *adapter.Ask) queue.Prompt {
 	t.Helper()
+	if ask.From == adapter.AskFromScreen {
+		// As the screen watcher makes it: in the screen's own words ("(#1) Continue?").
+		shown := *ask
+		shown.Question = termprompt.Classify(env.Tmux(t, "capture-pane", "-p", "-J", "-t", pane)).Question
+		ask = &shown
+	}
 	ev := adapter.Event{Harness: "screen", SessionID: session, Kind: adapter.KindStuck, Pane: pane,
 		TmuxSocket: env.Socket, Reason: adapter.ReasonPermission, Summary: ask.Question, At: time.Now(), Ask: ask}
 	if _, err := e.Ingest(context.Background(), ev); err != nil {

@@ -82,8 +82,9 @@ func (in *Ingestor) Events() int64 { return in.events.Load() }
 // and tmux are the hook's TMUX_PANE and TMUX; a zero at means "now", and a time in the
 // future is not believed, because it would make every later real event look old. It
 // returns a *RefusedError for a payload the daemon will never take and ErrNotStored when
-// the store failed.
-func (in *Ingestor) Hook(ctx context.Context, harness string, body []byte, pane, tmux string, at time.Time) (Ingested, error) {
+// the store failed. origin is the program that ran the hook, as far as the daemon could
+// tell (zero when it could not: a spooled event, a TCP caller).
+func (in *Ingestor) Hook(ctx context.Context, harness string, body []byte, pane, tmux string, at time.Time, origin adapter.Program) (Ingested, error) {
 	parse := hookParsers[harness]
 	if parse == nil {
 		return Ingested{}, refusal("no adapter for harness %q", adapter.CleanText(harness, 40))
@@ -108,6 +109,9 @@ func (in *Ingestor) Hook(ctx context.Context, harness string, body []byte, pane,
 	}
 	var res Ingested
 	for _, ev := range evs {
+		if ev.Pane != "" {
+			ev.Program = origin
+		}
 		changed, err := in.Engine.Ingest(ctx, ev)
 		if err != nil {
 			in.Log.Error("ingest", "session", ev.SessionID, "err", err)

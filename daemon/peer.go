@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/trailboss/trailboss/adapter"
+	"github.com/trailboss/trailboss/daemon/lineage"
 	"github.com/trailboss/trailboss/daemon/procnet"
 )
 
@@ -99,6 +100,17 @@ func actorOf(r *http.Request) string {
 		return "uid unknown over TCP from " + from.String()
 	}
 	return fmt.Sprintf("uid %d over TCP from %s", uid, from)
+}
+
+// originOf returns the program that sent hook request r from inside the tmux server of tmux
+// (its TMUX value): known only over the unix socket, whose peer credentials name the hook's
+// process while it waits for the answer.
+func originOf(r *http.Request, tmux string) adapter.Program {
+	p, _ := r.Context().Value(peerKey{}).(*peer)
+	if p == nil || !p.unix || p.cred == nil {
+		return adapter.Program{}
+	}
+	return lineage.Of(int(p.cred.Pid), lineage.TmuxPID(tmux))
 }
 
 // command returns the name of process pid's program (its comm; never its arguments, which

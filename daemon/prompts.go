@@ -93,7 +93,7 @@ func (e *Engine) followPrompt(prev *queue.Session, next queue.Session, evAsk *ad
 			ttl = DefaultPromptTTL
 		}
 		p := queue.Prompt{ID: "p" + randomHex(8), Nonce: randomHex(8), SessionID: next.ID, Harness: next.Harness,
-			Pane: next.Pane, TmuxSocket: next.TmuxSocket, Ask: *want, Since: next.Since, CreatedAt: now,
+			Pane: next.Pane, TmuxSocket: next.TmuxSocket, Program: next.Program, Ask: *want, Since: next.Since, CreatedAt: now,
 			ExpiresAt: now.Add(ttl), Status: queue.PromptPending}
 		delete(e.prompts.byID, idOf(cur))
 		cp := p

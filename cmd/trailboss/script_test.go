@@ -115,6 +115,17 @@ func setupScript(env *testscript.Env) error {
 	env.Setenv("ADDR", addr)
 	env.Setenv("TRANSCRIPTS", filepath.Join(env.WorkDir, "transcripts"))
 	env.Setenv("REPO", repo)
+	// A shell under another name, for a pane that plays an agent: an answer is never typed
+	// into a pane whose program is a shell (it would run the answer as a command).
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		return err
+	}
+	fake := filepath.Join(env.WorkDir, "fake-agent")
+	if err := os.Symlink(sh, fake); err != nil {
+		return err
+	}
+	env.Setenv("FAKE_AGENT", fake)
 	env.Setenv("NO_COLOR", "1")
 	env.Setenv("TERM", "xterm-256color")
 	env.Setenv("TMUX", "")

@@ -192,9 +192,18 @@ func (a *simAgent) stop(ctx context.Context, text string) bool {
 }
 
 // prompt shows the input box and waits for the human's next message: a line, as Claude
-// Code's input box takes it (text, then Enter; Enter on an empty box does nothing).
+// Code's input box takes it (text, then Enter; Enter on an empty box does nothing). The box
+// is drawn as Claude Code draws it, between two rules with its hint under it, so that it
+// reads as Claude Code's own input box: only that takes a typed reply.
 func (a *simAgent) prompt(ctx context.Context) bool {
-	fmt.Fprint(a.out, "> ")
+	width := termCols(a.out) - 1
+	if width <= 0 {
+		width = 60
+	}
+	rule := strings.Repeat("─", width)
+	// The rule under the box and the hint, then back up to the box's line, after "> ".
+	fmt.Fprint(a.out, rule+"\n> \n"+rule+"\n  ? for shortcuts\x1b[2A\r\x1b[2C")
+	defer fmt.Fprint(a.out, "\r\x1b[J") // the line was taken: the box's lower half goes
 	var prompt string
 	for strings.TrimSpace(prompt) == "" {
 		l, ok := a.keys.line(ctx)

@@ -17,8 +17,8 @@ type Prompt struct {
 	Pane       string
 	TmuxSocket string
 	Ask        adapter.Ask
-	Program    Program   // what asked, as it was when the record was made
-	Since      time.Time // the stuck moment of the session that asked
+	Program    adapter.Program // what asked, as it was when the record was made
+	Since      time.Time       // the stuck moment of the session that asked
 	CreatedAt  time.Time
 	ExpiresAt  time.Time
 
@@ -27,17 +27,6 @@ type Prompt struct {
 	ClosedAt time.Time // when it left pending
 	Answer   string    // the choice key that answered it; never a typed text
 	Channel  string    // the channel that answered it
-}
-
-// Program is the identity of what asked a prompt, kept so that an answer is typed only
-// into that very program: the tmux server (its pid), the pane's first process, and the
-// agent's own process with its start time (a pid alone may be reused). Zero fields were not
-// known when the record was made and are not checked.
-type Program struct {
-	TmuxPID    int
-	PanePID    int
-	AgentPID   int
-	AgentStart uint64 // clock ticks after boot, /proc/PID/stat field 22
 }
 
 // Prompt statuses.

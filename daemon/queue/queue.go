@@ -16,6 +16,7 @@ type Session struct {
 	Harness        string
 	Pane           string // "%N", or "" when no event has said where it runs
 	TmuxSocket     string
+	Program        adapter.Program // what last spoke from Pane, when the daemon could tell
 	Cwd            string
 	TranscriptPath string
 
@@ -55,6 +56,9 @@ func Apply(s *Session, ev adapter.Event) (Session, bool) {
 	next.LastEventAt = ev.At
 	next.Harness = ev.Harness
 	if ev.Pane != "" {
+		if ev.Program != (adapter.Program{}) || ev.Pane != next.Pane || ev.TmuxSocket != next.TmuxSocket {
+			next.Program = ev.Program
+		}
 		next.Pane, next.TmuxSocket, next.PaneAt = ev.Pane, ev.TmuxSocket, ev.At
 	}
 	if ev.Cwd != "" {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/trailboss/trailboss/adapter"
+	termprompt "github.com/trailboss/trailboss/adapter/prompt"
 	"github.com/trailboss/trailboss/daemon"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/store"
@@ -134,6 +135,12 @@ func (w *world) stuck(session, pane, cwd string, ask *adapter.Ask) queue.Prompt 
 	reason := adapter.ReasonPermission
 	if ask.Kind == adapter.AskFreeText {
 		reason = adapter.ReasonStopped
+	}
+	if ask.From == adapter.AskFromScreen {
+		// As the screen watcher makes it: in the screen's own words ("(#1) Continue?").
+		shown := *ask
+		shown.Question = termprompt.Classify(w.env.Tmux(w.t, "capture-pane", "-p", "-J", "-t", pane)).Question
+		ask = &shown
 	}
 	ev := adapter.Event{Harness: "screen", SessionID: session, Kind: adapter.KindStuck, Pane: pane, Cwd: cwd,
 		TmuxSocket: w.env.Socket, Reason: reason, Summary: ask.Question, At: time.Now(), Ask: ask}

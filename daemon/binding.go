@@ -1,0 +1,94 @@
+package daemon
+
+// An answer reaches exactly the prompt the person saw, in the program that asked it, or
+// nothing is typed (issue 18). Before keys go into a pane, the pane must still run that
+// program (sameProgram) and its screen must show that very prompt (plan); a prompt still
+// being drawn gets a short, bounded wait (awaitPrompt).
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/trailboss/trailboss/daemon/lineage"
+	"github.com/trailboss/trailboss/daemon/queue"
+	"github.com/trailboss/trailboss/daemon/wire"
+	"github.com/trailboss/trailboss/tmuxctl"
+)
+
+// maxAwaitPrompt bounds how long an answer waits for its prompt to be on screen: Claude
+// Code draws its input box a moment after its Stop hook, and a popup can answer within
+// 0.1 s of the stop.
+const maxAwaitPrompt = 1500 * time.Millisecond
+
+// agentHarnesses are the agents that never are a shell: a pane of theirs whose foreground
+// program is a shell has lost them (killed, crashed, exited without SessionEnd).
+var agentHarnesses = map[string]bool{"claude": true, "codex": true}
+
+// shells are the programs whose input line runs what is typed as a command.
+var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true, "fish": true,
+	"ksh": true, "mksh": true, "tcsh": true, "csh": true, "busybox": true}
+
+// sameProgram checks that pane rec.Pane, as now is, still runs the program that asked rec.
+func sameProgram(rec queue.Prompt, now tmuxctl.PaneIdentity) error {
+	p := rec.Program
+	moved := func(format string, args ...any) error {
+		return &PromptRefusal{wire.RefusedPaneMoved, fmt.Sprintf(format, args...) + "; nothing was typed"}
+	}
+	switch {
+	case p.TmuxPID != 0 && now.ServerPID != p.TmuxPID:
+		return moved("the tmux server of pane %s was restarted since the prompt was asked: %s is another program now", rec.Pane, rec.Pane)
+	case p.PanePID != 0 && now.PanePID != p.PanePID:
+		return moved("pane %s now runs another program than the one that asked", rec.Pane)
+	}
+	if why := lineage.AgentGone(p); why != "" {
+		return moved("the agent that asked in %s is gone (%s)", rec.Pane, why)
+	}
+	if p.AgentPID != 0 && !lineage.Within(p.AgentPID, now.PanePID) {
+		return moved("the program in %s is no longer the agent that asked", rec.Pane)
+	}
+	if agentHarnesses[rec.Harness] && shells[now.Command] {
+		return moved("pane %s shows a shell (%s), not the agent that asked", rec.Pane, now.Command)
+	}
+	return nil
+}
+
+// awaitPrompt reads rec's pane until it runs the program that asked and shows the prompt
+// rec asks, within maxAwaitPrompt, and returns the screen and what to type for a. A pane
+// that runs another program, or a record that stops taking answers, ends the wait at once.
+func (d *Deliverer) awaitPrompt(ctx context.Context, tm *tmuxctl.Server, rec queue.Prompt, a wire.Answer) (string, keystrokes, error) {
+	deadline := time.Now().Add(maxAwaitPrompt)
+	for {
+		id, err := tm.Identity(ctx, rec.Pane)
+		if err == nil {
+			err = sameProgram(rec, id)
+		}
+		var screen string
+		if err == nil {
+			screen, err = tm.CapturePane(ctx, rec.Pane)
+		}
+		if errors.Is(err, tmuxctl.ErrNoPane) || errors.Is(err, tmuxctl.ErrNoServer) {
+			return "", keystrokes{}, &PromptRefusal{wire.RefusedPaneMoved, "pane " + rec.Pane + " is gone; nothing was typed"}
+		}
+		if err != nil {
+			var refusal *PromptRefusal
+			if errors.As(err, &refusal) {
+				return "", keystrokes{}, err
+			}
+			return "", keystrokes{}, fmt.Errorf("read pane %s: %w", rec.Pane, err)
+		}
+		keys, err := plan(rec, a, screen)
+		if err == nil || time.Now().After(deadline) {
+			return screen, keys, err
+		}
+		if _, _, err := d.Engine.CheckPrompt(ctx, rec.ID); err != nil {
+			return "", keystrokes{}, err
+		}
+		select {
+		case <-ctx.Done():
+			return "", keystrokes{}, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}

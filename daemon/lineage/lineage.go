@@ -1,0 +1,162 @@
+// Package lineage reads, from /proc, which program sent a hook: the pane's first process
+// (the tmux server's child on the hook's ancestry) and the agent (the nearest ancestor of
+// the hook that is neither a shell nor Trail Boss), with the agent's start time, so that a
+// pid reused by another program is never taken for it. The daemon keeps this identity on
+// every prompt record and checks it again before typing an answer (DELIVERY.md: an answer
+// reaches the program that asked, or nothing is typed).
+package lineage
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/trailboss/trailboss/adapter"
+)
+
+// Proc is one process as /proc/PID/stat tells it.
+type Proc struct {
+	PID   int
+	PPID  int
+	Comm  string
+	Start uint64 // clock ticks after boot
+}
+
+// ErrGone is a process that no longer exists.
+var ErrGone = errors.New("the process is gone")
+
+// Root is where proc is mounted; tests may point it elsewhere.
+var Root = "/proc"
+
+// Read returns process pid, or ErrGone.
+func Read(pid int) (Proc, error) {
+	if pid <= 0 {
+		return Proc{}, ErrGone
+	}
+	b, err := os.ReadFile(fmt.Sprintf("%s/%d/stat", Root, pid))
+	if errors.Is(err, os.ErrNotExist) {
+		return Proc{}, ErrGone
+	}
+	if err != nil {
+		return Proc{}, err
+	}
+	return parseStat(pid, b)
+}
+
+// parseStat parses "PID (COMM) STATE PPID … STARTTIME …". COMM may hold spaces and
+// parentheses, so the fields after it are found from its last ')'.
+func parseStat(pid int, b []byte) (Proc, error) {
+	open, end := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
+	if open < 0 || end < open {
+		return Proc{}, fmt.Errorf("/proc/%d/stat: no command name", pid)
+	}
+	f := strings.Fields(string(b[end+1:]))
+	// f[0] is field 3 (state): ppid is field 4, starttime field 22.
+	if len(f) < 20 {
+		return Proc{}, fmt.Errorf("/proc/%d/stat: %d fields", pid, len(f)+2)
+	}
+	ppid, err1 := strconv.Atoi(f[1])
+	start, err2 := strconv.ParseUint(f[19], 10, 64)
+	if err1 != nil || err2 != nil {
+		return Proc{}, fmt.Errorf("/proc/%d/stat: malformed", pid)
+	}
+	return Proc{PID: pid, PPID: ppid, Comm: string(b[open+1 : end]), Start: start}, nil
+}
+
+// maxDepth bounds a walk up the process tree.
+const maxDepth = 64
+
+// notAgents are the programs that stand between an agent and its hook (the shell that runs
+// the hook command, Trail Boss itself) or between a pane and its agent (the pane's shell).
+var notAgents = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true, "fish": true,
+	"ksh": true, "mksh": true, "tcsh": true, "csh": true, "busybox": true, "env": true, "trailboss": true}
+
+// TmuxPID returns the server pid of a TMUX value ("socket,pid,session"), or 0.
+func TmuxPID(tmux string) int {
+	f := strings.Split(tmux, ",")
+	if len(f) < 2 {
+		return 0
+	}
+	pid, err := strconv.Atoi(f[1])
+	if err != nil || pid <= 0 {
+		return 0
+	}
+	return pid
+}
+
+// Of returns the identity of the program that ran hook process pid inside the tmux server
+// tmuxPID (what the hook's TMUX says). Only what /proc confirms is kept: nothing when pid is
+// not a descendant of that server (TMUX is the hook's word, not proof); the agent stays 0
+// when no process between the hook and the pane is one.
+func Of(pid, tmuxPID int) adapter.Program {
+	var prog adapter.Program
+	if pid <= 0 || tmuxPID <= 1 {
+		return prog
+	}
+	if server, err := Read(tmuxPID); err != nil || !strings.HasPrefix(server.Comm, "tmux") {
+		return prog // not a tmux server ("tmux: server"): TMUX named another process
+	}
+	var chain []Proc // from the hook up to the pane's process
+	for p, depth := pid, 0; depth < maxDepth; depth++ {
+		proc, err := Read(p)
+		if err != nil {
+			return prog
+		}
+		chain = append(chain, proc)
+		if proc.PPID == tmuxPID {
+			break
+		}
+		if proc.PPID <= 1 {
+			return prog // not inside that tmux server
+		}
+		p = proc.PPID
+	}
+	pane := chain[len(chain)-1]
+	if pane.PPID != tmuxPID {
+		return prog
+	}
+	prog.TmuxPID, prog.PanePID = tmuxPID, pane.PID
+	for _, proc := range chain[1:] { // chain[0] is the hook itself
+		if !notAgents[proc.Comm] {
+			prog.AgentPID, prog.AgentStart = proc.PID, proc.Start
+			break
+		}
+	}
+	return prog
+}
+
+// AgentGone says why the agent of prog no longer runs ("" when it does, or is not known):
+// its process ended, or its pid now belongs to another program.
+func AgentGone(prog adapter.Program) string {
+	if prog.AgentPID == 0 {
+		return ""
+	}
+	p, err := Read(prog.AgentPID)
+	switch {
+	case errors.Is(err, ErrGone):
+		return "its process ended"
+	case err != nil:
+		return "" // cannot tell: the other checks decide
+	case p.Start != prog.AgentStart:
+		return "its process ended and another program now has its pid"
+	}
+	return ""
+}
+
+// Within reports whether process pid is ancestor itself or one of its descendants.
+func Within(pid, ancestor int) bool {
+	for p, depth := pid, 0; depth < maxDepth && p > 1; depth++ {
+		if p == ancestor {
+			return true
+		}
+		proc, err := Read(p)
+		if err != nil {
+			return false
+		}
+		p = proc.PPID
+	}
+	return false
+}

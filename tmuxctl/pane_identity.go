@@ -1,0 +1,40 @@
+package tmuxctl
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// PaneIdentity is what runs in a pane now, as the delivery of an answer compares it with
+// the program that asked.
+type PaneIdentity struct {
+	ServerPID int    // the tmux server's pid
+	PanePID   int    // the pane's first process (pane_pid)
+	Command   string // the pane's foreground program (pane_current_command)
+}
+
+// Identity returns what runs in pane now. It returns ErrNoPane when tmux cannot find pane,
+// ErrNoServer when no server answers.
+func (s *Server) Identity(ctx context.Context, pane string) (PaneIdentity, error) {
+	if err := checkPane(pane); err != nil {
+		return PaneIdentity{}, err
+	}
+	out, err := s.run(ctx, "display-message", "-p", "-t", pane, "#{pid} #{pane_pid} #{pane_current_command}")
+	if err != nil {
+		return PaneIdentity{}, err
+	}
+	f := strings.SplitN(strings.TrimRight(out, "\n"), " ", 3)
+	var id PaneIdentity
+	if len(f) == 3 {
+		id.Command = f[2]
+		if id.ServerPID, err = strconv.Atoi(f[0]); err == nil {
+			id.PanePID, err = strconv.Atoi(f[1])
+		}
+	}
+	if len(f) != 3 || err != nil {
+		return PaneIdentity{}, fmt.Errorf("tmux display-message: %q is not a server pid, a pane pid and a command", clip(out))
+	}
+	return id, nil
+}
