@@ -1,6 +1,6 @@
 // Package lineage reads, from /proc, which program sent a hook: the pane's first process
 // (the tmux server's child on the hook's ancestry) and the agent (the nearest ancestor of
-// the hook that is neither a shell nor Trail Boss), with the agent's start time, so that a
+// the hook that is not a shell: Claude Code, Codex, the demo agent), with the agent's start time, so that a
 // pid reused by another program is never taken for it. The daemon keeps this identity on
 // every prompt record and checks it again before typing an answer (DELIVERY.md: an answer
 // reaches the program that asked, or nothing is typed).
@@ -70,9 +70,9 @@ func parseStat(pid int, b []byte) (Proc, error) {
 const maxDepth = 64
 
 // notAgents are the programs that stand between an agent and its hook (the shell that runs
-// the hook command, Trail Boss itself) or between a pane and its agent (the pane's shell).
+// the hook command) or between a pane and its agent (the pane's shell).
 var notAgents = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true, "fish": true,
-	"ksh": true, "mksh": true, "tcsh": true, "csh": true, "busybox": true, "env": true, "trailboss": true}
+	"ksh": true, "mksh": true, "tcsh": true, "csh": true, "busybox": true, "env": true}
 
 // TmuxPID returns the server pid of a TMUX value ("socket,pid,session"), or 0.
 func TmuxPID(tmux string) int {

@@ -397,8 +397,10 @@ func TestHoldablePermissionWaitsOutASlowDaemon(t *testing.T) {
 	if err := e.Emit(context.Background()); err == nil {
 		t.Fatal("a PreToolUse the daemon took too long for reported no error; want it spooled")
 	}
-	if took := time.Since(start); took >= EmitTimeout {
-		t.Fatalf("the PreToolUse took %v, want within the %v budget", took, EmitTimeout)
+	// Its request gave up at its budget, not at the holdable one's (a loaded machine adds
+	// some to the spool's write, so the bound is between the two).
+	if took := time.Since(start); took >= HoldAckTimeout/2 {
+		t.Fatalf("the PreToolUse took %v, want about its %v budget, far from %v", took, EmitTimeout, HoldAckTimeout)
 	}
 	if left := spooled(t, e.StateDir); len(left) != 1 {
 		t.Fatalf("%d spooled events; want the PreToolUse alone", len(left))
