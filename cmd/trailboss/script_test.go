@@ -219,9 +219,13 @@ func cmdTmuxStart(ts *testscript.TestScript, neg bool, args []string) {
 
 // tmux-restart starts a new tmux server on the socket of one that was killed, with a
 // session "main", as a user who runs tmux again would.
+// The old server may still be on its way out ("server exited unexpectedly"): it retries.
 func cmdTmuxRestart(ts *testscript.TestScript, neg bool, args []string) {
-	_, err := runTmux(ts, "-f", "/dev/null", "new-session", "-d", "-s", "main", "-x", "160", "-y", "40")
-	ts.Check(err)
+	var err error
+	poll(ts, "a new tmux server on the socket", 5*time.Second, func() bool {
+		_, err = runTmux(ts, "-f", "/dev/null", "new-session", "-d", "-s", "main", "-x", "160", "-y", "40")
+		return err == nil
+	})
 }
 
 // tmux-use SOCKET points the tmux commands at a server someone else started (the demo's),
