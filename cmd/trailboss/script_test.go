@@ -30,6 +30,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/trailboss/trailboss/daemon/client"
+	"github.com/trailboss/trailboss/daemon/wire"
 	"github.com/trailboss/trailboss/daemon/statedir"
 )
 
@@ -158,6 +159,7 @@ var scriptCommands = map[string]func(ts *testscript.TestScript, neg bool, args [
 	"envmatch":     cmdEnvMatch,
 	"waitscreen":   cmdWaitScreen,
 	"waitoption":   cmdWaitOption,
+	"lateanswer":   cmdLateAnswer,
 }
 
 // ---- tmux -------------------------------------------------------------------------------
@@ -634,28 +636,44 @@ func cmdQueueStays(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// queuefield SESSION FIELD REGEXP checks one field of a queued item (its JSON name).
+// queuefield [-wait] SESSION FIELD REGEXP checks one field of a queued item (its JSON
+// name); with -wait it waits up to 5 s for the field to match.
 func cmdQueueField(ts *testscript.TestScript, neg bool, args []string) {
-	if len(args) != 3 {
-		ts.Fatalf("usage: queuefield SESSION FIELD REGEXP")
+	wait := len(args) == 4 && args[0] == "-wait"
+	if wait {
+		args = args[1:]
 	}
-	items, err := daemonClient(ts).Queue(context.Background())
-	ts.Check(err)
-	for _, it := range items {
-		if it.SessionID != args[0] {
-			continue
+	if len(args) != 3 || wait && neg {
+		ts.Fatalf("usage: queuefield [-wait] SESSION FIELD REGEXP")
+	}
+	re := regexp.MustCompile(args[2])
+	field := func() (string, bool) {
+		items, err := daemonClient(ts).Queue(context.Background())
+		ts.Check(err)
+		for _, it := range items {
+			if it.SessionID == args[0] {
+				b, _ := json.Marshal(it)
+				var m map[string]any
+				_ = json.Unmarshal(b, &m)
+				return fmt.Sprint(m[args[1]]), true
+			}
 		}
-		b, _ := json.Marshal(it)
-		var m map[string]any
-		_ = json.Unmarshal(b, &m)
-		v := fmt.Sprint(m[args[1]])
-		ok := regexp.MustCompile(args[2]).MatchString(v)
-		if ok == neg {
-			ts.Fatalf("%s.%s = %q; match %q: %v", args[0], args[1], v, args[2], ok)
-		}
+		return "", false
+	}
+	if wait {
+		poll(ts, args[0]+"."+args[1]+" to match "+args[2], 5*time.Second, func() bool {
+			v, ok := field()
+			return ok && re.MatchString(v)
+		})
 		return
 	}
-	ts.Fatalf("session %s is not queued", args[0])
+	v, queued := field()
+	if !queued {
+		ts.Fatalf("session %s is not queued", args[0])
+	}
+	if ok := re.MatchString(v); ok == neg {
+		ts.Fatalf("%s.%s = %q; match %q: %v", args[0], args[1], v, args[2], ok)
+	}
 }
 
 // http [-notoken] [-token T] [-H Name:Value]… METHOD PATH [BODYFILE|-size N] prints
@@ -713,6 +731,40 @@ func cmdHTTP(ts *testscript.TestScript, neg bool, args []string) {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	fmt.Fprintf(ts.Stdout(), "status %d\n%s", resp.StatusCode, b)
+}
+
+// lateanswer PANE KEY DELAY SESSION is a person answering SESSION's prompt at the keyboard
+// (KEY and Enter typed into PANE) while an answer to that same prompt, made from afar with
+// the key, arrives DELAY later: it prints "delivered" or "refused: REASON".
+func cmdLateAnswer(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 4 || neg {
+		ts.Fatalf("usage: lateanswer PANE KEY DELAY SESSION")
+	}
+	delay, err := time.ParseDuration(args[2])
+	ts.Check(err)
+	c := daemonClient(ts)
+	items, err := c.Queue(context.Background())
+	ts.Check(err)
+	id := ""
+	for _, it := range items {
+		if it.SessionID == args[3] && it.Prompt != nil {
+			id = it.Prompt.ID
+		}
+	}
+	if id == "" {
+		ts.Fatalf("session %s has no pending prompt", args[3])
+	}
+	_, err = runTmux(ts, "send-keys", "-t", args[0], "-l", args[1])
+	ts.Check(err)
+	_, err = runTmux(ts, "send-keys", "-t", args[0], "Enter")
+	ts.Check(err)
+	time.Sleep(delay) // the late answer's lateness: what is tested, not a wait for something
+	_, err = c.Answer(context.Background(), id, wire.Answer{Choice: args[1], Channel: "cli"})
+	if err != nil {
+		fmt.Fprintf(ts.Stdout(), "refused: %v\n", err)
+		return
+	}
+	fmt.Fprintln(ts.Stdout(), "delivered")
 }
 
 // timed MAX command args… runs a program and fails if it takes longer than MAX.
