@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -252,9 +253,40 @@ func hasControl(s string) bool {
 	return false
 }
 
+// FormatMark returns how a format character is shown, "⟨U+202E⟩", and true; for any other
+// rune it returns "" and false. Format characters (Unicode's Cf: bidi overrides and
+// isolates, zero-width spaces and joiners, the byte order mark, tag characters, the soft
+// hyphen) draw as nothing or reorder what is drawn around them, so that a command shown
+// with them can read unlike what runs: wherever a command is shown they are shown as marks.
+func FormatMark(r rune) (string, bool) {
+	if !unicode.Is(unicode.Cf, r) && r != '\u115f' && r != '\u1160' && r != '\u3164' && r != '\uffa0' {
+		return "", false // (the Hangul fillers are letters that draw as blanks)
+	}
+	return fmt.Sprintf("⟨U+%04X⟩", r), true
+}
+
+// ShowFormat returns s with every format character replaced by its mark (FormatMark).
+func ShowFormat(s string) string {
+	i := strings.IndexFunc(s, func(r rune) bool { _, ok := FormatMark(r); return ok })
+	if i < 0 {
+		return s
+	}
+	var b strings.Builder
+	b.WriteString(s[:i])
+	for _, r := range s[i:] {
+		if m, ok := FormatMark(r); ok {
+			b.WriteString(m)
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
 // CleanText makes free text from a harness safe to store and show on one terminal line:
 // invalid UTF-8 and control characters (escape sequences included) become spaces, runs of
-// white space fold to one, and the result is cut to max bytes on a rune boundary with "…".
+// white space fold to one, format characters become visible marks (FormatMark), and the
+// result is cut to max bytes on a rune boundary with "…".
 func CleanText(s string, max int) string {
 	var b strings.Builder
 	space := false
@@ -275,6 +307,10 @@ func CleanText(s string, max int) string {
 			continue
 		}
 		space = false
+		if m, ok := FormatMark(r); ok {
+			b.WriteString(m)
+			continue
+		}
 		b.WriteRune(r)
 	}
 	return clip(strings.TrimRight(b.String(), " "), max)

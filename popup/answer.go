@@ -198,6 +198,10 @@ func (m Model) answerKey(press string) (Model, tea.Cmd) {
 		return m, nil
 	}
 	o, ok := r.offerFor(press)
+	if !ok && r.long != "" && press == "a" {
+		m.status = "nothing sent: this command is " + r.long + " long, more than shows here — approve it in the pane (enter jumps there); x denies it"
+		return m, nil
+	}
 	if !ok || !direct(r.item.Prompt.Kind) {
 		m.status = press + " does not answer this prompt: " + m.howToAnswer(r)
 		return m, nil

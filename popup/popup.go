@@ -161,7 +161,7 @@ func (m Model) selected() (row, bool) {
 	if m.cursor < 0 || m.cursor >= len(m.visible) {
 		return row{}, false
 	}
-	return m.rows[m.visible[m.cursor]], true
+	return m.rows[m.visible[m.cursor]].at(m.drawWidth()), true
 }
 
 // ---- commands: the only places that do I/O --------------------------------------------

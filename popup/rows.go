@@ -8,7 +8,9 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/daemon/client"
+	"github.com/trailboss/trailboss/daemon/wire"
 )
 
 // row is one queue item as the popup shows it: the text of each column, and its width,
@@ -30,6 +32,10 @@ type row struct {
 
 	question string  // its pending prompt's question, one line; "" without a prompt
 	offers   []offer // what its prompt offers, with the keys that pick each
+	// long is the length of a permission's command that the prompt block cannot show
+	// whole ("1,956 characters"; set by at): its question is then its head … its tail,
+	// and Allow is not offered.
+	long string
 
 	reasonW, kindW, whereW, projectW, summaryW int // display widths (projectW with the branch)
 }
@@ -105,8 +111,55 @@ func (r row) matches(filter string) bool {
 	return true
 }
 
-// sanitize makes s one line that is safe to draw: whitespace runs become one space and
-// control characters (an escape sequence's ESC included) are dropped.
+// commandLines is how many lines the prompt block gives a permission's command.
+const commandLines = 6
+
+// at returns r as the prompt block shows it at width cells: a permission's command that
+// does not fit whole in commandLines lines, or whose record kept only its start, becomes
+// its head … its tail with its length, and loses its Allow — only what is shown is
+// approved from here.
+func (r row) at(width int) row {
+	p := r.item.Prompt
+	if p == nil || p.Kind != wire.KindPermission || r.question == "" {
+		return r
+	}
+	q := []rune(r.question)
+	cut := strings.HasSuffix(p.Question, "…") && len(p.Question) >= adapter.MaxSummaryLen-8 // cut as its record was made
+	if !cut && len(wrap(r.question, width, commandLines+1)) <= commandLines {
+		return r
+	}
+	end := max(10, 2*width-4) // runes of each end: the two and " … " in about five lines
+	if cut {
+		r.long = "over " + thousands(adapter.MaxSummaryLen) + " characters"
+		r.question = string(q[:min(len(q)-1, 2*end)]) + " … (the rest was not kept)"
+	} else {
+		r.long = thousands(len([]rune(strings.TrimSpace(p.Question)))) + " characters"
+		if len(q) > 2*end {
+			r.question = string(q[:end]) + " … " + string(q[len(q)-end:])
+		}
+	}
+	offers := make([]offer, 0, len(r.offers))
+	for _, o := range r.offers {
+		if o.choice != "allow" {
+			offers = append(offers, o)
+		}
+	}
+	r.offers = offers
+	return r
+}
+
+// thousands writes n with a comma every three digits: 1,956.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// sanitize makes s one line that is safe to draw: whitespace runs become one space,
+// control characters (an escape sequence's ESC included) are dropped, and format
+// characters (bidi overrides, zero-width) are shown as marks (adapter.FormatMark).
 func sanitize(s string) string {
 	var b strings.Builder
 	space := false
@@ -119,6 +172,10 @@ func sanitize(s string) string {
 			if space {
 				b.WriteByte(' ')
 				space = false
+			}
+			if mark, ok := adapter.FormatMark(c); ok {
+				b.WriteString(mark)
+				continue
 			}
 			b.WriteRune(c)
 		}

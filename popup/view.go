@@ -422,12 +422,19 @@ func (m Model) promptBlock() []string {
 	}
 	lines := []string{m.rule(title, st.PromptTitle)}
 	if r.question != "" {
-		for _, l := range wrap(r.question, w, 2) {
+		n := 2
+		if p.Kind == wire.KindPermission {
+			n = commandLines
+		}
+		for _, l := range wrap(r.question, w, n) {
 			lines = append(lines, st.Question.Render(l))
 		}
 	}
 	if expired {
 		return lines
+	}
+	if r.long != "" {
+		lines = append(lines, st.Hint.Render(clip(r.long+" — approve it in the pane (enter jumps there); x denies from here", w)))
 	}
 	open := m.answering != nil && m.answering.session == r.item.SessionID
 	if p.Kind == wire.KindFreeText {

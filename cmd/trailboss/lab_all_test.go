@@ -13,7 +13,7 @@ import (
 // scenario of the catalogue ran, in order, passed, and reported its figures.
 func TestLabRunAll(t *testing.T) {
 	if testing.Short() {
-		t.Skip("the Prompt Lab starts 19 daemons and supervisors")
+		t.Skip("the Prompt Lab starts 21 daemons and supervisors")
 	}
 	bin, err := exec.LookPath("trailboss")
 	if err != nil {

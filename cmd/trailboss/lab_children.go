@@ -58,6 +58,8 @@ const (
 	promptFlood        = "Continue? (y/n) "
 	promptEcho         = "Proceed? (y/n) "
 	promptEchoLater    = "Save changes? (y/n) "
+	promptBranch       = "Enter the branch to delete: "
+	promptLongMenuHead = "Select the release notes to publish:\n"
 )
 
 // yesNoVariants and pressEnterVariants are AtlasBridge's lists (QA-007, QA-008).
@@ -106,6 +108,11 @@ var labChildren = map[string]labChild{
 	"press-enter-variants": {steps: askEach(pressEnterVariants)},
 	// QA-009: a line of free text.
 	"free-text": {steps: ask(promptCommit)},
+	// Issue 18, text bound to what the person saw: a line of text, then another question.
+	"two-texts": {steps: append(ask(promptCommit), ask(promptBranch)...)},
+	// Issue 18, a message too long for Telegram: a menu of 20 long options (5,000
+	// characters), then, once answered, a yes/no question.
+	"long-menu": {steps: append(ask(longMenu()), ask(promptMigration)...)},
 	// QA-016 and QA-017: one question, answered (or not) while the lab restarts the daemon
 	// or kills the child.
 	"migration": {steps: ask(promptMigration)},
@@ -117,6 +124,18 @@ var labChildren = map[string]labChild{
 	// prompt.
 	"echo-loop": {cooked: true, steps: []childStep{
 		{say: promptEcho}, {read: true}, {wait: true}, {say: promptEchoLater}, {read: true}}},
+}
+
+// longMenu is a numbered menu of 20 options (the most a record takes) of 250 characters
+// each: over 5,000 characters.
+func longMenu() string {
+	var b strings.Builder
+	b.WriteString(promptLongMenuHead)
+	for i := 1; i <= 20; i++ {
+		fmt.Fprintf(&b, "%d) %s\n", i, strings.TrimSpace(strings.Repeat(fmt.Sprintf("notes %02d ", i), 28)))
+	}
+	b.WriteString("Enter choice [1-20]: ")
+	return b.String()
 }
 
 func askEach(prompts []string) []childStep {

@@ -586,3 +586,129 @@ func qaChildCrashPhone(r *rig) error {
 	r.check(strings.Contains(ack, "ended"), "the stale tap was answered %q, want it told the session ended", ack)
 	return nil
 }
+
+// ---- issue 18: what the person saw ---------------------------------------------------------
+
+// kept waits until the relay has kept the id of prompt p's message (its log says so): the
+// fake Bot API has the message as soon as it was asked for.
+func (r *rig) kept(p *wire.Prompt) error {
+	return r.poll("the relay to keep the message of prompt "+p.ID, 5*time.Second, func() (bool, error) {
+		for _, l := range strings.Split(tailLines(filepath.Join(r.dir, "daemon.log"), 400), "\n") {
+			if strings.Contains(l, "telegram: prompt sent") && strings.Contains(l, "prompt="+p.ID) {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+}
+
+// botReply waits for the bot's reply to message said and returns it.
+func (r *rig) botReply(said int64) (telegramtest.Message, error) {
+	var got telegramtest.Message
+	err := r.bot.Wait(5*time.Second, func() bool {
+		for _, m := range r.bot.Messages() {
+			if m.ReplyTo == said {
+				got = m
+				return true
+			}
+		}
+		return false
+	})
+	if err != nil {
+		return got, fmt.Errorf("the bot never replied to message %d", said)
+	}
+	return got, nil
+}
+
+func qaTextBeforeChange(r *rig) error {
+	p1, err := r.waitPrompt("the first prompt's record", waitLong, newPrompt())
+	if err != nil {
+		return err
+	}
+	r.checkPrompt(p1, wire.KindFreeText, "commit message")
+	m1, err := r.phoneMessage(p1, 5*time.Second)
+	if err != nil {
+		return err
+	}
+	// The person starts writing for the first prompt, a whole second after its message
+	// came (Telegram dates texts in seconds)…
+	var written time.Time
+	if err := r.poll("the clock to pass the message's second", 3*time.Second, func() (bool, error) {
+		written = time.Now()
+		return written.Unix() > m1.SentAt.Unix(), nil
+	}); err != nil {
+		return err
+	}
+	// … while it is answered elsewhere and the session asks something else.
+	if _, err := r.deliver(p1, wire.Answer{Text: "first"}, "first\r"); err != nil {
+		return err
+	}
+	p2, err := r.waitPrompt("the second prompt's record", waitLong, newPrompt(p1))
+	if err != nil {
+		return err
+	}
+	r.checkPrompt(p2, wire.KindFreeText, "branch to delete")
+	m2, err := r.phoneMessage(p2, 5*time.Second)
+	if err != nil {
+		return err
+	}
+	if err := r.kept(p2); err != nil {
+		return err
+	}
+	_, said := r.bot.SayAt(labOperator, labChat, "main", 0, written)
+	asked, err := r.botReply(said)
+	if err != nil {
+		return err
+	}
+	r.note("held", asked.Text, "a text written for the first prompt, read once the second waited, was answered %q", asked.Text)
+	r.check(strings.Contains(asked.Text, "nothing was typed") && strings.Contains(asked.Text, "branch to delete"),
+		"the text was answered %q, want it held, naming the prompt waiting now", asked.Text)
+	r.readNothing("the child after the text written before the change")
+	ds, err := r.deliveries(p2.ID)
+	if err != nil {
+		return err
+	}
+	r.check(len(ds) == 0, "the audit log has %d entries for the second prompt after the held text, want none", len(ds))
+	r.bot.Say(labOperator, labChat, "feature-x", m2.ID)
+	if _, err := r.expectRead("feature-x\r"); err != nil {
+		return fmt.Errorf("the reply to the second prompt's message: %w", err)
+	}
+	r.note("after_reply", "feature-x", "a reply to the second prompt's message reached it")
+	return r.finishDelivered(2, p2)
+}
+
+func qaLongMenu(r *rig) error {
+	p, err := r.waitPrompt("the menu's record", waitLong, newPrompt())
+	if err != nil {
+		return err
+	}
+	r.checkPrompt(p, wire.KindChoice, "release notes")
+	m, err := r.phoneMessage(p, 10*time.Second)
+	if err != nil {
+		return err
+	}
+	chars := len([]rune(longMenu()))
+	n := len([]rune(m.Text))
+	r.note("menu_message", n, "a menu of %d options (%d characters on screen) became one message of %d characters with %d buttons",
+		len(p.Choices), chars, n, len(m.Keys()))
+	r.check(chars >= 5000 && n <= 4096 && strings.Contains(m.Text, "more options — answer in the pane"),
+		"the menu's message is %d characters for a menu of %d, want at most 4,096 saying how many more options there are", n, chars)
+	r.check(len(m.Keys()) > 0 && len(m.Keys()) < len(p.Choices), "the menu's message has %d buttons for %d options, want one for each option shown", len(m.Keys()), len(p.Choices))
+	if _, _, _, err := r.press(labOperator, m, "1"); err != nil {
+		return err
+	}
+	if _, err := r.expectRead("1\r"); err != nil {
+		return err
+	}
+	p2, err := r.waitPrompt("the next prompt's record", waitLong, newPrompt(p))
+	if err != nil {
+		return err
+	}
+	m2, err := r.phoneMessage(p2, 10*time.Second)
+	if err != nil {
+		return err
+	}
+	r.sentWithin("next_record_to_message_ms", m2, p2, 10*time.Second)
+	yes, _ := yesNoKeys(p2)
+	return r.tapAnswer(m2, yes)
+}

@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/daemon/client"
 	"github.com/trailboss/trailboss/daemon/queue"
 )
@@ -59,7 +60,7 @@ func runLs(ctx context.Context, e *env, args []string) error {
 			reason += "/" + it.Detail
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", pos, queue.Age(now.Sub(it.Since)), reason, it.Pane,
-			uniquePrefix(ids[i], ids, 8), filepath.Base(it.Cwd), clipRunes(it.Summary, 60))
+			uniquePrefix(ids[i], ids, 8), filepath.Base(it.Cwd), clipRunes(adapter.ShowFormat(it.Summary), 60))
 	}
 	return tw.Flush()
 }

@@ -81,6 +81,14 @@ func badEntities(err error) bool {
 	return errors.As(err, &ae) && ae.Code == http.StatusBadRequest && strings.Contains(ae.Description, "can't parse entities")
 }
 
+// badRequest reports whether err is the Bot API's 400: Telegram refuses this very call (a
+// message too long, markup it cannot parse, a button it does not take), which sending it
+// again will not change.
+func badRequest(err error) bool {
+	var ae *APIError
+	return errors.As(err, &ae) && ae.Code == http.StatusBadRequest
+}
+
 // gone reports whether err says a message can no longer be edited (deleted, too old).
 func gone(err error) bool {
 	var ae *APIError

@@ -90,17 +90,19 @@ func TestCallbackDataRoundTrips(t *testing.T) {
 	}
 }
 
+func kbOf(p queue.Prompt) *Keyboard { return compose(view{Prompt: p}, time.UTC).Keyboard }
+
 func TestKeyboardHasAButtonPerChoice(t *testing.T) {
-	if kb := keyboard(prompt(adapter.AskFreeText, "Message?")); kb != nil {
+	if kb := kbOf(prompt(adapter.AskFreeText, "Message?")); kb != nil {
 		t.Errorf("a free-text prompt has buttons %+v", kb)
 	}
-	kb := keyboard(prompt(adapter.AskPermission, "Bash: ls", adapter.PermissionAsk("", "").Choices...))
+	kb := kbOf(prompt(adapter.AskPermission, "Bash: ls", adapter.PermissionAsk("", "").Choices...))
 	if len(kb.Rows) != 1 || len(kb.Rows[0]) != 2 || !strings.Contains(kb.Rows[0][0].Text, "Allow") || !strings.HasSuffix(kb.Rows[0][1].Data, ":deny") {
 		t.Errorf("permission keyboard %+v", kb)
 	}
 	menu := prompt(adapter.AskMenu, "Which?", adapter.AskChoice{Key: "1", Label: "Yes, and don't ask again for this command"},
 		adapter.AskChoice{Key: "2", Label: "No"})
-	if kb := keyboard(menu); len(kb.Rows) != 2 || kb.Rows[0][0].Text != "1. Yes, and don't ask again for this…" {
+	if kb := kbOf(menu); len(kb.Rows) != 2 || kb.Rows[0][0].Text != "1. Yes, and don't ask again for this…" {
 		t.Errorf("a menu with a long option: %+v, want one option a row", kb)
 	}
 }

@@ -28,6 +28,9 @@ type Config struct {
 	MinBackoff   time.Duration // 0: 1 s
 	MaxBackoff   time.Duration // 0: 60 s
 	Location     *time.Location
+	// TextWindow: a text that replies to no message is not delivered when a prompt that
+	// takes text came or went within this time before it was written (0: DefaultTextWindow).
+	TextWindow time.Duration
 }
 
 // Defaults.
@@ -51,8 +54,14 @@ type Relay struct {
 	shown    map[string]*store.TelegramMessage // by prompt id: each message sent (closed ones for a week)
 	byMsg    map[int64]string                  // message id → prompt id
 	reopened map[string]bool                   // prompts whose message was open when the daemon started
-	poll     wire.ChannelStatus                // the poller's state
-	sendErr  string                            // the last failure to update the chat, "" once one worked
+	// unsendable: prompts Telegram refused every message for (why); paneOnly: prompts whose
+	// message takes no answer (why): a secret, or a notice sent instead of a refused message.
+	unsendable map[string]string
+	paneOnly   map[string]string
+	sentDate   map[string]int64   // by prompt id: Telegram's date of its message, this run
+	texts      textLog            // the prompts that take text, as they came and went
+	poll       wire.ChannelStatus // the poller's state
+	sendErr    string             // the last failure to update the chat, "" once one worked
 
 	kick chan struct{} // wakes the sync loop at once (the Bot API answers again)
 }
@@ -73,9 +82,14 @@ func New(cfg Config) *Relay {
 	if cfg.Location == nil {
 		cfg.Location = time.Local
 	}
+	if cfg.TextWindow <= 0 {
+		cfg.TextWindow = DefaultTextWindow
+	}
 	return &Relay{cfg: cfg, bot: NewBot(cfg.APIURL, cfg.Token), shown: map[string]*store.TelegramMessage{},
 		byMsg: map[int64]string{}, reopened: map[string]bool{}, kick: make(chan struct{}, 1),
-		poll: wire.ChannelStatus{Name: "telegram", State: wire.ChannelStarting, Since: time.Now()}}
+		unsendable: map[string]string{}, paneOnly: map[string]string{}, sentDate: map[string]int64{},
+		texts: textLog{seen: map[string]*textLife{}},
+		poll:  wire.ChannelStatus{Name: "telegram", State: wire.ChannelStarting, Since: time.Now()}}
 }
 
 // Name is the channel's name in logs and in the audit log.
@@ -124,6 +138,10 @@ func (r *Relay) Run(ctx context.Context, h daemon.ChannelHost) error {
 		if !m.Closed {
 			r.reopened[m.PromptID] = true
 		}
+		// What took text before the restart, for a text written then and read now.
+		if p, err := h.Engine.Prompt(ctx, m.PromptID); err == nil {
+			r.texts.note(p, now)
+		}
 	}
 	off, err := h.Store.TelegramOffset(ctx)
 	if ctx.Err() != nil {
@@ -135,6 +153,7 @@ func (r *Relay) Run(ctx context.Context, h daemon.ChannelHost) error {
 	r.log.Info("telegram relay started", "chat", r.cfg.ChatID, "allowed_users", len(r.cfg.AllowedUsers),
 		"open_messages", len(r.reopened), "offset", off)
 	var wg sync.WaitGroup
+	wg.Go(func() { r.watchTexts(ctx) })
 	wg.Go(func() { r.syncLoop(ctx) })
 	wg.Go(func() { r.pollLoop(ctx, off) })
 	wg.Wait()
@@ -146,6 +165,20 @@ func (r *Relay) remember(m *store.TelegramMessage) {
 	defer r.mu.Unlock()
 	r.shown[m.PromptID] = m
 	r.byMsg[m.MessageID] = m.PromptID
+}
+
+// watchTexts keeps r.texts up to date after every committed change, whatever the chat's
+// state (the sync loop may be backing off).
+func (r *Relay) watchTexts(ctx context.Context) {
+	changed := r.h.Engine.Subscribe()
+	for {
+		r.texts.update(r.h.Engine.Items(), r.h.Now())
+		select {
+		case <-ctx.Done():
+			return
+		case <-changed:
+		}
+	}
 }
 
 // backoff is 1 s doubling to 60 s (DELIVERY.md), longer when Telegram asks for it.
@@ -224,26 +257,36 @@ func (r *Relay) sync(ctx context.Context) error {
 		r.mu.Lock()
 		m, sent := r.shown[p.ID]
 		reopened := r.reopened[p.ID]
-		r.mu.Unlock()
-		r.mu.Lock()
 		closed := sent && m.Closed
+		refused := r.unsendable[p.ID] != ""
 		r.mu.Unlock()
-		if sent && !reopened && !closed {
+		if refused || (sent && !reopened && !closed) {
 			continue
 		}
 		v := view{Prompt: p, Reason: it.Reason, Detail: it.Detail, Where: pl.place(ctx, it.Session), Restart: reopened}
-		html := messageHTML(v, r.cfg.Location)
+		c := compose(v, r.cfg.Location)
 		if sent {
 			// The daemon restarted, or an answer claimed the prompt but could not be
 			// delivered (nothing was typed) and it takes answers again: say so, buttons
 			// and all.
-			err := r.call(ctx, func(ctx context.Context) error {
-				return r.bot.EditMessageText(ctx, m.ChatID, m.MessageID, html, keyboard(p))
-			})
+			edit := func(c composed) error {
+				return r.call(ctx, func(ctx context.Context) error {
+					return r.bot.EditMessageText(ctx, m.ChatID, m.MessageID, c.HTML, c.Keyboard)
+				})
+			}
+			err := edit(c)
+			if badRequest(err) && !gone(err) {
+				c = notShown(v, err)
+				if err = edit(c); badRequest(err) && !gone(err) {
+					r.notSendable(p, err)
+					continue
+				}
+			}
 			if err == nil {
 				r.mu.Lock()
 				delete(r.reopened, p.ID)
-				m.Closed, m.HTML = false, html
+				m.Closed, m.HTML = false, c.HTML
+				r.setPaneOnlyLocked(p.ID, c.PaneOnly)
 				cp := *m
 				r.mu.Unlock()
 				if closed {
@@ -259,32 +302,36 @@ func (r *Relay) sync(ctx context.Context) error {
 			}
 			// The message was deleted in the chat: send it again.
 		}
-		var msg Message
-		err := r.call(ctx, func(ctx context.Context) error {
-			var err error
-			msg, err = r.bot.SendMessage(ctx, r.cfg.ChatID, html, keyboard(p), 0)
-			if badEntities(err) {
-				// A message Telegram cannot parse must not hold up every prompt after
-				// it: send its words without markup.
-				r.log.Error("telegram: a prompt's message did not parse as HTML; sent as plain text", "prompt", p.ID, "err", err)
-				html = esc(plainText(html))
-				msg, err = r.bot.SendMessage(ctx, r.cfg.ChatID, html, keyboard(p), 0)
-			}
-			return err
-		})
+		msg, c, err := r.send(ctx, p, v, c)
+		if badRequest(err) {
+			r.notSendable(p, err)
+			continue
+		}
 		if err != nil {
 			return err
 		}
-		rec := &store.TelegramMessage{PromptID: p.ID, ChatID: r.cfg.ChatID, MessageID: msg.MessageID, HTML: html, SentAt: now}
+		rec := &store.TelegramMessage{PromptID: p.ID, ChatID: r.cfg.ChatID, MessageID: msg.MessageID, HTML: c.HTML, SentAt: now}
 		r.remember(rec)
 		r.mu.Lock()
 		delete(r.reopened, p.ID)
+		r.setPaneOnlyLocked(p.ID, c.PaneOnly)
+		if msg.Date != 0 {
+			r.sentDate[p.ID] = msg.Date
+		}
 		r.mu.Unlock()
 		if err := r.h.Store.SaveTelegramMessage(context.WithoutCancel(ctx), *rec); err != nil {
 			r.log.Error("telegram: keep a message id", "prompt", p.ID, "err", err)
 		}
-		r.log.Info("telegram: prompt sent", "prompt", p.ID, "session", p.SessionID, "kind", p.Ask.Kind, "message", msg.MessageID)
+		r.log.Info("telegram: prompt sent", "prompt", p.ID, "session", p.SessionID, "kind", p.Ask.Kind, "message", msg.MessageID,
+			"answerable", c.PaneOnly == "")
 	}
+	r.mu.Lock()
+	for id := range r.unsendable {
+		if !pending[id] {
+			delete(r.unsendable, id)
+		}
+	}
+	r.mu.Unlock()
 	r.mu.Lock()
 	var closing []*store.TelegramMessage
 	for id, m := range r.shown {
@@ -303,6 +350,18 @@ func (r *Relay) sync(ctx context.Context) error {
 		err = r.call(ctx, func(ctx context.Context) error {
 			return r.bot.EditMessageText(ctx, m.ChatID, m.MessageID, html, nil)
 		})
+		if badRequest(err) && !gone(err) {
+			// Telegram will not take this edit; another would not do better. The buttons go
+			// at least, and the message is closed as far as the relay goes.
+			r.log.Error("telegram: Telegram refused the edit that closes a prompt's message; removing its buttons only",
+				"prompt", m.PromptID, "message", m.MessageID, "err", err)
+			err = r.call(ctx, func(ctx context.Context) error {
+				return r.bot.EditMessageReplyMarkup(ctx, m.ChatID, m.MessageID, nil)
+			})
+			if badRequest(err) {
+				err = nil
+			}
+		}
 		if err != nil && !gone(err) {
 			return err
 		}
@@ -321,6 +380,68 @@ func (r *Relay) sync(ctx context.Context) error {
 	r.sendErr = ""
 	r.mu.Unlock()
 	return nil
+}
+
+// send sends prompt p's message c (v is what it shows) and returns the message and what it
+// says. A message Telegram cannot parse goes as plain words; one it refuses otherwise (a
+// 400: too long, bad buttons) goes as a short notice that the prompt is answered in its
+// pane. A 400 for that too is returned.
+func (r *Relay) send(ctx context.Context, p queue.Prompt, v view, c composed) (Message, composed, error) {
+	var msg Message
+	err := r.call(ctx, func(ctx context.Context) error {
+		var err error
+		msg, err = r.bot.SendMessage(ctx, r.cfg.ChatID, c.HTML, c.Keyboard, 0)
+		if badEntities(err) {
+			// A message Telegram cannot parse must not hold up every prompt after
+			// it: send its words without markup.
+			r.log.Error("telegram: a prompt's message did not parse as HTML; sent as plain text", "prompt", p.ID, "err", err)
+			c.HTML = esc(plainText(c.HTML))
+			msg, err = r.bot.SendMessage(ctx, r.cfg.ChatID, c.HTML, c.Keyboard, 0)
+		}
+		return err
+	})
+	if !badRequest(err) {
+		return msg, c, err
+	}
+	r.log.Error("telegram: Telegram refused a prompt's message; sending a notice that it is answered in its pane",
+		"prompt", p.ID, "err", err)
+	c = notShown(v, err)
+	err = r.call(ctx, func(ctx context.Context) error {
+		var err error
+		msg, err = r.bot.SendMessage(ctx, r.cfg.ChatID, c.HTML, nil, 0)
+		return err
+	})
+	return msg, c, err
+}
+
+// notShown is the message of prompt v when Telegram refused its own (err).
+func notShown(v view, err error) composed {
+	why := "Telegram refused its message"
+	var ae *APIError
+	if errors.As(err, &ae) && ae.Description != "" {
+		why += ": " + ae.Description
+	}
+	return composed{HTML: notShownHTML(v, why), PaneOnly: why}
+}
+
+// notSendable gives up on showing prompt p: Telegram refused every message for it (err).
+// The prompt stays pending for the keyboard; the other prompts go on.
+func (r *Relay) notSendable(p queue.Prompt, err error) {
+	r.mu.Lock()
+	r.unsendable[p.ID] = err.Error()
+	r.mu.Unlock()
+	r.log.Error("telegram: Telegram refused every message for a prompt; it is answered in its pane only, the others go on",
+		"event", "telegram_prompt_not_sendable", "prompt", p.ID, "session", p.SessionID, "err", err)
+}
+
+// setPaneOnlyLocked notes why prompt id's message takes no answer ("" when it takes one);
+// r.mu must be held.
+func (r *Relay) setPaneOnlyLocked(id, why string) {
+	if why == "" {
+		delete(r.paneOnly, id)
+		return
+	}
+	r.paneOnly[id] = why
 }
 
 // call runs one Bot API call with its own timeout.
@@ -465,6 +586,19 @@ func (r *Relay) handleTap(ctx context.Context, cq *CallbackQuery) {
 	if key == "" {
 		key = "#" // an index the record does not have: refused as not one of its choices
 	}
+	if rec, err := r.h.Engine.Prompt(ctx, t.PromptID); err == nil {
+		// Only what the message offered: never Allow for a command not shown whole, nothing
+		// for a prompt answered in its pane only (a button made by hand, a stale one).
+		no := r.refusesText(rec)
+		if no == "" && rec.Ask.Kind == adapter.AskPermission && key == "allow" && !showCommand(rec.Ask.Question).whole {
+			no = longCommand(rec)
+		}
+		if no != "" {
+			r.log.Info("telegram: button not offered for this prompt; delivered nothing", "user", cq.From.ID, "prompt", t.PromptID, "choice", key)
+			r.ack(ctx, cq.ID, no)
+			return
+		}
+	}
 	res, err := r.h.Deliver.Answer(ctx, t.PromptID, wire.Answer{Choice: key, Channel: "telegram", Nonce: t.Nonce, Actor: actor(&cq.From)})
 	r.log.Info("telegram: button", "user", cq.From.ID, "prompt", t.PromptID, "choice", key, "delivered", err == nil)
 	r.ack(ctx, cq.ID, resultText(label, res, err))
@@ -542,29 +676,99 @@ func (r *Relay) handleMessage(ctx context.Context, m *Message) {
 		r.deliverText(ctx, m, id)
 		return
 	}
+	now := r.h.Now()
+	items := r.h.Engine.Items()
+	r.texts.update(items, now)
 	var waiting []queue.Item
-	for _, it := range r.h.Engine.Items() {
-		if it.Prompt != nil && it.Prompt.Ask.Kind == adapter.AskFreeText {
+	for _, it := range items {
+		if takesText(it.Prompt) {
 			waiting = append(waiting, it)
 		}
 	}
-	switch len(waiting) {
-	case 0:
+	switch {
+	case len(waiting) == 0:
 		r.reply(ctx, m, "No prompt is waiting for text right now, so nothing was typed. Prompts with buttons take a tap; /pending lists what waits.")
-	case 1:
-		r.deliverText(ctx, m, waiting[0].Prompt.ID)
+		return
+	case len(waiting) == 1:
+		p := waiting[0].Prompt
+		if no := r.refusesText(*p); no != "" {
+			r.log.Info("telegram: a text for a prompt that takes no text from here; delivered nothing", "prompt", p.ID)
+			r.reply(ctx, m, esc(no))
+			return
+		}
+		why := r.unbound(p.ID, m.Date, now)
+		if why == "" {
+			r.deliverText(ctx, m, p.ID)
+			return
+		}
+		r.log.Info("telegram: a text with no reply may have been written for another prompt; asked which, delivered nothing",
+			"event", "ambiguous_reply_held", "prompt", p.ID, "why", why, "text_date", m.Date)
+		r.askWhich(ctx, m, "<b>"+esc(sentence(why))+"</b> So nothing was typed: it may have been meant for another prompt. "+
+			"If it is for this one, reply to its message (swipe left on it):\n", waiting)
 	default:
 		r.log.Info("telegram: a text matches several prompts waiting for text; asked which, delivered nothing",
 			"event", "ambiguous_reply_held", "prompts", len(waiting))
-		var b strings.Builder
-		fmt.Fprintf(&b, "<b>%d prompts wait for text</b>, so nothing was typed. Reply to the message of the one you mean (swipe left on it):\n", len(waiting))
-		pl := &placer{tmux: r.h.Tmux}
-		for _, it := range waiting {
-			b.WriteString("• " + strings.TrimPrefix(header(pl.place(ctx, it.Session)), "⏸ ") + ": " +
-				esc(clip(oneLine(it.Prompt.Ask.Question), 80)) + "\n")
-		}
-		r.reply(ctx, m, strings.TrimRight(b.String(), "\n"))
+		r.askWhich(ctx, m, fmt.Sprintf("<b>%d prompts wait for text</b>, so nothing was typed. Reply to the message of the one you mean (swipe left on it):\n", len(waiting)), waiting)
 	}
+}
+
+// askWhich answers text m with lead and a line for each prompt of waiting.
+func (r *Relay) askWhich(ctx context.Context, m *Message, lead string, waiting []queue.Item) {
+	var b strings.Builder
+	b.WriteString(lead)
+	pl := &placer{tmux: r.h.Tmux}
+	for _, it := range waiting {
+		b.WriteString("• " + strings.TrimPrefix(header(pl.place(ctx, it.Session)), "⏸ ") + ": " +
+			esc(clip(oneLine(it.Prompt.Ask.Question), 80)))
+		if it.Prompt.Ask.Secret {
+			b.WriteString(" (a secret: at the keyboard only)")
+		}
+		b.WriteString("\n")
+	}
+	r.reply(ctx, m, strings.TrimRight(b.String(), "\n"))
+}
+
+// unbound says why a text dated date (Telegram's Unix seconds) that replies to no message
+// cannot be taken as meant for prompt id, the one prompt waiting for text: "" when it can.
+// Its message must have been in the chat before the text was written, and no other prompt
+// that takes text may have come or gone within the text window before that, or since.
+func (r *Relay) unbound(id string, date int64, now time.Time) string {
+	if date <= 0 {
+		return "Telegram did not say when you wrote this"
+	}
+	r.mu.Lock()
+	sent, ok := r.sentDate[id]
+	if m, shown := r.shown[id]; !ok && shown {
+		sent, ok = m.SentAt.Unix(), true
+	}
+	r.mu.Unlock()
+	switch {
+	case !ok:
+		return "the prompt waiting for text has not reached this chat yet"
+	case sent >= date:
+		// Dates are whole seconds: a text of the same second as the message was not
+		// written after reading it.
+		return "the prompt waiting for text reached this chat after you wrote this"
+	case r.texts.changedSince(time.Unix(date, 0).Add(-r.cfg.TextWindow), id, now):
+		return "the prompts waiting for text changed shortly before you wrote this, or since"
+	}
+	return ""
+}
+
+// refusesText says why prompt p takes no text from Telegram ("" when it does): it asks
+// for a secret, or its message could not show it.
+func (r *Relay) refusesText(p queue.Prompt) string {
+	if p.Ask.Secret {
+		return "That prompt asks for a password or secret, so nothing was typed: type it at the keyboard in its pane. " +
+			"Trail Boss never sends secrets through Telegram; delete your message from this chat if it holds one."
+	}
+	r.mu.Lock()
+	why := r.paneOnly[p.ID]
+	r.mu.Unlock()
+	if why != "" {
+		return "That prompt is answered in its pane only (" + why + "), so nothing was typed."
+	}
+	return ""
 }
 
 // deliverText answers prompt id with m's text: the text itself for a prompt that waits for
@@ -573,6 +777,15 @@ func (r *Relay) deliverText(ctx context.Context, m *Message, id string) {
 	a := wire.Answer{Text: m.Text, Channel: "telegram", Actor: actor(m.From)}
 	what := "your reply"
 	if rec, err := r.h.Engine.Prompt(ctx, id); err == nil {
+		if no := r.refusesText(rec); no != "" {
+			r.log.Info("telegram: a reply to a prompt that takes no text from here; delivered nothing", "prompt", id)
+			r.reply(ctx, m, esc(no))
+			return
+		}
+		if rec.Ask.Kind == adapter.AskPermission && namedKey(rec, m.Text) == "allow" && !showCommand(rec.Ask.Question).whole {
+			r.reply(ctx, m, esc(longCommand(rec)))
+			return
+		}
 		a.Nonce = rec.Nonce
 		if rec.Ask.Kind != adapter.AskFreeText {
 			if key, ok := choiceNamed(rec, m.Text); ok {
@@ -583,6 +796,19 @@ func (r *Relay) deliverText(ctx context.Context, m *Message, id string) {
 	res, err := r.h.Deliver.Answer(ctx, id, a)
 	r.log.Info("telegram: reply", "user", m.From.ID, "prompt", id, "delivered", err == nil)
 	r.reply(ctx, m, esc(resultText(what, res, err)))
+}
+
+// namedKey returns the key of rec's choice that text names, or "".
+func namedKey(rec queue.Prompt, text string) string {
+	k, _ := choiceNamed(rec, text)
+	return k
+}
+
+// longCommand is the refusal of an Allow for rec, a permission whose command the phone
+// cannot show whole.
+func longCommand(rec queue.Prompt) string {
+	return "This command is " + showCommand(rec.Ask.Question).length +
+		" long, too long to show here whole, so nothing was typed: approve it in the pane. Deny works from here."
 }
 
 // actor names the Telegram user u for the audit log: "telegram user 42 (@ann)".
@@ -621,7 +847,11 @@ func (r *Relay) command(ctx context.Context, m *Message) {
 			}
 			n++
 			b.WriteString("• " + strings.TrimPrefix(header(pl.place(ctx, it.Session)), "⏸ ") + ": " +
-				esc(clip(oneLine(it.Prompt.Ask.Question), 80)) + "\n")
+				esc(clip(oneLine(it.Prompt.Ask.Question), 80)))
+			if it.Prompt.Ask.Secret {
+				b.WriteString(" (a secret: at the keyboard only)")
+			}
+			b.WriteString("\n")
 		}
 		if n == 0 {
 			r.reply(ctx, m, "Nothing waits for an answer right now.")

@@ -65,8 +65,9 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// newWorld starts a tmux server, a fake Bot API, a store and an engine, and the relay.
-func newWorld(t testing.TB) *world {
+// newWorld starts a tmux server, a fake Bot API, a store and an engine, and the relay, its
+// config changed by each of with.
+func newWorld(t testing.TB, with ...func(*telegram.Config)) *world {
 	t.Helper()
 	w := &world{t: t, env: tmuxtest.New(t), logs: &syncBuffer{}}
 	bot, err := telegramtest.Start(token)
@@ -77,6 +78,9 @@ func newWorld(t testing.TB) *world {
 	w.bot = bot
 	w.dbPath = filepath.Join(t.TempDir(), "state.db")
 	w.cfg = telegram.Config{Token: token, ChatID: chat, AllowedUsers: []int64{operator}, APIURL: bot.URL, PollTimeout: 5 * time.Second}
+	for _, f := range with {
+		f(&w.cfg)
+	}
 	w.open()
 	w.start()
 	return w
@@ -373,7 +377,8 @@ func TestKeyboardAnswerEditsTheMessage(t *testing.T) {
 // with two, the relay asks which and types nothing (QA-014); a reply to one prompt's
 // message answers that one only.
 func TestTextRepliesBindToOnePrompt(t *testing.T) {
-	w := newWorld(t)
+	const window = time.Second
+	w := newWorld(t, func(c *telegram.Config) { c.TextWindow = window })
 	ask := func(q string) *adapter.Ask {
 		return &adapter.Ask{Kind: adapter.AskFreeText, Question: q, From: adapter.AskFromScreen}
 	}
@@ -404,10 +409,11 @@ func TestTextRepliesBindToOnePrompt(t *testing.T) {
 	if got := tmuxtest.ReadLines(t, outA); len(got) != 0 {
 		t.Errorf("A read %q, want nothing", got)
 	}
-	// B's message is edited as answered; now only A waits for text: a plain text is A's.
+	// B's message is edited as answered; now only A waits for text: a plain text written
+	// after the text window (here 1 s) is A's.
 	w.message("B's message edited", 5*time.Second, func(x telegramtest.Message) bool { return x.ID == mb.ID && len(x.Buttons) == 0 && x.Edits > 0 })
 	w.unstuck("b")
-	w.bot.Say(operator, chat, "fix the login", 0)
+	w.bot.SayAt(operator, chat, "fix the login", 0, time.Now().Add(window+1500*time.Millisecond))
 	w.env.WaitFor(t, "A to read its answer", 5*time.Second, func() bool { return len(tmuxtest.ReadLines(t, outA)) == 1 })
 	if got := tmuxtest.ReadLines(t, outA); got[0] != "fix the login" {
 		t.Errorf("A read %q", got)

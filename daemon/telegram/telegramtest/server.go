@@ -114,6 +114,7 @@ type Server struct {
 	calls     []Call
 	outage    bool
 	conflict  bool
+	refuse    string        // sendMessage and editMessageText of a text holding it answer 400
 	polling   chan struct{} // closed to end the getUpdates held now (a newer one came)
 }
 
@@ -179,6 +180,15 @@ func (s *Server) SetOutage(on bool) {
 	s.changeLocked()
 }
 
+// Refuse makes every sendMessage and editMessageText whose text holds substr answer 400,
+// as Telegram does for a message it will not take; "" ends it.
+func (s *Server) Refuse(substr string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.refuse = substr
+	s.changeLocked()
+}
+
 // SetConflict makes getUpdates answer 409 Conflict while on, as Telegram does when
 // another program polls the same token.
 func (s *Server) SetConflict(on bool) {
@@ -224,12 +234,18 @@ func (s *Server) Tap(userID, chat, msg int64, data string) (update int64, callba
 // Say sends text to the bot from user in chat, as a reply to message replyTo when it is not
 // 0; it returns the update's id and the new message's id.
 func (s *Server) Say(userID, chat int64, text string, replyTo int64) (update, msg int64) {
+	return s.SayAt(userID, chat, text, replyTo, time.Now())
+}
+
+// SayAt is Say for a message dated date: written then, and read by the bot now (a text
+// typed before something changed, or after a while).
+func (s *Server) SayAt(userID, chat int64, text string, replyTo int64, date time.Time) (update, msg int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	msg = s.nextMsg
 	s.nextMsg++
 	m := map[string]any{"message_id": msg, "from": user(userID), "chat": map[string]any{"id": chat, "type": "private"},
-		"date": time.Now().Unix(), "text": text}
+		"date": date.Unix(), "text": text}
 	if replyTo != 0 {
 		r := map[string]any{"message_id": replyTo, "chat": map[string]any{"id": chat, "type": "private"}, "date": time.Now().Unix()}
 		if sent, ok := s.messages[replyTo]; ok {
@@ -503,7 +519,7 @@ func keyboard(params map[string]json.RawMessage) ([][]Button, *failure) {
 }
 
 // textOf checks a message's HTML as Telegram parses it and returns what the phone shows.
-func textOf(params map[string]json.RawMessage) (string, string, *failure) {
+func (s *Server) textOf(params map[string]json.RawMessage) (string, string, *failure) {
 	h := str(params, "text")
 	mode := str(params, "parse_mode")
 	if strings.TrimSpace(h) == "" {
@@ -519,7 +535,16 @@ func textOf(params map[string]json.RawMessage) (string, string, *failure) {
 	if utf8.RuneCountInString(text) > 4096 {
 		return "", "", &failure{400, "Bad Request: message is too long"}
 	}
+	if s.refused(text) {
+		return "", "", &failure{400, "Bad Request: refused by the test"}
+	}
 	return h, text, nil
+}
+
+func (s *Server) refused(text string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.refuse != "" && strings.Contains(text, s.refuse)
 }
 
 // ParseHTML checks Telegram's HTML subset: known tags, properly nested, entities escaped.
@@ -580,7 +605,7 @@ func (s *Server) sendMessage(params map[string]json.RawMessage) (any, *failure) 
 	if !ok {
 		return nil, &failure{400, "Bad Request: chat_id is empty"}
 	}
-	h, text, f := textOf(params)
+	h, text, f := s.textOf(params)
 	if f != nil {
 		return nil, f
 	}
@@ -616,7 +641,7 @@ func (s *Server) edit(params map[string]json.RawMessage, withText bool) (any, *f
 	}
 	var h, text string
 	if withText {
-		if h, text, f = textOf(params); f != nil {
+		if h, text, f = s.textOf(params); f != nil {
 			return nil, f
 		}
 	}
