@@ -25,10 +25,11 @@ func deliverer(e *Engine, env *tmuxtest.Env) *Deliverer {
 
 func stuckIn(t *testing.T, e *Engine, env *tmuxtest.Env, session, pane string, ask *adapter.Ask) queue.Prompt {
 	t.Helper()
-	if ask.From == adapter.AskFromScreen {
+	if q := termprompt.Classify(env.Tmux(t, "capture-pane", "-p", "-J", "-t", pane)).Question; ask.From == adapter.AskFromScreen &&
+		q != ask.Question && strings.Contains(q, ask.Question) {
 		// As the screen watcher makes it: in the screen's own words ("(#1) Continue?").
 		shown := *ask
-		shown.Question = termprompt.Classify(env.Tmux(t, "capture-pane", "-p", "-J", "-t", pane)).Question
+		shown.Question = q
 		ask = &shown
 	}
 	ev := adapter.Event{Harness: "screen", SessionID: session, Kind: adapter.KindStuck, Pane: pane,

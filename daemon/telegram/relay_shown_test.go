@@ -16,8 +16,10 @@ import (
 // Issue 18: every answer from the phone reaches the prompt the person saw, and only what
 // the message showed can be answered from it.
 
+// freeText is a text prompt as an agent's hook says it (the question is the agent's word;
+// the pane, a reader asking "Question?", shows a text prompt).
 func freeText(q string) *adapter.Ask {
-	return &adapter.Ask{Kind: adapter.AskFreeText, Question: q, From: adapter.AskFromScreen}
+	return &adapter.Ask{Kind: adapter.AskFreeText, Question: q, From: adapter.AskFromHook}
 }
 
 // afterSecondOf waits until the clock is past the whole second of t: Telegram dates a text

@@ -140,10 +140,11 @@ func (w *world) stuck(session, pane, cwd string, ask *adapter.Ask) queue.Prompt 
 	if ask.Kind == adapter.AskFreeText {
 		reason = adapter.ReasonStopped
 	}
-	if ask.From == adapter.AskFromScreen {
+	if q := termprompt.Classify(w.env.Tmux(w.t, "capture-pane", "-p", "-J", "-t", pane)).Question; ask.From == adapter.AskFromScreen &&
+		q != ask.Question && strings.Contains(q, ask.Question) {
 		// As the screen watcher makes it: in the screen's own words ("(#1) Continue?").
 		shown := *ask
-		shown.Question = termprompt.Classify(w.env.Tmux(w.t, "capture-pane", "-p", "-J", "-t", pane)).Question
+		shown.Question = q
 		ask = &shown
 	}
 	ev := adapter.Event{Harness: "screen", SessionID: session, Kind: adapter.KindStuck, Pane: pane, Cwd: cwd,
