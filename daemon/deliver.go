@@ -134,8 +134,12 @@ func (d *Deliverer) answer(ctx context.Context, id string, a wire.Answer, audit 
 	return d.viaKeys(ctx, rec, a, false, &audit.Length)
 }
 
-// fits checks a against what rec asks.
+// fits checks a against what rec asks: a secret prompt takes no answer from here (a
+// *PromptRefusal), and an answer it cannot take is a *BadAnswerError. Nothing is typed.
 func (d *Deliverer) fits(rec queue.Prompt, a wire.Answer) error {
+	if rec.Ask.Secret {
+		return &PromptRefusal{wire.RefusedSecret, SecretRefusal}
+	}
 	if rec.Ask.Kind == adapter.AskFreeText {
 		if a.Choice != "" {
 			return bad("this prompt asks for text, not a choice: send {\"text\": \"…\"}")
@@ -152,6 +156,11 @@ func (d *Deliverer) fits(rec queue.Prompt, a wire.Answer) error {
 	}
 	return bad("%q is not one of this prompt's choices (%s)", adapter.CleanText(a.Choice, 20), keysOf(rec.Ask))
 }
+
+// SecretRefusal is what an answer to a prompt that asks for a password (or a passphrase, a
+// token) is refused with, from every channel: such an answer is never typed, sent on, logged
+// or stored.
+const SecretRefusal = "this prompt asks for a password: type it in the pane — nothing was typed, and the answer was not kept"
 
 func (d *Deliverer) fitsText(text string) error {
 	max := d.MaxReply
