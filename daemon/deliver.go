@@ -162,11 +162,18 @@ func (d *Deliverer) fits(rec queue.Prompt, a wire.Answer) error {
 // or stored.
 const SecretRefusal = "this prompt asks for a password: type it in the pane — nothing was typed, and the answer was not kept"
 
+// MaxReplyLimit is the most characters a reply may have, whatever max_reply_length says: a
+// reply goes to tmux in one send-keys command, which tmux refuses ("command too long") over
+// about 16 KB, and 4,000 characters are at most 16,000 bytes of UTF-8 (typed into a real pane
+// by TestTheLongestReplyIsTyped).
+const MaxReplyLimit = 4000
+
 func (d *Deliverer) fitsText(text string) error {
 	max := d.MaxReply
 	if max <= 0 {
 		max = DefaultMaxReply
 	}
+	max = min(max, MaxReplyLimit)
 	n := utf8.RuneCountInString(text)
 	switch {
 	case strings.TrimSpace(text) == "":
@@ -415,7 +422,10 @@ func (d *Deliverer) typeKeys(ctx context.Context, tm *tmuxctl.Server, rec queue.
 		err = tm.TypeLiteral(ctx, rec.Pane, k.text)
 	}
 	if err != nil {
-		return fmt.Errorf("type into pane %s: %w", rec.Pane, err)
+		// tmux refused the command (a pane gone, a command too long): nothing reached the
+		// pane, so the claim goes and the prompt takes answers again.
+		d.release(ctx, rec.ID, true)
+		return &TypingError{Pane: rec.Pane, Err: err}
 	}
 	if !k.enter {
 		return nil
@@ -432,10 +442,34 @@ func (d *Deliverer) typeKeys(ctx context.Context, tm *tmuxctl.Server, rec queue.
 		}
 	}
 	if err := tm.PressEnter(context.WithoutCancel(ctx), rec.Pane); err != nil {
-		return fmt.Errorf("press Enter in pane %s: %w", rec.Pane, err)
+		if k.text == "" {
+			d.release(ctx, rec.ID, true)
+			return &TypingError{Pane: rec.Pane, Err: err}
+		}
+		// The text is in the pane's input already: typed again, it would be there twice.
+		return &TypingError{Pane: rec.Pane, Err: err, TextIn: true}
 	}
 	return nil
 }
+
+// TypingError is tmux refusing to type an answer into a pane. Unless TextIn, nothing was
+// typed and the prompt takes answers again; with TextIn the text was typed but not Enter.
+type TypingError struct {
+	Pane   string
+	Err    error
+	TextIn bool
+}
+
+func (e *TypingError) Error() string {
+	if e.TextIn {
+		return "the answer was typed into pane " + e.Pane + " but tmux did not press Enter (" + e.Err.Error() +
+			"): press Enter in the pane to send it"
+	}
+	return "tmux did not type the answer into pane " + e.Pane + " (" + e.Err.Error() +
+		"): nothing was typed, and the prompt takes answers again — try again, or answer in the pane"
+}
+
+func (e *TypingError) Unwrap() error { return e.Err }
 
 // maxAwaitShown bounds how long Enter waits for typed text to be drawn. A program that does
 // not echo (a password prompt) never draws it; then Enter goes after this, as before.
