@@ -144,7 +144,14 @@ func (d *Deliverer) fits(rec queue.Prompt, a wire.Answer) error {
 		if a.Choice != "" {
 			return bad("this prompt asks for text, not a choice: send {\"text\": \"…\"}")
 		}
-		return d.fitsText(a.Text)
+		if err := d.fitsText(a.Text); err != nil {
+			return err
+		}
+		if strings.Contains(a.Text, "\n") && !takesLines(rec.Harness) {
+			return bad("%s reads each line as an answer of its own, so several lines could answer the "+
+				"questions after this one: send one line (nothing was typed)", programOf(rec.Harness))
+		}
+		return nil
 	}
 	if a.Text != "" {
 		return bad("this prompt takes one of its choices (%s), not text", keysOf(rec.Ask))
@@ -161,6 +168,22 @@ func (d *Deliverer) fits(rec queue.Prompt, a wire.Answer) error {
 // token) is refused with, from every channel: such an answer is never typed, sent on, logged
 // or stored.
 const SecretRefusal = "this prompt asks for a password: type it in the pane — nothing was typed, and the answer was not kept"
+
+// takesLines reports whether the program of harness takes several lines as one answer:
+// Claude Code and Codex, which read a bracketed paste as one input. Any other program in a
+// pane, and every child of trailboss run (whose answers are written to its terminal as
+// typed), would read each line as an answer.
+func takesLines(harness string) bool {
+	return harness == termprompt.HarnessClaude || harness == termprompt.HarnessCodex
+}
+
+// programOf names the program of harness for a message.
+func programOf(harness string) string {
+	if harness == queue.HarnessPTY {
+		return "a program under trailboss run"
+	}
+	return "this program"
+}
 
 // MaxReplyLimit is the most characters a reply may have, whatever max_reply_length says: a
 // reply goes to tmux in one send-keys command, which tmux refuses ("command too long") over
