@@ -87,6 +87,7 @@ func TestLabCatalogue(t *testing.T) {
 	for i := 1; i <= 19; i++ {
 		want = append(want, fmt.Sprintf("QA-%03d", i))
 	}
+	want = append(want, "I18-05", "I18-08") // issue 18's, after AtlasBridge's
 	var got []string
 	for _, s := range labScenarios {
 		got = append(got, s.id)
