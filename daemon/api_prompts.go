@@ -104,6 +104,8 @@ func (a *API) answerPrompt(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, badAnswer.Msg)
 	case errors.Is(err, ErrUnknownPrompt):
 		writeError(w, http.StatusNotFound, "no prompt has id "+id)
+	case errors.As(err, new(*NotSavedError)):
+		writeError(w, http.StatusServiceUnavailable, err.Error()) // as an event that could not be stored
 	default:
 		writeError(w, http.StatusInternalServerError, "the answer could not be delivered: "+err.Error())
 	}

@@ -134,13 +134,24 @@ func (d *Deliverer) answer(ctx context.Context, id string, a wire.Answer, audit 
 	return d.viaKeys(ctx, rec, a, false, &audit.Length)
 }
 
-// fits checks a against what rec asks.
+// fits checks a against what rec asks: a secret prompt takes no answer from here (a
+// *PromptRefusal), and an answer it cannot take is a *BadAnswerError. Nothing is typed.
 func (d *Deliverer) fits(rec queue.Prompt, a wire.Answer) error {
+	if rec.Ask.Secret {
+		return &PromptRefusal{wire.RefusedSecret, SecretRefusal}
+	}
 	if rec.Ask.Kind == adapter.AskFreeText {
 		if a.Choice != "" {
 			return bad("this prompt asks for text, not a choice: send {\"text\": \"…\"}")
 		}
-		return d.fitsText(a.Text)
+		if err := d.fitsText(a.Text); err != nil {
+			return err
+		}
+		if strings.Contains(a.Text, "\n") && !takesLines(rec.Harness) {
+			return bad("%s reads each line as an answer of its own, so several lines could answer the "+
+				"questions after this one: send one line (nothing was typed)", programOf(rec.Harness))
+		}
+		return nil
 	}
 	if a.Text != "" {
 		return bad("this prompt takes one of its choices (%s), not text", keysOf(rec.Ask))
@@ -153,11 +164,39 @@ func (d *Deliverer) fits(rec queue.Prompt, a wire.Answer) error {
 	return bad("%q is not one of this prompt's choices (%s)", adapter.CleanText(a.Choice, 20), keysOf(rec.Ask))
 }
 
+// SecretRefusal is what an answer to a prompt that asks for a password (or a passphrase, a
+// token) is refused with, from every channel: such an answer is never typed, sent on, logged
+// or stored.
+const SecretRefusal = "this prompt asks for a password: type it in the pane — nothing was typed, and the answer was not kept"
+
+// takesLines reports whether the program of harness takes several lines as one answer:
+// Claude Code and Codex, which read a bracketed paste as one input. Any other program in a
+// pane, and every child of trailboss run (whose answers are written to its terminal as
+// typed), would read each line as an answer.
+func takesLines(harness string) bool {
+	return harness == termprompt.HarnessClaude || harness == termprompt.HarnessCodex
+}
+
+// programOf names the program of harness for a message.
+func programOf(harness string) string {
+	if harness == queue.HarnessPTY {
+		return "a program under trailboss run"
+	}
+	return "this program"
+}
+
+// MaxReplyLimit is the most characters a reply may have, whatever max_reply_length says: a
+// reply goes to tmux in one send-keys command, which tmux refuses ("command too long") over
+// about 16 KB, and 4,000 characters are at most 16,000 bytes of UTF-8 (typed into a real pane
+// by TestTheLongestReplyIsTyped).
+const MaxReplyLimit = 4000
+
 func (d *Deliverer) fitsText(text string) error {
 	max := d.MaxReply
 	if max <= 0 {
 		max = DefaultMaxReply
 	}
+	max = min(max, MaxReplyLimit)
 	n := utf8.RuneCountInString(text)
 	switch {
 	case strings.TrimSpace(text) == "":
@@ -436,7 +475,10 @@ func (d *Deliverer) typeKeys(ctx context.Context, tm *tmuxctl.Server, rec queue.
 		err = tm.TypeLiteral(ctx, rec.Pane, k.text)
 	}
 	if err != nil {
-		return fmt.Errorf("type into pane %s: %w", rec.Pane, err)
+		// tmux refused the command (a pane gone, a command too long): nothing reached the
+		// pane, so the claim goes and the prompt takes answers again.
+		d.release(ctx, rec.ID, true)
+		return &TypingError{Pane: rec.Pane, Err: err}
 	}
 	if !k.enter {
 		return nil
@@ -453,10 +495,34 @@ func (d *Deliverer) typeKeys(ctx context.Context, tm *tmuxctl.Server, rec queue.
 		}
 	}
 	if err := tm.PressEnter(context.WithoutCancel(ctx), rec.Pane); err != nil {
-		return fmt.Errorf("press Enter in pane %s: %w", rec.Pane, err)
+		if k.text == "" {
+			d.release(ctx, rec.ID, true)
+			return &TypingError{Pane: rec.Pane, Err: err}
+		}
+		// The text is in the pane's input already: typed again, it would be there twice.
+		return &TypingError{Pane: rec.Pane, Err: err, TextIn: true}
 	}
 	return nil
 }
+
+// TypingError is tmux refusing to type an answer into a pane. Unless TextIn, nothing was
+// typed and the prompt takes answers again; with TextIn the text was typed but not Enter.
+type TypingError struct {
+	Pane   string
+	Err    error
+	TextIn bool
+}
+
+func (e *TypingError) Error() string {
+	if e.TextIn {
+		return "the answer was typed into pane " + e.Pane + " but tmux did not press Enter (" + e.Err.Error() +
+			"): press Enter in the pane to send it"
+	}
+	return "tmux did not type the answer into pane " + e.Pane + " (" + e.Err.Error() +
+		"): nothing was typed, and the prompt takes answers again — try again, or answer in the pane"
+}
+
+func (e *TypingError) Unwrap() error { return e.Err }
 
 // maxAwaitShown bounds how long Enter waits for typed text to be drawn. A program that does
 // not echo (a password prompt) never draws it; then Enter goes after this, as before.

@@ -176,7 +176,7 @@ func (e *Engine) flush(ctx context.Context, b *batch) error {
 	}
 	if err != nil {
 		for id, p := range cur.prompts {
-			if _, newer := e.batch.prompts[id]; !newer {
+			if _, newer := e.batch.prompts[id]; !newer && !e.prompts.claiming[id] {
 				e.batch.prompts[id] = p
 			}
 		}

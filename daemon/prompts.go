@@ -28,6 +28,9 @@ type promptBook struct {
 	latest  map[string]*queue.Prompt // by session id
 	byID    map[string]*queue.Prompt
 	changed map[string]chan struct{} // by prompt id; closed and dropped when it leaves pending
+	// claiming is the ids whose claim is being committed: a failed commit puts the record
+	// back to pending rather than keep the claim for the next commit.
+	claiming map[string]bool
 }
 
 func (b *promptBook) init() {
@@ -35,6 +38,7 @@ func (b *promptBook) init() {
 		b.latest = make(map[string]*queue.Prompt)
 		b.byID = make(map[string]*queue.Prompt)
 		b.changed = make(map[string]chan struct{})
+		b.claiming = make(map[string]bool)
 	}
 }
 
@@ -246,7 +250,9 @@ func by(channel string) string {
 
 // ClaimPrompt marks prompt id answered with key (a choice key, or "" for a text) by
 // channel, if CheckPrompt still allows it, and returns once that is on disk. Of two claims
-// at once exactly one succeeds.
+// at once exactly one succeeds. A claim is in effect only once committed: until then no one
+// waiting on the record (a held hook) is woken, and when the commit fails the record is
+// pending again, as if the claim had not been made, and a *NotSavedError says so.
 func (e *Engine) ClaimPrompt(ctx context.Context, id, key, channel string) (queue.Prompt, error) {
 	e.mu.Lock()
 	p, ok := e.prompts.byID[id]
@@ -262,16 +268,44 @@ func (e *Engine) ClaimPrompt(ctx context.Context, id, key, channel string) (queu
 		e.mu.Unlock()
 		return queue.Prompt{}, err
 	}
+	before := *p
 	claimed := queue.ClosePrompt(*p, queue.PromptAnswered, wire.RefusedAnswered, e.now())
 	claimed.Answer, claimed.Channel = key, channel
-	e.stagePrompt(claimed)
+	*p = claimed // the other answers see it taken, and are refused
+	e.batch.prompts[id] = claimed
+	e.prompts.claiming[id] = true // a failed commit does not keep it for the next one
 	b := e.batch
 	e.mu.Unlock()
-	if err := e.flush(ctx, b); err != nil {
-		return queue.Prompt{}, err
+	err := e.flush(ctx, b)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	delete(e.prompts.claiming, id)
+	if err != nil {
+		if cur := e.prompts.byID[id]; cur != nil && cur.Status == queue.PromptAnswered && cur.ClosedAt.Equal(claimed.ClosedAt) {
+			*cur = before
+			if _, newer := e.batch.prompts[id]; !newer {
+				e.batch.prompts[id] = before // it may have been on its way to disk with the failed batch
+			}
+		}
+		return queue.Prompt{}, &NotSavedError{err}
+	}
+	if ch, ok := e.prompts.changed[id]; ok {
+		close(ch)
+		delete(e.prompts.changed, id)
 	}
 	return claimed, nil
 }
+
+// NotSavedError is a claim of a prompt that could not be committed (the disk is full, say):
+// nothing was typed, and the prompt takes answers again.
+type NotSavedError struct{ Err error }
+
+func (e *NotSavedError) Error() string {
+	return "the answer could not be saved (" + e.Err.Error() + "), so nothing was typed and the prompt takes " +
+		"answers again: try again, or answer in the pane; the daemon's log says more"
+}
+
+func (e *NotSavedError) Unwrap() error { return e.Err }
 
 // ReleasePrompt puts a claimed prompt back to pending when its answer could not be
 // delivered at all (nothing was typed), so that the person can try again.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/trailboss/trailboss/adapter"
+	termprompt "github.com/trailboss/trailboss/adapter/prompt"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/wire"
 )
@@ -91,6 +92,9 @@ func ptyAsk(p *wire.PTYPromptReport) (*adapter.Ask, error) {
 		if len(p.Choices) > 0 {
 			return nil, fmt.Errorf("a free_text prompt has no choices")
 		}
+		// The supervisor says so; the question is read here too, so that a supervisor that
+		// does not say (an older trailboss run) still has its password prompts kept secret.
+		ask.Secret = p.Secret || termprompt.Classify(ask.Question).Secret
 	default:
 		return nil, fmt.Errorf("prompt kind %q is not yes_no, choice, press_enter or free_text", adapter.CleanText(p.Kind, 20))
 	}

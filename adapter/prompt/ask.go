@@ -8,7 +8,9 @@ const KeyEnterName = "enter"
 
 // AskOf is the Ask that r puts to the operator, or nil when r is no prompt (Unknown,
 // Busy). An agent's approval dialog (a permission, an edit, a plan) is a permission:
-// allow or deny, whatever its menu numbers them; another menu keeps its own keys.
+// allow or deny, whatever its menu numbers them; another menu keeps its own keys. A prompt
+// for a password or the like (r.Secret) is a Secret free-text Ask: answered at the keyboard
+// only.
 func AskOf(r Result, from string) *adapter.Ask {
 	switch r.Kind {
 	case YesNo:
@@ -27,7 +29,7 @@ func AskOf(r Result, from string) *adapter.Ask {
 		}
 		return &adapter.Ask{Kind: adapter.AskMenu, Question: r.Question, From: from, Choices: askChoices(r.Choices)}
 	case FreeText:
-		return &adapter.Ask{Kind: adapter.AskFreeText, Question: r.Question, From: from}
+		return &adapter.Ask{Kind: adapter.AskFreeText, Question: r.Question, From: from, Secret: r.Secret}
 	}
 	return nil
 }

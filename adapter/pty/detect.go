@@ -163,7 +163,7 @@ func fromResult(res prompt.Result) (Prompt, bool) {
 		p.Choices = []Choice{{Key: KeyEnter, Label: "Enter"}}
 		return p, true
 	case prompt.FreeText:
-		p.Kind = KindFreeText
+		p.Kind, p.Secret = KindFreeText, res.Secret
 		return p, true
 	default:
 		return Prompt{}, false
@@ -180,5 +180,5 @@ func samePrompt(a, b *Prompt) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
-	return a.Kind == b.Kind && a.Question == b.Question && slices.Equal(a.Choices, b.Choices)
+	return a.Kind == b.Kind && a.Question == b.Question && a.Secret == b.Secret && slices.Equal(a.Choices, b.Choices)
 }

@@ -66,6 +66,9 @@ type Prompt struct {
 	// LowConfidence marks a guess: the prompt was erased before the child went quiet
 	// (QA-003), no prompt shows at all (QA-004), or the line merely ends in "?" or ":".
 	LowConfidence bool
+	// Secret marks a free-text prompt for a password, passphrase or token: the daemon
+	// takes no answer to it from anywhere, and it is typed at the keyboard only.
+	Secret bool
 }
 
 // Report is one state change of the session.

@@ -110,8 +110,12 @@ func (c fileConfig) check(path string) error {
 	case c.PromptTTL.set && (c.PromptTTL.Duration < 10*time.Second || c.PromptTTL.Duration > 55*time.Minute):
 		// At most a little under the hour Claude Code gives the permission hook that holds.
 		return fmt.Errorf("%s: prompt_ttl must be between 10s and 55m", path)
-	case c.Delivery.MaxReplyLength < 0 || c.Delivery.MaxReplyLength > 100000:
-		return fmt.Errorf("%s: [delivery] max_reply_length must be between 1 and 100000 characters", path)
+	case c.Delivery.MaxReplyLength < 0:
+		return fmt.Errorf("%s: [delivery] max_reply_length must be between 1 and %d characters", path, daemon.MaxReplyLimit)
+	case c.Delivery.MaxReplyLength > daemon.MaxReplyLimit:
+		// tmux refuses a command over about 16 KB, and a reply is typed in one.
+		return fmt.Errorf("%s: [delivery] max_reply_length = %d is more than tmux types in one go: set it to at most %d characters "+
+			"(a longer answer is better typed in the pane)", path, c.Delivery.MaxReplyLength, daemon.MaxReplyLimit)
 	case c.Delivery.HoldPermissions && !c.deliveryOn():
 		return fmt.Errorf("%s: [delivery] hold_permissions = true needs delivery on: add enabled = true under [delivery]", path)
 	}

@@ -168,7 +168,7 @@ func (l *ptyLink) Report(ctx context.Context, r pty.Report) (string, error) {
 		State: string(r.State), ExitCode: r.ExitCode}
 	if p := r.Prompt; p != nil {
 		rep.Prompt = &wire.PTYPromptReport{Kind: string(p.Kind), Question: p.Question, Choices: []wire.Choice{},
-			Excerpt: p.Excerpt, LowConfidence: p.LowConfidence}
+			Excerpt: p.Excerpt, LowConfidence: p.LowConfidence, Secret: p.Secret}
 		for _, ch := range p.Choices {
 			rep.Prompt.Choices = append(rep.Prompt.Choices, wire.Choice{Key: ch.Key, Label: ch.Label})
 		}

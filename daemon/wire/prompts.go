@@ -86,6 +86,7 @@ const (
 	RefusedChanged   = "changed"      // the session moved on or now asks something else
 	RefusedPaneMoved = "pane_moved"   // the pane is gone or belongs to another session
 	RefusedOff       = "delivery_off" // the operator has not switched delivery on
+	RefusedSecret    = "secret"       // it asks for a password or the like: answered at the keyboard only
 )
 
 // Refused is the 409 answer of POST /v1/prompts/{id}/answer.
@@ -159,6 +160,8 @@ type PTYPromptReport struct {
 	Choices       []Choice `json:"choices"`
 	Excerpt       string   `json:"excerpt"`
 	LowConfidence bool     `json:"low_confidence"`
+	// Secret: a free-text prompt for a password or the like, answered at the keyboard only.
+	Secret bool `json:"secret,omitempty"`
 }
 
 // PTYReport is the body of POST /v1/pty/report.

@@ -1,0 +1,124 @@
+package main
+
+// Prompt Lab scenarios of issue 18 (an answer reaches exactly the prompt the person saw, or
+// nothing is typed), beside AtlasBridge's: they run under `trailboss run` like the others.
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/trailboss/trailboss/daemon/wire"
+)
+
+// Prompts of the issue-18 children.
+const (
+	promptSudo  = "[sudo] password for deploy: "
+	labPassword = "hunter2-lab-password"
+)
+
+func init() {
+	labChildren["sudo-password"] = labChild{steps: append([]childStep{{say: "$ sudo systemctl restart app\n"}}, ask(promptSudo)...)}
+	labScenarios = append(labScenarios,
+		&labScenario{id: "I18-05", name: "sudo-password-prompt", child: "sudo-password", run: i18SudoPassword,
+			about: "a [sudo] password prompt is a secret record: a password from the popup, the CLI or the API is refused 409 secret, nothing is typed or kept; the keyboard answers it"},
+		&labScenario{id: "I18-08", name: "multi-line-reply", child: "free-text", run: i18MultiLine,
+			about: "a reply of two lines under trailboss run is refused 400 saying to send one line, nothing is typed; one line then reaches the child"},
+	)
+}
+
+func i18SudoPassword(r *rig) error {
+	p, err := r.waitPrompt("the sudo prompt's record", waitLong, newPrompt())
+	if err != nil {
+		return err
+	}
+	r.checkPrompt(p, wire.KindFreeText, strings.TrimSpace(promptSudo))
+	r.recorded("prompt", p, "the sudo prompt", promptSudo)
+	r.note("secret", p.Secret, "the record is secret: %v", p.Secret)
+	r.check(p.Secret, "the record of %q is not marked secret", promptSudo)
+	for _, channel := range []string{"popup", "cli", "api"} {
+		msg, reason, err := r.refused(p.ID, wire.Answer{Text: labPassword, Channel: channel}, http.StatusConflict)
+		if err != nil {
+			return fmt.Errorf("a password from %s: %w", channel, err)
+		}
+		r.note("refused_"+channel, msg, "a password from %s: 409 %s %q", channel, reason, msg)
+		r.check(reason == wire.RefusedSecret && strings.Contains(msg, "asks for a password: type it in the pane"),
+			"a password from %s was refused %s %q, want secret, saying to type it in the pane", channel, reason, msg)
+	}
+	it, err := r.item()
+	if err != nil {
+		return err
+	}
+	r.check(it != nil && it.Prompt != nil && it.Prompt.ID == p.ID, "after the refusals the queue shows %+v, want prompt %s still pending", it, p.ID)
+	got, _ := r.readSoFar()
+	r.check(got == "", "the child read %q after the refused passwords, want nothing", got)
+
+	// The person types it at the keyboard: the supervisor passes it on as it always does.
+	if _, err := io.WriteString(r.supIn, labPassword+"\r"); err != nil {
+		return fmt.Errorf("type at the supervisor's keyboard: %w", err)
+	}
+	if _, err := r.expectRead(labPassword + "\r"); err != nil {
+		return err
+	}
+	if err := r.finish(1); err != nil {
+		return err
+	}
+	delivered, refused := r.auditCounts("audit", p.ID)
+	r.check(refused == 3 && delivered == 0, "the audit log has %d refused and %d delivered answers, want the 3 refusals only", refused, delivered)
+	kept := r.filesHolding(labPassword)
+	r.note("password_kept_in", kept, "files of the daemon and the supervisor holding the password: %d", len(kept))
+	r.check(len(kept) == 0, "the password is kept in %s", strings.Join(kept, ", "))
+	return nil
+}
+
+// filesHolding returns the files of the daemon and the supervisor (the state folder and
+// their logs, not the child's own record and screen) that contain s.
+func (r *rig) filesHolding(s string) []string {
+	var found []string
+	_ = filepath.WalkDir(r.dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || path == r.record || filepath.Base(path) == "screen.out" {
+			return nil
+		}
+		if b, err := os.ReadFile(path); err == nil && bytes.Contains(b, []byte(s)) {
+			found = append(found, strings.TrimPrefix(path, r.dir+"/"))
+		}
+		return nil
+	})
+	return found
+}
+
+func i18MultiLine(r *rig) error {
+	p, err := r.waitPrompt("the free-text prompt's record", waitLong, newPrompt())
+	if err != nil {
+		return err
+	}
+	r.checkPrompt(p, wire.KindFreeText, "Enter a commit message")
+	r.recorded("prompt", p, "the prompt", promptCommit)
+	msg, _, err := r.refused(p.ID, wire.Answer{Text: "fix the flaky test\nrm -rf build"}, http.StatusBadRequest)
+	if err != nil {
+		return fmt.Errorf("a reply of two lines: %w", err)
+	}
+	r.note("two_lines", msg, "a reply of two lines: 400 %q", msg)
+	r.check(strings.Contains(msg, "send one line"), "the refusal says %q, want it to say to send one line", msg)
+	it, err := r.item()
+	if err != nil {
+		return err
+	}
+	r.check(it != nil && it.Prompt != nil && it.Prompt.ID == p.ID, "after the refusal the queue shows %+v, want prompt %s still pending", it, p.ID)
+	got, _ := r.readSoFar()
+	r.check(got == "", "the child read %q after a refused reply, want nothing", got)
+	if err := r.deliverTimed("answer_to_read_ms", p, wire.Answer{Text: "fix the flaky test"}, "fix the flaky test\r"); err != nil {
+		return err
+	}
+	if err := r.finish(1); err != nil {
+		return err
+	}
+	delivered, refused := r.auditCounts("audit", p.ID)
+	r.check(refused == 1 && delivered == 1, "the audit log has %d refused and %d delivered answers, want 1 and 1", refused, delivered)
+	return nil
+}
