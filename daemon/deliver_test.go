@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"os"
 	"errors"
 	"strings"
 	"testing"
@@ -221,5 +222,48 @@ func TestShownTail(t *testing.T) {
 		if got := shownTail(in); got != want {
 			t.Errorf("shownTail(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// An answer that comes while its prompt is still being drawn waits for it, briefly: a
+// program that draws its question 400 ms after the record was made gets the answer once;
+// one that never draws it gets nothing, and the refusal comes after the bounded wait.
+func TestAnswerWaitsBrieflyForItsPromptToBeDrawn(t *testing.T) {
+	env := tmuxtest.New(t)
+	e, _ := newEngine(t)
+	d := deliverer(e, env)
+	out := t.TempDir() + "/read"
+	// The question, erased at once and drawn again when the lab file appears.
+	script := `printf 'Continue? (y/n) '; printf '\r\033[K'
+while [ ! -e "$1.go" ]; do sleep 0.05; done; sleep 0.4; printf 'Continue? (y/n) '
+IFS= read -r a; printf '%s\n' "$a" >> "$1"; sleep 60`
+	pane := env.NewPane(t, "main", "sh", "-c", script, "late-draw", out)
+	ask := &adapter.Ask{Kind: adapter.AskYesNo, Question: "Continue? (y/n)", From: adapter.AskFromScreen,
+		Choices: []adapter.AskChoice{{Key: "y", Label: "yes"}, {Key: "n", Label: "no"}}}
+	p := stuckIn(t, e, env, "s1", pane, ask)
+	if err := os.WriteFile(out+".go", nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Answer(context.Background(), p.ID, wire.Answer{Choice: "y"}); err != nil {
+		t.Fatalf("an answer to a prompt drawn 400 ms later: %v", err)
+	}
+	env.WaitFor(t, "the program to read the answer", 5*time.Second, func() bool { return len(tmuxtest.ReadLines(t, out)) == 1 })
+	if got := tmuxtest.ReadLines(t, out); got[0] != "y" {
+		t.Fatalf("the program read %q, want y", got)
+	}
+
+	// Never drawn: refused once the wait is over, nothing typed.
+	blank, blankOut := env.NewReaderPane(t, "main", "", "Your name: ")
+	q := stuckIn(t, e, env, "s2", blank, ask)
+	start := time.Now()
+	_, err := d.Answer(context.Background(), q.ID, wire.Answer{Choice: "y"})
+	if refusalReason(err) != wire.RefusedChanged {
+		t.Fatalf("an answer to a prompt never drawn: %v, want refused as changed", err)
+	}
+	if took := time.Since(start); took < maxAwaitPrompt {
+		t.Errorf("refused after %v, before the %v wait for the prompt to be drawn", took, maxAwaitPrompt)
+	}
+	if lines := tmuxtest.ReadLines(t, blankOut); len(lines) != 0 {
+		t.Fatalf("the pane read %q, want nothing", lines)
 	}
 }

@@ -1,0 +1,46 @@
+package main
+
+// The real Claude Code answered with text through Trail Boss as soon as it stops: its Stop
+// hook fires a moment before it draws its input box, and an answer from the popup can come
+// within 0.1 s of the stop. The answer waits (briefly) for the box, is typed once, and the
+// next turn runs.
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/trailboss/trailboss/daemon/client"
+	"github.com/trailboss/trailboss/daemon/wire"
+)
+
+func TestRealClaudeCodeTextAnsweredAtTheStop(t *testing.T) {
+	w := newClaudeWorld(t)
+	deliveryOn(t, envValue(w.env, "XDG_CONFIG_HOME"))
+	w.stopDaemon()
+	w.restartDaemon() // reads the config
+	pane := w.startClaude()
+
+	w.typeLine(pane, "say hi")
+	it, p := w.waitPrompt(pane, "the turn's end, waiting for text", wire.KindFreeText, 20*time.Second)
+	after := time.Since(it.Since)
+	got, err := w.answer(p.ID, wire.Answer{Text: "say hi once more"})
+	if err != nil || !got.Delivered || got.Via != wire.ViaKeys {
+		t.Fatalf("a text answered %v after the stop: %+v, %v; want it typed into the pane", after.Round(time.Millisecond), got, err)
+	}
+	t.Logf("answered %v after the stop: %+v", after.Round(time.Millisecond), got)
+
+	// The turn runs and ends again: queued anew, later.
+	w.waitItem(pane, "the answered turn's end", 20*time.Second, func(next client.Item) bool {
+		return isStopped(next) && next.Since.After(it.Since)
+	})
+	b, err := os.ReadFile(it.TranscriptPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(b), `"content":"say hi once more"`); n != 1 {
+		t.Fatalf("the transcript %s has the answer as a prompt %d times, want once", filepath.Base(it.TranscriptPath), n)
+	}
+}
