@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/trailboss/trailboss/adapter"
+	termprompt "github.com/trailboss/trailboss/adapter/prompt"
 	"github.com/trailboss/trailboss/daemon/wire"
 	"github.com/trailboss/trailboss/tmuxctl/tmuxtest"
 )
@@ -63,7 +64,8 @@ func BenchmarkAnswerToPane(b *testing.B) {
 		// The menu is drawn again before the next round's capture.
 		b.StopTimer()
 		env.WaitFor(b, "the menu again", 5*time.Second, func() bool {
-			return len(env.Tmux(b, "capture-pane", "-p", "-t", pane)) > 0
+			res := termprompt.Classify(env.Tmux(b, "capture-pane", "-p", "-J", "-t", pane))
+			return res.Kind == termprompt.MultipleChoice && res.Question == ask.Question
 		})
 		b.StartTimer()
 	}

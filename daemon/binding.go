@@ -60,13 +60,9 @@ func sameProgram(rec queue.Prompt, now tmuxctl.PaneIdentity) error {
 func (d *Deliverer) awaitPrompt(ctx context.Context, tm *tmuxctl.Server, rec queue.Prompt, a wire.Answer) (string, keystrokes, error) {
 	deadline := time.Now().Add(maxAwaitPrompt)
 	for {
-		id, err := tm.Identity(ctx, rec.Pane)
+		id, screen, err := tm.Identity(ctx, rec.Pane)
 		if err == nil {
 			err = sameProgram(rec, id)
-		}
-		var screen string
-		if err == nil {
-			screen, err = tm.CapturePane(ctx, rec.Pane)
 		}
 		if errors.Is(err, tmuxctl.ErrNoPane) || errors.Is(err, tmuxctl.ErrNoServer) {
 			return "", keystrokes{}, &PromptRefusal{wire.RefusedPaneMoved, "pane " + rec.Pane + " is gone; nothing was typed"}

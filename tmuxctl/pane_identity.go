@@ -15,17 +15,21 @@ type PaneIdentity struct {
 	Command   string // the pane's foreground program (pane_current_command)
 }
 
-// Identity returns what runs in pane now. It returns ErrNoPane when tmux cannot find pane,
-// ErrNoServer when no server answers.
-func (s *Server) Identity(ctx context.Context, pane string) (PaneIdentity, error) {
+// Identity returns what runs in pane now, and its visible text as CapturePane returns it,
+// read by one tmux command (a tmux client costs far more than tmux's work): the screen an
+// answer is checked against belongs to the program that was checked. It returns ErrNoPane
+// when tmux cannot find pane, ErrNoServer when no server answers.
+func (s *Server) Identity(ctx context.Context, pane string) (PaneIdentity, string, error) {
 	if err := checkPane(pane); err != nil {
-		return PaneIdentity{}, err
+		return PaneIdentity{}, "", err
 	}
-	out, err := s.run(ctx, "display-message", "-p", "-t", pane, "#{pid} #{pane_pid} #{pane_current_command}")
+	out, err := s.run(ctx, "display-message", "-p", "-t", pane, "#{pid} #{pane_pid} #{pane_current_command}",
+		";", "capture-pane", "-p", "-J", "-t", pane)
 	if err != nil {
-		return PaneIdentity{}, err
+		return PaneIdentity{}, "", err
 	}
-	f := strings.SplitN(strings.TrimRight(out, "\n"), " ", 3)
+	first, screen, _ := strings.Cut(out, "\n")
+	f := strings.SplitN(first, " ", 3)
 	var id PaneIdentity
 	if len(f) == 3 {
 		id.Command = f[2]
@@ -34,7 +38,7 @@ func (s *Server) Identity(ctx context.Context, pane string) (PaneIdentity, error
 		}
 	}
 	if len(f) != 3 || err != nil {
-		return PaneIdentity{}, fmt.Errorf("tmux display-message: %q is not a server pid, a pane pid and a command", clip(out))
+		return PaneIdentity{}, "", fmt.Errorf("tmux display-message: %q is not a server pid, a pane pid and a command", clip(first))
 	}
-	return id, nil
+	return id, screen, nil
 }
