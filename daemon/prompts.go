@@ -167,6 +167,19 @@ func (e *Engine) CurrentPrompt(sessionID string) (queue.Prompt, bool) {
 	return *p, true
 }
 
+// latestPrompt returns a copy of a session's latest prompt record, whatever its status, or
+// nil when it has none.
+func (e *Engine) latestPrompt(sessionID string) *queue.Prompt {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	p := e.prompts.latest[sessionID]
+	if p == nil {
+		return nil
+	}
+	cp := *p
+	return &cp
+}
+
 // ErrUnknownPrompt: no prompt record has that id.
 var ErrUnknownPrompt = errors.New("no prompt has that id")
 

@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -39,21 +40,27 @@ type holdingWorld struct {
 	pane, tmux string
 }
 
-func newHoldingWorld(t *testing.T) *holdingWorld {
+// newHoldingWorld starts the daemon with daemonArgs.
+func newHoldingWorld(t *testing.T, daemonArgs ...string) *holdingWorld {
 	t.Helper()
 	tm := tmuxtest.New(t)
 	pane := tm.NewPane(t, "twins")
 	pid := strings.TrimSpace(tm.Tmux(t, "display-message", "-p", "#{pid}"))
 	tmuxEnv := tm.Socket + "," + pid + ",0"
 	w := newTransportWorld(t, "[delivery]\nenabled = true\nhold_permissions = true\n")
-	d := launchDaemon(t, "trailboss", w.stateDir, w.env)
+	d := launchDaemon(t, "trailboss", w.stateDir, w.env, daemonArgs...)
 	return &holdingWorld{d: d, api: d.api(t), pane: pane, tmux: tmuxEnv,
 		env: withEnv(w.env, "TMUX="+tmuxEnv, "TMUX_PANE="+pane)}
 }
 
 // bashPermission is the PermissionRequest Claude Code sends for `command` in session.
 func bashPermission(session, command string) []byte {
-	b, _ := json.Marshal(map[string]any{"session_id": session, "transcript_path": "", "cwd": "/src",
+	return bashPermissionIn(session, command, "")
+}
+
+// bashPermissionIn is bashPermission of a session whose transcript is at transcript.
+func bashPermissionIn(session, command, transcript string) []byte {
+	b, _ := json.Marshal(map[string]any{"session_id": session, "transcript_path": transcript, "cwd": "/src",
 		"permission_mode": "default", "hook_event_name": "PermissionRequest", "tool_name": "Bash",
 		"tool_input": map[string]any{"command": command, "description": "Run " + command}})
 	return b
@@ -80,6 +87,24 @@ func (w *holdingWorld) events(t *testing.T) int64 {
 		t.Fatal(err)
 	}
 	return st.Events
+}
+
+// answerHeld answers prompt id, which a hook was just told to hold, through that hook.
+// The queue shows a record a moment before its hook is told to hold it; an answer in that
+// moment goes by keys, and the pane here, a shell, shows no dialog: it is refused and
+// nothing is typed. So it is asked again until the hook takes it.
+func (w *holdingWorld) answerHeld(t *testing.T, id string, a wire.Answer) (wire.Delivered, error) {
+	t.Helper()
+	var got wire.Delivered
+	var err error
+	waitUntil(t, "an answer to go through the holding hook", 10*time.Second, func() bool {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		got, err = w.api.Answer(ctx, id, a)
+		var refused *client.AnswerRefusedError
+		return !errors.As(err, &refused) || refused.Reason != wire.RefusedChanged || got.Via == wire.ViaHook
+	})
+	return got, err
 }
 
 // pendingPrompt returns the pending prompt of session's queue item, or nil.
@@ -198,9 +223,7 @@ func TestOneAnswerDecidesOnlyItsOwnPermission(t *testing.T) {
 		if own < 0 {
 			t.Fatalf("round %d: the prompt asks %q, neither command", round, p.Question)
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		got, err := w.api.Answer(ctx, p.ID, wire.Answer{Choice: "allow"})
-		cancel()
+		got, err := w.answerHeld(t, p.ID, wire.Answer{Choice: "allow"})
 		if err != nil || !got.Delivered || got.Via != wire.ViaHook {
 			t.Fatalf("round %d: allow %q: %+v, %v; want delivered through its hook", round, commands[own], got, err)
 		}
