@@ -91,8 +91,9 @@ func (w *holdingWorld) events(t *testing.T) int64 {
 
 // answerHeld answers prompt id, which a hook was just told to hold, through that hook.
 // The queue shows a record a moment before its hook is told to hold it; an answer in that
-// moment goes by keys, and the pane here, a shell, shows no dialog: it is refused and
-// nothing is typed. So it is asked again until the hook takes it.
+// moment goes by keys, and the pane here, a shell, shows no dialog: it is refused (changed,
+// or pane_moved: a shell, not the agent) and nothing is typed. So it is asked again until
+// the hook takes it.
 func (w *holdingWorld) answerHeld(t *testing.T, id string, a wire.Answer) (wire.Delivered, error) {
 	t.Helper()
 	var got wire.Delivered
@@ -102,7 +103,7 @@ func (w *holdingWorld) answerHeld(t *testing.T, id string, a wire.Answer) (wire.
 		defer cancel()
 		got, err = w.api.Answer(ctx, id, a)
 		var refused *client.AnswerRefusedError
-		return !errors.As(err, &refused) || refused.Reason != wire.RefusedChanged || got.Via == wire.ViaHook
+		return !errors.As(err, &refused) || (refused.Reason != wire.RefusedChanged && refused.Reason != wire.RefusedPaneMoved)
 	})
 	return got, err
 }
