@@ -102,6 +102,11 @@ type Ask struct {
 	// Secret marks a question for a password, passphrase or token: it is answered at the
 	// keyboard only, and no answer to it is ever sent, logged or stored.
 	Secret bool
+	// Subject names exactly what a hook's permission is for: a fingerprint of the tool and
+	// its whole input (Claude Code: claude.Subject), which Question, cut for display, is
+	// not. A hook that holds for the record checks that it names its own request. "" when
+	// the source cannot tell (a screen, a derived ask).
+	Subject string
 }
 
 // AskChoice is one answer an Ask offers: Key is what is sent, Label what it means.
@@ -110,12 +115,13 @@ type AskChoice struct {
 	Label string
 }
 
-// Same reports whether a and b ask the same thing with the same answers.
+// Same reports whether a and b ask the same thing (of the same subject) with the same
+// answers.
 func (a *Ask) Same(b *Ask) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
-	if a.Kind != b.Kind || a.Question != b.Question || len(a.Choices) != len(b.Choices) {
+	if a.Kind != b.Kind || a.Question != b.Question || a.Subject != b.Subject || len(a.Choices) != len(b.Choices) {
 		return false
 	}
 	for i := range a.Choices {

@@ -206,8 +206,8 @@ func (a *API) hookRoute(harness string) http.HandlerFunc {
 		if res.Ignored != "" {
 			out["ignored"] = res.Ignored
 		}
-		if r.Header.Get(HeaderCanHold) == "1" {
-			if hold := a.holdFor(res.SessionID); hold != nil {
+		if r.Header.Get(HeaderCanHold) == "1" && holdable(harness, body) {
+			if hold := a.holdFor(res); hold != nil {
 				out["hold"] = hold
 			}
 		}

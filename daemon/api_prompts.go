@@ -12,6 +12,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/trailboss/trailboss/adapter"
+	"github.com/trailboss/trailboss/adapter/claude"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/wire"
 )
@@ -137,7 +138,7 @@ func (a *API) waitPrompt(w http.ResponseWriter, r *http.Request) {
 			writeError(w, http.StatusInternalServerError, err.Error())
 			return
 		}
-		writeJSON(w, http.StatusOK, wire.PromptWait{Status: rec.Status})
+		writeJSON(w, http.StatusOK, wire.PromptWait{Status: rec.Status, Subject: rec.Ask.Subject})
 		return
 	}
 	if p.Status == queue.PromptPending {
@@ -157,7 +158,7 @@ func (a *API) waitPrompt(w http.ResponseWriter, r *http.Request) {
 			p = rec
 		}
 	}
-	out := wire.PromptWait{Status: p.Status}
+	out := wire.PromptWait{Status: p.Status, Subject: p.Ask.Subject}
 	if p.Status == queue.PromptPending && !time.Now().Before(p.ExpiresAt) {
 		out.Status = queue.PromptExpired
 	}
@@ -186,15 +187,30 @@ func (a *API) deliveries(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, wire.Deliveries{Deliveries: ds})
 }
 
-// holdFor returns the prompt a PermissionRequest hook of session should hold for, if any.
-func (a *API) holdFor(session string) *wire.Hold {
-	if !a.HoldPermissions || a.DeliveryOff != "" || session == "" {
+// holdable reports whether a hook payload of harness may hold: a Claude Code
+// PermissionRequest, whose dialog is on screen while its hook runs. Never a PreToolUse,
+// which runs before its dialog is drawn, nor a Codex hook, which blocks its own prompt.
+func holdable(harness string, body []byte) bool {
+	var p struct {
+		Event string `json:"hook_event_name"`
+	}
+	return harness == claude.Harness && json.Unmarshal(body, &p) == nil && p.Event == "PermissionRequest"
+}
+
+// holdFor returns the prompt a PermissionRequest hook should hold for, if any: the record
+// its own event opened (or the same wait's, res.Prompt), never the session's latest, which
+// a second PermissionRequest posted at the same moment may have replaced; and only when no
+// other hook holds that record.
+func (a *API) holdFor(res Ingested) *wire.Hold {
+	if !a.HoldPermissions || a.DeliveryOff != "" || res.Prompt == nil {
 		return nil
 	}
-	p, ok := a.Engine.PendingPrompt(session)
-	if !ok || p.Ask.From != adapter.AskFromHook || (p.Ask.Kind != adapter.AskPermission && p.Ask.Kind != adapter.AskMenu) {
+	p := res.Prompt
+	if p.Ask.From != adapter.AskFromHook || (p.Ask.Kind != adapter.AskPermission && p.Ask.Kind != adapter.AskMenu) {
 		return nil
 	}
-	a.Holds.Touch(p.ID)
+	if !a.Holds.Assign(p.ID) {
+		return nil
+	}
 	return &wire.Hold{PromptID: p.ID, ExpiresAt: p.ExpiresAt}
 }

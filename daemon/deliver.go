@@ -93,7 +93,7 @@ func (d *Deliverer) Answer(ctx context.Context, id string, a wire.Answer) (wire.
 		d.Log.Error("audit log", "err", rerr)
 	}
 	d.Log.Info("answer", "prompt", audit.PromptID, "session", audit.SessionID, "channel", audit.Channel,
-		"actor", audit.Actor, "claimed", audit.Claimed, "via", audit.Via, "result", audit.Result, "reason", audit.Reason)
+		"actor", audit.Actor, "claimed", audit.Claimed, "choice", a.Choice, "via", audit.Via, "result", audit.Result, "reason", audit.Reason)
 	return out, err
 }
 

@@ -190,37 +190,51 @@ func (e *Engine) flush(ctx context.Context, b *batch) error {
 	return err
 }
 
+// Outcome is what Ingest did with one event.
+type Outcome struct {
+	Changed bool // the session's row changed
+	// Prompt is the pending prompt record that asks what the event asked: the one it
+	// opened, or the one of the same wait that an earlier event opened (the PreToolUse
+	// before a question's PermissionRequest); nil when the event asked nothing, or its
+	// question is no longer the session's. It is read in the same step that applied the
+	// event, so a later event of the session (a second PermissionRequest posted at the
+	// same moment) cannot change whose record it is.
+	Prompt *queue.Prompt
+}
+
 // Ingest applies ev and returns once the result is committed. It reports whether anything
-// changed. A session that binds a pane releases every other session on that pane.
-func (e *Engine) Ingest(ctx context.Context, ev adapter.Event) (bool, error) {
+// changed, and the prompt record of what ev asked. A session that binds a pane releases
+// every other session on that pane.
+func (e *Engine) Ingest(ctx context.Context, ev adapter.Event) (Outcome, error) {
 	a, err := e.apply(ctx, ev)
 	if err != nil {
-		return false, err
+		return Outcome{}, err
 	}
 	if a.batch == nil {
-		return false, nil
+		return Outcome{Prompt: a.prompt}, nil
 	}
 	if err := e.flush(ctx, a.batch); err != nil {
-		return false, err
+		return Outcome{}, err
 	}
 	if !a.changed {
-		return false, nil
+		return Outcome{Prompt: a.prompt}, nil
 	}
 	if e.OnStuck != nil && a.next.Stuck && !a.wasStuck {
 		e.OnStuck(a.next)
 	}
 	e.log.Debug("event applied", "session", ev.SessionID, "kind", ev.Kind, "pane", ev.Pane, "released", a.released)
-	return true, nil
+	return Outcome{Changed: true, Prompt: a.prompt}, nil
 }
 
-// applied is what apply did: the batch to wait for (nil when nothing needs writing), and
-// whether the session's row changed.
+// applied is what apply did: the batch to wait for (nil when nothing needs writing),
+// whether the session's row changed, and the record of what the event asked.
 type applied struct {
 	batch    *batch
 	changed  bool
 	wasStuck bool
 	next     queue.Session
 	released int
+	prompt   *queue.Prompt
 }
 
 // apply stages what ev does under e.mu; the lock is released however it returns, so that
@@ -249,7 +263,7 @@ func (e *Engine) apply(ctx context.Context, ev adapter.Event) (applied, error) {
 	if !changed {
 		// Nothing new, but an earlier change of this session may still be on its way to
 		// disk: acknowledge only once it is there.
-		return applied{batch: e.pendingBatch(ev.SessionID)}, nil
+		return applied{batch: e.pendingBatch(ev.SessionID), prompt: e.askedLocked(ev)}, nil
 	}
 	if ev.Pane != "" && !next.Ended && next.PaneAt.Equal(ev.At) {
 		for _, other := range e.sessions {
@@ -270,8 +284,9 @@ func (e *Engine) apply(ctx context.Context, ev adapter.Event) (applied, error) {
 			}
 		}
 	}
-	return applied{batch: e.stageAsk(ev.Ask, writes...), changed: true, wasStuck: wasStuck, next: next,
-		released: len(writes) - 1}, nil
+	b := e.stageAsk(ev.Ask, writes...)
+	return applied{batch: b, changed: true, wasStuck: wasStuck, next: next, released: len(writes) - 1,
+		prompt: e.askedLocked(ev)}, nil
 }
 
 // put stores s in memory; ended sessions leave memory. e.mu must be held.

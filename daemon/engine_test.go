@@ -70,11 +70,11 @@ func event(id string, kind adapter.Kind, when time.Time, pane string) adapter.Ev
 
 func ingest(t *testing.T, e *Engine, ev adapter.Event) bool {
 	t.Helper()
-	changed, err := e.Ingest(context.Background(), ev)
+	out, err := e.Ingest(context.Background(), ev)
 	if err != nil {
 		t.Fatalf("ingest %s %s: %v", ev.SessionID, ev.Kind, err)
 	}
-	return changed
+	return out.Changed
 }
 
 func itemIDs(items []queue.Item) []string {

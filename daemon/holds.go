@@ -27,12 +27,25 @@ func (h *Holds) init() {
 	}
 }
 
-// Touch says a hook holds prompt id now (it was just told to).
+// Touch says a hook holds prompt id now.
 func (h *Holds) Touch(id string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.init()
 	h.lastSeen[id] = time.Now()
+}
+
+// Assign says a hook holds prompt id now (it is about to be told to), unless another hook
+// was told to already: one record, one hook. It reports whether this hook may hold it.
+func (h *Holds) Assign(id string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.init()
+	if _, told := h.lastSeen[id]; told || h.waiting[id] > 0 {
+		return false
+	}
+	h.lastSeen[id] = time.Now()
+	return true
 }
 
 // Held reports whether a hook holds prompt id.

@@ -14,6 +14,7 @@ import (
 	"github.com/trailboss/trailboss/adapter/claude"
 	"github.com/trailboss/trailboss/adapter/codex"
 	"github.com/trailboss/trailboss/adapter/generic"
+	"github.com/trailboss/trailboss/daemon/queue"
 )
 
 // The ingestor is the one way a harness's payload becomes queue events: the HTTP API and
@@ -43,6 +44,9 @@ type Ingested struct {
 	Duplicate bool   // a generic event whose id was applied before
 	Ignored   string // why a valid payload of an event Trail Boss does not use changed nothing
 	SessionID string // the session of the payload's last event
+	// Prompt is the pending prompt record of what the payload's last event asked (the one
+	// it opened, or the same wait's): the record a PermissionRequest hook holds for.
+	Prompt *queue.Prompt
 }
 
 // hookParser turns one harness's hook payload, with where and when the hook ran, into the
@@ -112,13 +116,13 @@ func (in *Ingestor) Hook(ctx context.Context, harness string, body []byte, pane,
 		if ev.Pane != "" {
 			ev.Program = origin
 		}
-		changed, err := in.Engine.Ingest(ctx, ev)
+		out, err := in.Engine.Ingest(ctx, ev)
 		if err != nil {
 			in.Log.Error("ingest", "session", ev.SessionID, "err", err)
 			return Ingested{}, fmt.Errorf("%w: %v", ErrNotStored, err)
 		}
-		res.Changed = res.Changed || changed
-		res.SessionID = ev.SessionID
+		res.Changed = res.Changed || out.Changed
+		res.SessionID, res.Prompt = ev.SessionID, out.Prompt
 	}
 	in.events.Add(1)
 	return res, nil
@@ -148,7 +152,7 @@ func (in *Ingestor) Generic(ctx context.Context, body []byte) (Ingested, error) 
 	if seen {
 		return Ingested{Duplicate: true}, nil
 	}
-	changed, err := in.Engine.Ingest(ctx, p.Event)
+	out, err := in.Engine.Ingest(ctx, p.Event)
 	if err == nil {
 		err = in.Engine.store.RecordEvent(ctx, p.ID, in.Now())
 	}
@@ -157,7 +161,7 @@ func (in *Ingestor) Generic(ctx context.Context, body []byte) (Ingested, error) 
 		return Ingested{}, fmt.Errorf("%w: %v", ErrNotStored, err)
 	}
 	in.events.Add(1)
-	return Ingested{Changed: changed}, nil
+	return Ingested{Changed: out.Changed}, nil
 }
 
 // claimID waits until no other request is applying id, marks it as ours, and returns the

@@ -26,9 +26,10 @@ import (
 // liveEvent is the pure rule: what state file st means for session s, and false when it
 // means nothing new. A stuck session whose process went busy after it got stuck was
 // answered (a permission approved, a question answered, a new prompt typed); one stuck on a
-// dialog whose process went idle had the dialog dismissed with Esc, and now waits at its
-// prompt. Other states are left to hooks and transcripts, which say more.
-func liveEvent(s queue.Session, st claude.LiveState) (adapter.Event, bool) {
+// dialog whose process went idle had the dialog dismissed (Esc, or a No: rec, its latest
+// prompt record, tells), and now waits at its prompt. Other states are left to hooks and
+// transcripts, which say more.
+func liveEvent(s queue.Session, rec *queue.Prompt, st claude.LiveState) (adapter.Event, bool) {
 	if !s.Stuck || s.Ended || s.Harness != claude.Harness || !st.At.After(s.Since) || !st.At.After(s.LastEventAt) {
 		return adapter.Event{}, false
 	}
@@ -36,7 +37,7 @@ func liveEvent(s queue.Session, st claude.LiveState) (adapter.Event, bool) {
 	case st.Status == claude.LiveBusy:
 		return adapter.Event{Harness: s.Harness, SessionID: s.ID, Kind: adapter.KindUnstuck, At: st.At}, true
 	case st.Status == claude.LiveIdle && s.Reason == adapter.ReasonPermission:
-		return refused(s, st.At), true
+		return refused(s, rec, st.At), true
 	}
 	return adapter.Event{}, false
 }
@@ -205,7 +206,7 @@ func (l *LiveStates) read(ctx context.Context, path string) {
 		if !ok {
 			return
 		}
-		ev, ok := liveEvent(s, st)
+		ev, ok := liveEvent(s, l.Engine.latestPrompt(s.ID), st)
 		if !ok {
 			return
 		}
@@ -214,5 +215,6 @@ func (l *LiveStates) read(ctx context.Context, path string) {
 			return
 		}
 		l.Log.Info("Claude Code state", "session", s.ID, "status", st.Status, "event", ev.Kind, "detail", ev.Detail)
+		logDialogClosed(l.Log, ev)
 	})
 }

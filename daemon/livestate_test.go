@@ -43,7 +43,7 @@ func TestLiveEvent(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ev, ok := liveEvent(tt.s, tt.st)
+			ev, ok := liveEvent(tt.s, nil, tt.st)
 			got := ""
 			switch {
 			case ok && ev.Kind == adapter.KindUnstuck:

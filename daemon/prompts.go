@@ -128,6 +128,22 @@ func randomHex(n int) string {
 	return hex.EncodeToString(b)
 }
 
+// askedLocked returns a copy of the pending record that asks what ev asked, or nil: just
+// after ev was applied, the session's latest record is the one ev opened, or one that
+// stood because it asks the same of the same stuck moment; e.mu must be held.
+func (e *Engine) askedLocked(ev adapter.Event) *queue.Prompt {
+	if ev.Kind != adapter.KindStuck || ev.Ask == nil {
+		return nil
+	}
+	s, live := e.sessions[ev.SessionID]
+	p := e.prompts.latest[ev.SessionID]
+	if !live || p == nil || !p.Pending(e.now()) || !s.Stuck || !s.Since.Equal(p.Since) || !p.Ask.Same(ev.Ask) {
+		return nil
+	}
+	cp := *p
+	return &cp
+}
+
 // PendingPrompt returns the pending prompt record of a session, if it has one.
 func (e *Engine) PendingPrompt(sessionID string) (queue.Prompt, bool) {
 	e.mu.Lock()
@@ -149,6 +165,19 @@ func (e *Engine) CurrentPrompt(sessionID string) (queue.Prompt, bool) {
 		return queue.Prompt{}, false
 	}
 	return *p, true
+}
+
+// latestPrompt returns a copy of a session's latest prompt record, whatever its status, or
+// nil when it has none.
+func (e *Engine) latestPrompt(sessionID string) *queue.Prompt {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	p := e.prompts.latest[sessionID]
+	if p == nil {
+		return nil
+	}
+	cp := *p
+	return &cp
 }
 
 // ErrUnknownPrompt: no prompt record has that id.

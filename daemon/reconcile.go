@@ -40,8 +40,8 @@ type verdict struct {
 }
 
 // decide is the pure rule behind reconcile. lines are the conversation-relevant lines read
-// since the last position, in file order.
-func decide(s queue.Session, lines []claude.Line) verdict {
+// since the last position, in file order; rec is s's latest prompt record, or nil.
+func decide(s queue.Session, rec *queue.Prompt, lines []claude.Line) verdict {
 	tail, ok := claude.Tail(lines)
 	if !ok {
 		return verdict{}
@@ -67,8 +67,9 @@ func decide(s queue.Session, lines []claude.Line) verdict {
 			// Answered, then waiting again: a new wait, queued from its own moment.
 			return verdict{events: []adapter.Event{unstuck(prompt)}, wait: &tail}
 		case tail.Interrupt && s.Reason == adapter.ReasonPermission && tail.At.After(s.Since):
-			// Esc at the dialog: no hook says so, but the session now waits at its prompt.
-			return verdict{events: []adapter.Event{refused(s, tail.At)}}
+			// Esc or a No at the dialog: no hook says so, but the session now waits at its
+			// prompt.
+			return verdict{events: []adapter.Event{refused(s, rec, tail.At)}}
 		}
 		return verdict{}
 	}
@@ -85,31 +86,87 @@ func latest(a, b time.Time) time.Time {
 	return a
 }
 
-// stuckFromTail is the event that queues a session whose transcript says it waits.
-func stuckFromTail(s queue.Session, tail claude.Line) adapter.Event {
+// stuckFromTail is the event that queues a session whose transcript says it waits. rec is
+// its latest prompt record, or nil: an interrupt marker written just after that record was
+// answered "deny" is Claude Code taking the No (read after the refused tool's result had
+// already moved the session on), and says so.
+func stuckFromTail(s queue.Session, rec *queue.Prompt, tail claude.Line) adapter.Event {
 	summary := tail.Text
 	if summary == "" && tail.Interrupt {
 		summary = "interrupted"
 	}
-	return adapter.Event{Harness: s.Harness, SessionID: s.ID, Kind: adapter.KindStuck,
+	ev := adapter.Event{Harness: s.Harness, SessionID: s.ID, Kind: adapter.KindStuck,
 		Reason: adapter.ReasonStopped, Detail: tail.Detail, Summary: summary, At: tail.At}
+	if tail.Interrupt && rec != nil && rec.SessionID == s.ID && rec.Status == queue.PromptAnswered && rec.Answer == "deny" &&
+		!tail.At.Before(rec.ClosedAt) && tail.At.Sub(rec.ClosedAt) < denyEcho {
+		ev.Detail = DetailDenied
+		ev.Summary = deniedWords(rec.Channel, rec.Ask.Question)
+	}
+	return ev
 }
+
+// denyEcho bounds how long after a deny through Trail Boss the interrupt marker it causes
+// is written: Claude Code writes it within a few hundred milliseconds.
+const denyEcho = 10 * time.Second
 
 // DetailRefused is the detail of a session whose human pressed Esc at its permission
 // dialog, question or plan: it no longer waits for that answer but at its prompt.
 const DetailRefused = "refused"
 
-// refused is the event that relabels s, stuck on a dialog, once its human dismissed the
-// dialog with Esc. It keeps its place in the queue: it is the same wait, now at the prompt.
-func refused(s queue.Session, at time.Time) adapter.Event {
+// DetailDenied is the detail of a session whose dialog a person denied through Trail Boss
+// (the held hook's deny, or the No typed into the pane): it too waits at its prompt now.
+const DetailDenied = "denied"
+
+// refused is the event that relabels s, stuck on a dialog, once the dialog went away with
+// no hook saying how: Claude Code shows "Interrupted" and goes idle both for Esc and for a
+// No. rec is s's latest prompt record (nil when none): when it was answered "deny" for
+// that same stuck moment, the person denied it from a channel, and the words say so;
+// otherwise it was Esc at the keyboard. It keeps its place in the queue: it is the same
+// wait, now at the prompt.
+func refused(s queue.Session, rec *queue.Prompt, at time.Time) adapter.Event {
 	what := s.Summary
 	if what == "" {
 		what = "the request"
 	}
-	return adapter.Event{Harness: s.Harness, SessionID: s.ID, Kind: adapter.KindStuck,
+	ev := adapter.Event{Harness: s.Harness, SessionID: s.ID, Kind: adapter.KindStuck,
 		Reason: adapter.ReasonStopped, Detail: DetailRefused,
 		Summary: adapter.CleanText("refused with Esc: "+what+" — waiting for your next message", adapter.MaxSummaryLen),
 		At:      at}
+	if rec != nil && rec.SessionID == s.ID && rec.Status == queue.PromptAnswered && rec.Answer == "deny" && rec.Since.Equal(s.Since) {
+		ev.Detail, ev.Summary = DetailDenied, deniedWords(rec.Channel, what)
+	}
+	return ev
+}
+
+// deniedWords is the summary of a session whose request for what was denied from channel.
+func deniedWords(channel, what string) string {
+	if what == "" {
+		what = "the request"
+	}
+	return adapter.CleanText("denied from "+channelWords(channel)+": "+what+" — waiting for your next message", adapter.MaxSummaryLen)
+}
+
+// logDialogClosed logs ev when it is a refusal (refused): how the dialog went away, in the
+// words the queue shows.
+func logDialogClosed(log *slog.Logger, ev adapter.Event) {
+	if ev.Kind == adapter.KindStuck && (ev.Detail == DetailDenied || ev.Detail == DetailRefused) {
+		log.Info("permission dialog closed", "session", ev.SessionID, "how", ev.Detail, "summary", ev.Summary)
+	}
+}
+
+// channelWords names the channel an answer came from, as a person reads it.
+func channelWords(ch string) string {
+	switch ch {
+	case "popup":
+		return "the popup"
+	case "cli":
+		return "trailboss reply"
+	case "telegram":
+		return "Telegram"
+	case "", ChannelAPI:
+		return "the API"
+	}
+	return ch
 }
 
 // Reconciler watches the folders of known transcripts and sweeps them on a timer.
@@ -318,12 +375,13 @@ func (r *Reconciler) readTranscript(ctx context.Context, s queue.Session, classi
 	}
 	r.Engine.SetTranscriptPosition(s.ID, s.TranscriptPath, offset, tailAt)
 
-	v := decide(s, lines)
+	v := decide(s, r.Engine.latestPrompt(s.ID), lines)
 	for _, ev := range v.events {
 		if _, err := r.Engine.Ingest(ctx, ev); err != nil {
 			r.Log.Warn("reconcile", "session", s.ID, "err", err)
 			return
 		}
+		logDialogClosed(r.Log, ev)
 	}
 	if v.wait != nil {
 		if v.wait.Interrupt {
@@ -363,9 +421,10 @@ func (r *Reconciler) ingestWait(ctx context.Context, id string, tail claude.Line
 	if !ok || s.Stuck || !tail.At.After(s.LastEventAt) {
 		return
 	}
-	if _, err := r.Engine.Ingest(ctx, stuckFromTail(s, tail)); err != nil {
+	ev := stuckFromTail(s, r.Engine.latestPrompt(id), tail)
+	if _, err := r.Engine.Ingest(ctx, ev); err != nil {
 		r.Log.Warn("reconcile", "session", id, "err", err)
 		return
 	}
-	r.Log.Info("queued from transcript", "session", id, "detail", tail.Detail)
+	r.Log.Info("queued from transcript", "session", id, "detail", ev.Detail, "summary", ev.Summary)
 }

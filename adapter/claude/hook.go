@@ -39,17 +39,21 @@ func classify(ev *adapter.Event, p *adapter.HookPayload) bool {
 			// shown: the same wait as the PreToolUse before it, so it says the same.
 			ev.Stuck(adapter.ReasonPermission, detail, summary)
 			ev.Ask = humanToolAsk(detail, summary, p.ToolInput)
+			ev.Ask.Subject = Subject(p.ToolName, p.ToolInput)
 			break
 		}
 		summary := toolSummary(p.ToolName, p.ToolInput)
 		ev.Stuck(adapter.ReasonPermission, p.ToolName, summary)
 		ev.Ask = adapter.PermissionAsk(adapter.CleanText(summary, adapter.MaxSummaryLen), adapter.AskFromHook)
+		ev.Ask.Subject = Subject(p.ToolName, p.ToolInput)
 	case "PreToolUse":
 		// A question or a plan blocks on the human as soon as the tool starts; any other
-		// tool starting is progress.
+		// tool starting is progress. Its Subject is the PermissionRequest's that follows,
+		// so that both are one record.
 		if detail, summary, ok := humanTool(p.ToolName, p.ToolInput); ok {
 			ev.Stuck(adapter.ReasonPermission, detail, summary)
 			ev.Ask = humanToolAsk(detail, summary, p.ToolInput)
+			ev.Ask.Subject = Subject(p.ToolName, p.ToolInput)
 			break
 		}
 		ev.Kind = adapter.KindUnstuck

@@ -143,7 +143,7 @@ func TestRealClaudeCodeAnsweredThroughTheHook(t *testing.T) {
 	_, p = w.waitPrompt(pane, "the permission to deny", wire.KindPermission, 15*time.Second)
 	w.waitScreen(pane, `Do you want to proceed\?`, 10*time.Second)
 	w.waitHeld("the hook to hold for the denial", 10*time.Second)
-	got, err = w.answer(p.ID, wire.Answer{Choice: "deny"})
+	got, err = w.answer(p.ID, wire.Answer{Choice: "deny", Channel: "popup"})
 	if err != nil || !got.Delivered || got.Via != wire.ViaHook {
 		t.Fatalf("API deny: %+v, %v; want delivered via the hook", got, err)
 	}
@@ -153,6 +153,14 @@ func TestRealClaudeCodeAnsweredThroughTheHook(t *testing.T) {
 	t.Logf("API deny → queued again in %v: %+v", took, it)
 	if fileExists(filepath.Join(w.work, "denied.txt")) {
 		t.Fatal("the denied command ran")
+	}
+	// The item says what happened: denied from the channel (the popup, as the caller said),
+	// not Esc, which Claude Code's "Interrupted" looks like — here and in the prompt it
+	// asks next, which the popup and the phone show.
+	if it.Detail != "denied" || !strings.HasPrefix(it.Summary, "denied from the popup: Bash: touch denied.txt") ||
+		strings.Contains(it.Summary, "Esc") || it.Prompt == nil || !strings.HasPrefix(it.Prompt.Question, "denied from the popup") {
+		t.Fatalf("after a deny through the hook the item reads %q (detail %q, prompt %+v); want \"denied from the popup: Bash: touch denied.txt …\"",
+			it.Summary, it.Detail, it.Prompt)
 	}
 
 	// (c) a question answered through the API: Claude Code shows the chosen option.

@@ -15,14 +15,14 @@ import (
 
 const promptColumns = `id, nonce, session_id, harness, pane, tmux_socket, kind, question, choices, source,
 	since, created_at, expires_at, status, why, closed_at, answer, channel,
-	secret, tmux_pid, pane_pid, agent_pid, agent_start`
+	secret, tmux_pid, pane_pid, agent_pid, agent_start, subject`
 
 func savePrompts(ctx context.Context, tx *sql.Tx, prompts []queue.Prompt) error {
 	if len(prompts) == 0 {
 		return nil
 	}
 	stmt, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO prompts (`+promptColumns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return err
 	}
@@ -35,7 +35,7 @@ func savePrompts(ctx context.Context, tx *sql.Tx, prompts []queue.Prompt) error 
 		if _, err := stmt.ExecContext(ctx, p.ID, p.Nonce, p.SessionID, p.Harness, p.Pane, p.TmuxSocket,
 			p.Ask.Kind, p.Ask.Question, string(choices), p.Ask.From, nanos(p.Since), nanos(p.CreatedAt),
 			nanos(p.ExpiresAt), p.Status, p.Why, nanos(p.ClosedAt), p.Answer, p.Channel,
-			p.Ask.Secret, p.Program.TmuxPID, p.Program.PanePID, p.Program.AgentPID, int64(p.Program.AgentStart)); err != nil {
+			p.Ask.Secret, p.Program.TmuxPID, p.Program.PanePID, p.Program.AgentPID, int64(p.Program.AgentStart), p.Ask.Subject); err != nil {
 			return fmt.Errorf("prompt %q: %w", p.ID, err)
 		}
 	}
@@ -51,7 +51,7 @@ func scanPrompt(row scanner) (queue.Prompt, error) {
 	if err := row.Scan(&p.ID, &p.Nonce, &p.SessionID, &p.Harness, &p.Pane, &p.TmuxSocket, &p.Ask.Kind,
 		&p.Ask.Question, &choices, &p.Ask.From, &since, &created, &expires, &p.Status, &p.Why, &closed,
 		&p.Answer, &p.Channel, &p.Ask.Secret, &p.Program.TmuxPID, &p.Program.PanePID, &p.Program.AgentPID,
-		&agentStart); err != nil {
+		&agentStart, &p.Ask.Subject); err != nil {
 		return p, err
 	}
 	p.Program.AgentStart = uint64(agentStart)

@@ -112,6 +112,10 @@ type HookAck struct {
 type PromptWait struct {
 	Status string       `json:"status"`
 	Answer *GivenAnswer `json:"answer,omitempty"` // when Status is answered
+	// Subject is what the record asks about when a hook's request opened it: the
+	// fingerprint of the tool call (claude.Subject). The holding hook prints a decision
+	// only when it is its own request's.
+	Subject string `json:"subject,omitempty"`
 }
 
 // GivenAnswer is what a person answered, with the label of the choice.

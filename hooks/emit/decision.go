@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/trailboss/trailboss/adapter"
+	"github.com/trailboss/trailboss/adapter/claude"
 	"github.com/trailboss/trailboss/daemon/wire"
 )
 
@@ -18,6 +20,19 @@ type permissionRequest struct {
 	Event     string          `json:"hook_event_name"`
 	ToolName  string          `json:"tool_name"`
 	ToolInput json.RawMessage `json:"tool_input"`
+}
+
+// owns returns nil when subject, what the held prompt record asks about, is this very
+// request: its tool and its whole input (claude.Subject). Anything else, and a daemon that
+// does not say, is an error: a decision printed for another tool call would run it.
+func (r *permissionRequest) owns(subject string) error {
+	switch subject {
+	case "":
+		return errors.New("the daemon did not say which tool call it asks about (a daemon older than this hook? restart it: trailboss stop, then trailboss start)")
+	case claude.Subject(r.ToolName, r.ToolInput):
+		return nil
+	}
+	return fmt.Errorf("it asks about another tool call than this hook's (%s)", adapter.CleanText(r.ToolName, 40))
 }
 
 // askUserQuestion is the tool whose "permission" is a question to the person.

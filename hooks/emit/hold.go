@@ -70,6 +70,9 @@ func (e *Emitter) hold(ctx context.Context, req *permissionRequest, h wire.Hold,
 				}
 			}
 		case wire.PromptAnswered:
+			if err := req.owns(w.Subject); err != nil {
+				return fmt.Errorf("prompt %s was answered, but %w; nothing decided, the dialog is left to the keyboard", h.PromptID, err)
+			}
 			out, err := decisionFor(req, w.Answer)
 			if err != nil {
 				return fmt.Errorf("prompt %s was answered, but: %w (nothing decided; the dialog is left to the keyboard)", h.PromptID, err)

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trailboss/trailboss/adapter/claude"
 	"github.com/trailboss/trailboss/daemon/wire"
 )
 
@@ -45,10 +46,15 @@ type holdingDaemon struct {
 	waiting chan time.Duration // each wait's timeout, as it arrives
 	slow    time.Duration      // how long it takes before it answers a post, as a loaded machine might
 
-	mu    sync.Mutex
-	posts []*http.Request
-	waits []*http.Request
+	mu      sync.Mutex
+	posts   []*http.Request
+	waits   []*http.Request
+	subject string // of the tool call last posted: what the record it holds for asks
 }
+
+// noSubject, as an answer's Subject, has the fake daemon send none, as a daemon older than
+// the hook does; an answer with Subject "" gets the posted request's, as the real one's.
+const noSubject = "(none)"
 
 func newHoldingDaemon(t *testing.T, hold *wire.Hold) *holdingDaemon {
 	t.Helper()
@@ -71,7 +77,12 @@ func (d *holdingDaemon) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	d.mu.Unlock()
 	switch {
 	case r.Method == http.MethodPost && r.URL.Path == "/v1/hooks/claude", r.Method == http.MethodPost && r.URL.Path == CodexPath:
-		_, _ = io.Copy(io.Discard, r.Body)
+		body, _ := io.ReadAll(r.Body)
+		if req := permissionRequestOf(body); req != nil {
+			d.mu.Lock()
+			d.subject = claude.Subject(req.ToolName, req.ToolInput)
+			d.mu.Unlock()
+		}
 		time.Sleep(d.slow)
 		ack := wire.HookAck{OK: true}
 		if r.Header.Get(CanHoldHeader) == "1" || r.URL.Path == CodexPath {
@@ -87,6 +98,14 @@ func (d *holdingDaemon) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		d.waiting <- timeout
 		select {
 		case ans := <-d.answers:
+			d.mu.Lock()
+			switch ans.Subject {
+			case "":
+				ans.Subject = d.subject
+			case noSubject:
+				ans.Subject = ""
+			}
+			d.mu.Unlock()
 			_ = json.NewEncoder(w).Encode(ans)
 		case <-time.After(timeout):
 			_ = json.NewEncoder(w).Encode(wire.PromptWait{Status: wire.PromptPending})
@@ -371,6 +390,35 @@ func TestHeldPermissionAnswerThatDecidesNothingPrintsNothing(t *testing.T) {
 	_, err := wait(5 * time.Second)
 	if !errors.Is(err, errNoDecision) || out.String() != "" {
 		t.Fatalf("err %v, printed %q; want errNoDecision and nothing printed", err, out.String())
+	}
+}
+
+// One hold, one prompt: an answer is printed only for the tool call the record asks about.
+// A record of another call (a second PermissionRequest of the session), or a daemon that
+// does not say which call its record is for, decides nothing: the hook prints nothing and
+// the dialog stays for the keyboard.
+func TestHeldPermissionDecidesOnlyItsOwnToolCall(t *testing.T) {
+	other := claude.Subject("Bash", json.RawMessage(`{"command":"touch y","description":"Create y"}`))
+	for _, tt := range []struct {
+		name    string
+		subject string
+		want    string // in the error
+	}{
+		{"another tool call's record", other, "another tool call"},
+		{"a daemon that does not say", noSubject, "did not say which tool call"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			d := newHoldingDaemon(t, holdFor(10*time.Minute))
+			out, _, wait := heldEmit(t, d, bashRequest)
+			d.nextWait(t)
+			ans := answeredWith("allow", "Allow", "")
+			ans.Subject = tt.subject
+			d.answers <- ans
+			_, err := wait(5 * time.Second)
+			if err == nil || !strings.Contains(err.Error(), tt.want) || out.String() != "" {
+				t.Fatalf("err %v, printed %q; want an error saying %q and nothing printed", err, out.String(), tt.want)
+			}
+		})
 	}
 }
 
