@@ -5,7 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/signal"
 	"sync"
+	"syscall"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -61,8 +63,28 @@ func runPopup(ctx context.Context, e *env, args []string) error {
 	cancel()
 	m := popup.New(popup.Options{Daemon: daemon, Tmux: n.tmux, Socket: n.tmux.Socket, Styles: &styles,
 		Width: w, Height: h, First: &first})
-	final, err := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(in), tea.WithOutput(out),
-		tea.WithAltScreen()).Run()
+	pctx, orphaned := context.WithCancel(ctx)
+	defer orphaned()
+	go endWhenOrphaned(pctx, orphaned)
+	// Signals are ours, not bubbletea's: its handler sends a hang-up into an event loop that
+	// may have ended already, and the program then never exits (seen: popups of killed tmux
+	// servers running for hours, deaf to SIGTERM).
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGHUP, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	go func() {
+		select {
+		case <-sigs:
+			orphaned()
+			exitSoon()
+		case <-pctx.Done():
+		}
+	}()
+	final, err := tea.NewProgram(m, tea.WithContext(pctx), tea.WithInput(in), tea.WithOutput(out),
+		tea.WithAltScreen(), tea.WithoutSignalHandler()).Run()
+	if pctx.Err() != nil && ctx.Err() == nil {
+		return nil // its tmux server (or whatever ran it) is gone: nobody to show anything to
+	}
 	if err != nil {
 		return fmt.Errorf("popup: %w", err)
 	}
@@ -76,6 +98,33 @@ func runPopup(ctx context.Context, e *env, args []string) error {
 		return n.say(ctx, "trailboss: "+err.Error())
 	}
 	return nil
+}
+
+// endWhenOrphaned calls end, and exits the process soon after, once the process that
+// started the popup (tmux's display-popup, in the tmux server) is gone: a killed server
+// leaves the popup with a terminal nobody reads, and it would refresh the queue forever.
+func endWhenOrphaned(ctx context.Context, end func()) {
+	parent := os.Getppid()
+	t := time.NewTicker(500 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if os.Getppid() != parent {
+				end()
+				exitSoon()
+			}
+		}
+	}
+}
+
+// exitSoon ends the process if the popup has not returned by itself within a moment: its
+// terminal may be gone, and nothing is left to show or to do.
+func exitSoon() {
+	time.Sleep(2 * time.Second)
+	os.Exit(0)
 }
 
 // lazyDaemon is the daemon's client, made on first use: a popup opened while the daemon is

@@ -19,6 +19,32 @@ func init() {
 	scriptCommands["session"] = cmdSession
 	scriptCommands["waitnopopup"] = cmdWaitNoPopup
 	scriptCommands["waitcapture"] = cmdWaitCapture
+	scriptCommands["waitnoproc"] = cmdWaitNoProc
+}
+
+// waitnoproc REGEXP waits until no process's command line (its words joined by spaces)
+// matches REGEXP: what must not outlive what started it.
+func cmdWaitNoProc(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 || neg {
+		ts.Fatalf("usage: waitnoproc REGEXP")
+	}
+	re := regexp.MustCompile(args[0])
+	var left string
+	poll(ts, "no process matching "+args[0], 5*time.Second, func() bool {
+		left = ""
+		dirs, _ := filepath.Glob("/proc/[0-9]*")
+		for _, d := range dirs {
+			b, err := os.ReadFile(filepath.Join(d, "cmdline"))
+			if err != nil || len(b) == 0 {
+				continue
+			}
+			if line := strings.TrimSpace(string(bytes.ReplaceAll(b, []byte{0}, []byte{' '}))); re.MatchString(line) {
+				left = filepath.Base(d) + ": " + line
+				return false
+			}
+		}
+		return true
+	}, func() string { return "still running: " + left })
 }
 
 // waitcapture PANE REGEXP waits until PANE's screen and history (capture-pane, lines
