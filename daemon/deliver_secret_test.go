@@ -23,11 +23,16 @@ import (
 // and assert what must not happen by typing a marker line at the keyboard afterwards: the
 // pane's program reads it first, or something else reached it before.
 
-// stuckAs is stuckIn for a session of harness.
+// stuckAs makes session, of harness, stuck in pane with ask (a permission's reason for a
+// question with choices, a finished turn's for text) and returns its prompt record.
 func stuckAs(t *testing.T, e *Engine, env *tmuxtest.Env, harness, session, pane string, ask *adapter.Ask) queue.Prompt {
 	t.Helper()
+	reason := adapter.ReasonPermission
+	if ask.Kind == adapter.AskFreeText {
+		reason = adapter.ReasonStopped
+	}
 	ev := adapter.Event{Harness: harness, SessionID: session, Kind: adapter.KindStuck, Pane: pane,
-		TmuxSocket: env.Socket, Reason: adapter.ReasonStopped, Summary: ask.Question, At: time.Now(), Ask: ask}
+		TmuxSocket: env.Socket, Reason: reason, Summary: ask.Question, At: time.Now(), Ask: ask}
 	if _, err := e.Ingest(context.Background(), ev); err != nil {
 		t.Fatal(err)
 	}

@@ -33,16 +33,7 @@ func stuckIn(t *testing.T, e *Engine, env *tmuxtest.Env, session, pane string, a
 		shown.Question = q
 		ask = &shown
 	}
-	ev := adapter.Event{Harness: "screen", SessionID: session, Kind: adapter.KindStuck, Pane: pane,
-		TmuxSocket: env.Socket, Reason: adapter.ReasonPermission, Summary: ask.Question, At: time.Now(), Ask: ask}
-	if _, err := e.Ingest(context.Background(), ev); err != nil {
-		t.Fatal(err)
-	}
-	p, ok := e.PendingPrompt(session)
-	if !ok {
-		t.Fatalf("session %s has no pending prompt after a stuck event with an ask", session)
-	}
-	return p
+	return stuckAs(t, e, env, "screen", session, pane, ask)
 }
 
 var yesNo = &adapter.Ask{Kind: adapter.AskYesNo, Question: "Continue? (y/n)", From: adapter.AskFromScreen,

@@ -453,25 +453,36 @@ func qaFreeText(r *rig) error {
 	}
 	r.note("too_long", msg, "a 600-character reply: 400 %q", msg)
 	r.check(strings.Contains(msg, "Reply too long (600 chars, max 500)"), "the refusal says %q, want \"Reply too long (600 chars, max 500)…\"", msg)
-	it, err := r.item()
+	delivered, refused, err := r.refusedThenTyped(p)
 	if err != nil {
 		return err
 	}
-	still := it != nil && it.Prompt != nil && it.Prompt.ID == p.ID
-	r.note("still_pending", still, "the prompt is still pending after the refusal: %v", still)
-	r.check(still, "after the over-long reply the queue shows %+v, want prompt %s still pending", it, p.ID)
-	got, _ := r.readSoFar()
-	r.check(got == "", "the child read %q after a refused reply, want nothing", got)
-	if err := r.deliverTimed("answer_to_read_ms", p, wire.Answer{Text: "fix the flaky test"}, "fix the flaky test\r"); err != nil {
-		return err
-	}
-	if err := r.finish(1); err != nil {
-		return err
-	}
-	delivered, refused := r.auditCounts("audit", p.ID)
 	r.check(refused >= 1, "the audit log has no refused entry for the over-long reply")
 	r.check(delivered == 1, "the audit log shows the reply delivered %d times, want once", delivered)
 	return nil
+}
+
+// refusedThenTyped checks, after a reply to p was refused, that p is still pending and the
+// child read nothing; then a one-line reply reaches the child and it finishes. It returns
+// what the audit log counts for p.
+func (r *rig) refusedThenTyped(p *wire.Prompt) (delivered, refused int, err error) {
+	it, err := r.item()
+	if err != nil {
+		return 0, 0, err
+	}
+	still := it != nil && it.Prompt != nil && it.Prompt.ID == p.ID
+	r.note("still_pending", still, "the prompt is still pending after the refusal: %v", still)
+	r.check(still, "after the refusal the queue shows %+v, want prompt %s still pending", it, p.ID)
+	got, _ := r.readSoFar()
+	r.check(got == "", "the child read %q after a refused reply, want nothing", got)
+	if err := r.deliverTimed("answer_to_read_ms", p, wire.Answer{Text: "fix the flaky test"}, "fix the flaky test\r"); err != nil {
+		return 0, 0, err
+	}
+	if err := r.finish(1); err != nil {
+		return 0, 0, err
+	}
+	delivered, refused = r.auditCounts("audit", p.ID)
+	return delivered, refused, nil
 }
 
 // ---- QA-016 … QA-019 ----------------------------------------------------------------------
