@@ -2,8 +2,8 @@ package daemon
 
 import (
 	"context"
-	"os"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 	"time"

@@ -30,8 +30,8 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/trailboss/trailboss/daemon/client"
-	"github.com/trailboss/trailboss/daemon/wire"
 	"github.com/trailboss/trailboss/daemon/statedir"
+	"github.com/trailboss/trailboss/daemon/wire"
 )
 
 func TestMain(m *testing.M) {

@@ -285,4 +285,3 @@ func TestRefusedMessageDoesNotHoldUpTheOthers(t *testing.T) {
 	}
 	_ = bad
 }
-
