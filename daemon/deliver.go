@@ -443,12 +443,16 @@ func (d *Deliverer) viaKeys(ctx context.Context, rec queue.Prompt, a wire.Answer
 			return wire.Delivered{}, err
 		}
 	}
+	if err := d.typeKeys(ctx, tm, rec, keys, screen); err != nil {
+		var typing *TypingError
+		if errors.As(err, &typing) && typing.TextIn {
+			*typed = len(keys.text) // the text went in, its Enter did not
+		}
+		return wire.Delivered{}, err
+	}
 	*typed = len(keys.text)
 	if keys.enter {
 		*typed++
-	}
-	if err := d.typeKeys(ctx, tm, rec, keys, screen); err != nil {
-		return wire.Delivered{}, err
 	}
 	return wire.Delivered{Delivered: true, Via: wire.ViaKeys, Confirmed: d.confirmed(ctx, tm, rec, screen)}, nil
 }
