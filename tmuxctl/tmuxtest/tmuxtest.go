@@ -9,6 +9,7 @@ package tmuxtest
 
 import (
 	"bytes"
+	"errors"
 	"context"
 	"fmt"
 	"os"
@@ -59,7 +60,16 @@ func removeAfterExit(dir string, pids []int) {
 	// What a pane started in a session of its own (Codex's app-server) outlives the pane:
 	// anything still running with the test's HOME is ended before its folder goes.
 	WaitExited(killUsing(filepath.Join(dir, "home")), 5*time.Second)
-	os.RemoveAll(dir)
+	// Something may still write into it as it goes (a hook's spool, a shell's history):
+	// RemoveAll then fails on a folder that is no longer empty, and is tried again.
+	for i := 0; i < 20; i++ {
+		if os.RemoveAll(dir) == nil {
+			if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+				return
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 // killUsing kills the processes whose HOME is home, and returns them.
