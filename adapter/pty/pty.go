@@ -434,15 +434,18 @@ func (s *Supervisor) copyInput() {
 func (s *Supervisor) watch(ctx context.Context) {
 	timer := time.NewTimer(s.cfg.Settle) // a child that never writes still stalls (QA-004)
 	defer timer.Stop()
-	armed := true
+	armed, due := true, time.Now().Add(s.cfg.Settle)
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-s.activity:
-			if !armed {
+			// New output is looked at once it has been quiet for the settle time, even when
+			// the timer was set for later (a quiet child is looked at again only at its
+			// stall time): a prompt that comes then must not wait for that.
+			if !armed || time.Until(due) > s.cfg.Settle {
 				timer.Reset(s.cfg.Settle)
-				armed = true
+				armed, due = true, time.Now().Add(s.cfg.Settle)
 			}
 		case <-timer.C:
 			armed = false
@@ -459,7 +462,7 @@ func (s *Supervisor) watch(ctx context.Context) {
 			}
 			if next > 0 {
 				timer.Reset(next)
-				armed = true
+				armed, due = true, time.Now().Add(next)
 			}
 		}
 	}

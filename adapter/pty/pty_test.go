@@ -182,6 +182,26 @@ func TestReadAfterSleepStalls(t *testing.T) {
 	r.wait(t, 5*time.Second)
 }
 
+// A prompt that comes after the child was first found quiet and not reading (it was still
+// starting, as on a loaded machine) is reported within the settle time, not at the stall
+// time the watchdog had set itself for: its output wakes the watchdog.
+func TestLatePromptAfterAQuietStartIsSeenAtOnce(t *testing.T) {
+	link := newFakeLink()
+	const longStall = 20 * time.Second
+	r := startRun(t, Config{Args: sh(`sleep 1; printf 'Proceed? (y/n) '; read a; echo "got:$a"`),
+		Settle: settle, Stall: longStall, Link: link})
+	r.out.waitFor(t, "(y/n)", 5*time.Second)
+	shown := time.Now()
+	rep := link.reportOf(t, StatePrompt, 10*time.Second)
+	if took := time.Since(shown); took > settle+time.Second {
+		t.Fatalf("the prompt was reported %v after it showed, want within the settle time (%v), not near the stall time (%v)", took, settle, longStall)
+	}
+	checkPrompt(t, rep.Prompt, yesNo("Proceed? (y/n)", "y", "n"))
+	link.answer(t, Answer{AnswerID: "a1", PromptID: "p1", Data: "y\r"})
+	r.out.waitFor(t, "got:y", 5*time.Second)
+	r.wait(t, 5*time.Second)
+}
+
 // QA-005 and QA-019: two questions in a row, each its own report; each answer reaches its
 // own question; the echo of the first answer is not read as a prompt.
 func TestSequentialPrompts(t *testing.T) {
