@@ -70,7 +70,7 @@ var labScenarios = []*labScenario{
 const (
 	restartLimit = 5 * time.Second // QA-016: pending again after the daemon's restart
 	floodCPU     = 500 * time.Millisecond
-	floodRSS     = 3 << 20 // the flood is 8 MB: a supervisor that kept it would grow far more; under load the GC runs late
+	floodRSS     = 3 << 20          // the flood is 8 MB: a supervisor that kept it would grow far more; under load the GC runs late
 	waitLong     = 15 * time.Second // how long the lab waits for what should take far less, so that a slow result is measured, not lost
 )
 
