@@ -210,6 +210,12 @@ func (e *Engine) Ingest(ctx context.Context, ev adapter.Event) (Outcome, error) 
 	if err != nil {
 		return Outcome{}, err
 	}
+	if a.batch == nil || !a.changed {
+		// Said at -v: an event older than the session's last one changes nothing, and a
+		// lost turn end is found here.
+		e.log.Debug("event changed nothing", "session", ev.SessionID, "kind", ev.Kind, "at", ev.At,
+			"last_event_at", a.next.LastEventAt, "stuck", a.next.Stuck, "prompt", a.prompt != nil)
+	}
 	if a.batch == nil {
 		return Outcome{Prompt: a.prompt}, nil
 	}
@@ -222,7 +228,7 @@ func (e *Engine) Ingest(ctx context.Context, ev adapter.Event) (Outcome, error) 
 	if e.OnStuck != nil && a.next.Stuck && !a.wasStuck {
 		e.OnStuck(a.next)
 	}
-	e.log.Debug("event applied", "session", ev.SessionID, "kind", ev.Kind, "pane", ev.Pane, "released", a.released)
+	e.log.Debug("event applied", "session", ev.SessionID, "kind", ev.Kind, "at", ev.At, "pane", ev.Pane, "released", a.released)
 	return Outcome{Changed: true, Prompt: a.prompt}, nil
 }
 

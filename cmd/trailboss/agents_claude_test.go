@@ -292,5 +292,5 @@ func (w *agentWorld) stopDaemon() {
 func (w *agentWorld) restartDaemon() {
 	w.t.Helper()
 	self, _ := exec.LookPath("trailboss")
-	w.daemon = launchDaemon(w.t, self, w.daemon.stateDir, withEnv(w.env, "TMUX="+tmuxEnvValue(w.t, w.tm)), "--sweep", "1s")
+	w.daemon = launchDaemon(w.t, self, w.daemon.stateDir, withEnv(w.env, "TMUX="+tmuxEnvValue(w.t, w.tm)), "-v", "--sweep", "1s")
 }
