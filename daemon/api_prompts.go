@@ -164,7 +164,15 @@ func (a *API) waitPrompt(w http.ResponseWriter, r *http.Request) {
 	}
 	if p.Status == queue.PromptAnswered {
 		out.Answer = &wire.GivenAnswer{Choice: p.Answer, Label: labelOf(p.Ask, p.Answer)}
-		a.Holds.took(id)
+		// The hook took the answer only if it is still there to read it: a hook that
+		// Claude Code ended (Esc in the terminal) may keep its wait open here a moment
+		// longer, and taking that for a delivery would report an answer nobody decided
+		// by. A failed write leaves the deliverer to find the hook gone.
+		writeJSON(w, http.StatusOK, out)
+		if r.Context().Err() == nil && http.NewResponseController(w).Flush() == nil {
+			a.Holds.took(id)
+		}
+		return
 	}
 	writeJSON(w, http.StatusOK, out)
 }
