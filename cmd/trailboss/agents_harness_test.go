@@ -180,6 +180,13 @@ func newAgentWorld(t *testing.T, daemonArgs ...string) *agentWorld {
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("daemon log:\n%s", w.daemon.log.String())
+			// What the hooks could not deliver, and why: an event the daemon never saw.
+			if b, err := os.ReadFile(filepath.Join(stateDir, "emit.log")); err == nil {
+				t.Logf("emit.log (the hooks' failures):\n%s", b)
+			}
+			if left, _ := os.ReadDir(filepath.Join(stateDir, "spool")); len(left) > 0 {
+				t.Logf("%d event(s) still in the spool", len(left))
+			}
 		}
 	})
 	return w
