@@ -26,10 +26,6 @@ const maxAwaitPrompt = 1500 * time.Millisecond
 // program is a shell has lost them (killed, crashed, exited without SessionEnd).
 var agentHarnesses = map[string]bool{"claude": true, "codex": true}
 
-// shells are the programs whose input line runs what is typed as a command.
-var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true, "fish": true,
-	"ksh": true, "mksh": true, "tcsh": true, "csh": true, "busybox": true}
-
 // sameProgram checks that pane rec.Pane, as now is, still runs the program that asked rec.
 func sameProgram(rec queue.Prompt, now tmuxctl.PaneIdentity) error {
 	p := rec.Program
@@ -48,7 +44,7 @@ func sameProgram(rec queue.Prompt, now tmuxctl.PaneIdentity) error {
 	if p.AgentPID != 0 && !lineage.Within(p.AgentPID, now.PanePID) {
 		return moved("the program in %s is no longer the agent that asked", rec.Pane)
 	}
-	if agentHarnesses[rec.Harness] && shells[now.Command] {
+	if agentHarnesses[rec.Harness] && lineage.IsShell(now.Command) {
 		return moved("pane %s shows a shell (%s), not the agent that asked", rec.Pane, now.Command)
 	}
 	return nil

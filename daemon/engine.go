@@ -210,7 +210,7 @@ func (e *Engine) Ingest(ctx context.Context, ev adapter.Event) (Outcome, error) 
 	if err != nil {
 		return Outcome{}, err
 	}
-	if a.batch == nil || !a.changed {
+	if (a.batch == nil || !a.changed) && e.log.Enabled(ctx, slog.LevelDebug) {
 		// Said at -v: an event older than the session's last one changes nothing, and a
 		// lost turn end is found here.
 		e.log.Debug("event changed nothing", "session", ev.SessionID, "kind", ev.Kind, "at", ev.At,

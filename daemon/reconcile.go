@@ -13,6 +13,7 @@ import (
 	"github.com/trailboss/trailboss/adapter/claude"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/transcript"
+	"github.com/trailboss/trailboss/daemon/wire"
 )
 
 // Transcripts are the ground truth; hooks are only the fast signal. The reconciler reads
@@ -143,7 +144,7 @@ func deniedWords(channel, what string) string {
 	if what == "" {
 		what = "the request"
 	}
-	return adapter.CleanText("denied from "+channelWords(channel)+": "+what+" — waiting for your next message", adapter.MaxSummaryLen)
+	return adapter.CleanText("denied from "+wire.ChannelWords(channel)+": "+what+" — waiting for your next message", adapter.MaxSummaryLen)
 }
 
 // logDialogClosed logs ev when it is a refusal (refused): how the dialog went away, in the
@@ -152,21 +153,6 @@ func logDialogClosed(log *slog.Logger, ev adapter.Event) {
 	if ev.Kind == adapter.KindStuck && (ev.Detail == DetailDenied || ev.Detail == DetailRefused) {
 		log.Info("permission dialog closed", "session", ev.SessionID, "how", ev.Detail, "summary", ev.Summary)
 	}
-}
-
-// channelWords names the channel an answer came from, as a person reads it.
-func channelWords(ch string) string {
-	switch ch {
-	case "popup":
-		return "the popup"
-	case "cli":
-		return "trailboss reply"
-	case "telegram":
-		return "Telegram"
-	case "", ChannelAPI:
-		return "the API"
-	}
-	return ch
 }
 
 // Reconciler watches the folders of known transcripts and sweeps them on a timer.

@@ -69,10 +69,16 @@ func parseStat(pid int, b []byte) (Proc, error) {
 // maxDepth bounds a walk up the process tree.
 const maxDepth = 64
 
-// notAgents are the programs that stand between an agent and its hook (the shell that runs
-// the hook command) or between a pane and its agent (the pane's shell).
-var notAgents = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true, "fish": true,
-	"ksh": true, "mksh": true, "tcsh": true, "csh": true, "busybox": true, "env": true}
+// shells are the programs whose input line runs what is typed as a command.
+var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true, "fish": true,
+	"ksh": true, "mksh": true, "tcsh": true, "csh": true, "busybox": true}
+
+// IsShell reports whether a program named comm is a shell.
+func IsShell(comm string) bool { return shells[comm] }
+
+// notAgent reports whether comm stands between an agent and its hook (the shell that runs
+// the hook command, env) or between a pane and its agent (the pane's shell).
+func notAgent(comm string) bool { return shells[comm] || comm == "env" }
 
 // TmuxPID returns the server pid of a TMUX value ("socket,pid,session"), or 0.
 func TmuxPID(tmux string) int {
@@ -120,7 +126,7 @@ func Of(pid, tmuxPID int) adapter.Program {
 	}
 	prog.TmuxPID, prog.PanePID = tmuxPID, pane.PID
 	for _, proc := range chain[1:] { // chain[0] is the hook itself
-		if !notAgents[proc.Comm] {
+		if !notAgent(proc.Comm) {
 			prog.AgentPID, prog.AgentStart = proc.PID, proc.Start
 			break
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/daemon/queue"
+	"github.com/trailboss/trailboss/daemon/wire"
 )
 
 // What a message says, as pure functions of the prompt record and where its session is.
@@ -387,7 +388,7 @@ func outcome(p queue.Prompt, found bool, now time.Time) string {
 		if p.Channel == "telegram" {
 			return "✅ Answered from Telegram" + what + "."
 		}
-		return "✅ Answered from " + esc(channelName(p.Channel)) + what + "."
+		return "✅ Answered from " + esc(wire.ChannelWords(p.Channel)) + what + "."
 	case p.Status == queue.PromptExpired || (p.Status == queue.PromptPending && !now.Before(p.ExpiresAt)):
 		return "⌛ Expired: nothing was typed. Answer it in its pane."
 	case p.Status == queue.PromptFailed:
@@ -396,18 +397,6 @@ func outcome(p queue.Prompt, found bool, now time.Time) string {
 		return "↪ No longer waiting: the session moved on (answered at the keyboard, or it asks something else now)."
 	}
 	return "↪ No longer waiting."
-}
-
-func channelName(ch string) string {
-	switch ch {
-	case "popup":
-		return "the popup"
-	case "cli":
-		return "trailboss reply"
-	case "", "api":
-		return "the API"
-	}
-	return ch
 }
 
 func labelOf(p queue.Prompt, key string) string {

@@ -223,3 +223,19 @@ type ChannelStatus struct {
 type Channels struct {
 	Channels []ChannelStatus `json:"channels"`
 }
+
+// ChannelWords names a channel as a person reads it in "answered from …" and "denied
+// from …": the popup, trailboss reply, Telegram, the API.
+func ChannelWords(ch string) string {
+	switch ch {
+	case "popup":
+		return "the popup"
+	case "cli":
+		return "trailboss reply"
+	case "telegram":
+		return "Telegram"
+	case "", "api":
+		return "the API"
+	}
+	return ch
+}
