@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/daemon/lineage"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/wire"
@@ -55,6 +56,7 @@ func sameProgram(rec queue.Prompt, now tmuxctl.PaneIdentity) error {
 // that runs another program, or a record that stops taking answers, ends the wait at once.
 func (d *Deliverer) awaitPrompt(ctx context.Context, tm *tmuxctl.Server, rec queue.Prompt, a wire.Answer) (string, keystrokes, error) {
 	deadline := time.Now().Add(maxAwaitPrompt)
+	prev := ""
 	for {
 		id, screen, err := tm.Identity(ctx, rec.Pane)
 		if err == nil {
@@ -71,6 +73,12 @@ func (d *Deliverer) awaitPrompt(ctx context.Context, tm *tmuxctl.Server, rec que
 			return "", keystrokes{}, fmt.Errorf("read pane %s: %w", rec.Pane, err)
 		}
 		keys, err := plan(rec, a, screen)
+		if err == nil && settling(rec) && screen != prev {
+			// Claude Code redraws its screen for a moment after a turn ends, and keys it gets
+			// meanwhile can be lost: its input box is typed into once the screen holds still.
+			err = &PromptRefusal{wire.RefusedChanged, "the pane is still being drawn; nothing was typed"}
+		}
+		prev = screen
 		if err == nil || time.Now().After(deadline) {
 			return screen, keys, err
 		}
@@ -83,4 +91,11 @@ func (d *Deliverer) awaitPrompt(ctx context.Context, tm *tmuxctl.Server, rec que
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+}
+
+// settling reports whether an answer to rec waits for its pane to hold still between two
+// readings (50 ms apart) before it is typed: Claude Code's free text, whose input box is
+// drawn again as its turn ends.
+func settling(rec queue.Prompt) bool {
+	return rec.Harness == "claude" && rec.Ask.Kind == adapter.AskFreeText
 }

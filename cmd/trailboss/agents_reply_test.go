@@ -40,7 +40,15 @@ func TestRealClaudeCodeTextAnsweredAtTheStop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(string(b), `"content":"say hi once more"`); n != 1 {
-		t.Fatalf("the transcript %s has the answer as a prompt %d times, want once", filepath.Base(it.TranscriptPath), n)
+	// The person's prompts are the transcript's user lines that carry the text (as a string
+	// or as a text block, as Claude Code writes either).
+	var prompts []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.Contains(l, `"type":"user"`) && strings.Contains(l, "say hi once more") {
+			prompts = append(prompts, l)
+		}
+	}
+	if len(prompts) != 1 {
+		t.Fatalf("the transcript %s has the answer as a prompt %d times, want once:\n%s", filepath.Base(it.TranscriptPath), len(prompts), b)
 	}
 }
