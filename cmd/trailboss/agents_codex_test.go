@@ -93,10 +93,16 @@ func (w *codexWorld) startCodex(bin string) string {
 	if review {
 		w.waitScreen(pane, `Hooks need review`, 60*time.Second)
 		// A key pressed while the dialog is still being set up is lost: press again.
+		var last string
+		defer func() {
+			if w.t.Failed() {
+				w.t.Logf("Codex's screen when last read:\n%s", last)
+			}
+		}()
 		w.tm.WaitFor(w.t, "2 to select Trust all", 10*time.Second, func() bool {
 			w.keys(pane, "2")
 			for deadline := time.Now().Add(time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-				if strings.Contains(w.screen(pane), "› 2. Trust all") {
+				if last = w.screen(pane); strings.Contains(last, "› 2. Trust all") {
 					return true
 				}
 			}

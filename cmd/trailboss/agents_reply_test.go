@@ -36,16 +36,25 @@ func TestRealClaudeCodeTextAnsweredAtTheStop(t *testing.T) {
 	w.waitItem(pane, "the answered turn's end", 20*time.Second, func(next client.Item) bool {
 		return isStopped(next) && next.Since.After(it.Since)
 	})
-	b, err := os.ReadFile(it.TranscriptPath)
-	if err != nil {
-		t.Fatal(err)
-	}
 	// The person's prompts are the transcript's user lines that carry the text (as a string
-	// or as a text block, as Claude Code writes either).
+	// or as a text block, as Claude Code writes either). Claude Code writes its transcript a
+	// moment after the hooks fire (seen: the second turn's Stop before its prompt's line), so
+	// the line is waited for; then it must be there once.
+	var b []byte
 	var prompts []string
-	for _, l := range strings.Split(string(b), "\n") {
-		if strings.Contains(l, `"type":"user"`) && strings.Contains(l, "say hi once more") {
-			prompts = append(prompts, l)
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		var err error
+		if b, err = os.ReadFile(it.TranscriptPath); err != nil {
+			t.Fatal(err)
+		}
+		prompts = prompts[:0]
+		for _, l := range strings.Split(string(b), "\n") {
+			if strings.Contains(l, `"type":"user"`) && strings.Contains(l, "say hi once more") {
+				prompts = append(prompts, l)
+			}
+		}
+		if len(prompts) > 0 || time.Now().After(deadline) {
+			break
 		}
 	}
 	if len(prompts) != 1 {

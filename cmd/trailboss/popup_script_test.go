@@ -83,7 +83,7 @@ func cmdSession(ts *testscript.TestScript, neg bool, args []string) {
 
 // waitnopopup waits until no popup is open on the script's tmux server: no process under
 // the server is a trailboss (a popup's program, zombies included) or a tmux client still
-// waiting on its display-popup. A key pressed before then goes to the closing popup and is
+// waiting on its display-popup, and the server has let go of the popup's terminal. A key pressed before then goes to the closing popup and is
 // lost, as it would be for a person.
 func cmdWaitNoPopup(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 0 || neg {
@@ -95,9 +95,46 @@ func cmdWaitNoPopup(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	var open string
 	poll(ts, "no open popup", 5*time.Second, func() bool {
-		open = popupProcess(server)
-		return open == ""
-	}, func() string { return "still running: " + open })
+		if open = popupProcess(server); open != "" {
+			return false
+		}
+		// The program gone is not the popup gone: tmux clears the overlay when it has both
+		// reaped the program and read the end of its terminal, and closes that terminal in
+		// the same step. Until then a key goes to the dying popup, and its last frame is
+		// still drawn on a redraw (a waitscreen would match it). So: the server holds no
+		// terminal beyond its panes'.
+		panes, err := runTmux(ts, "list-panes", "-a", "-F", "#{pane_id}")
+		if err != nil {
+			open = "list-panes: " + err.Error()
+			return false
+		}
+		if n, want := ptyMasters(server), len(strings.Fields(panes)); n > want {
+			open = fmt.Sprintf("the tmux server still holds %d terminals for %d panes", n, want)
+			return false
+		}
+		return true
+	}, func() string { return "still open: " + open })
+	// What the clients were shown until now includes the closed popup's frames: a waitscreen
+	// after this one reads only what comes next.
+	screens, _ := filepath.Glob(filepath.Join(ts.Getenv("WORK"), "screen-*"))
+	for _, path := range screens {
+		if fi, err := os.Stat(path); err == nil {
+			ts.Setenv("SCREENMARK_"+strings.TrimPrefix(filepath.Base(path), "screen-"), strconv.FormatInt(fi.Size(), 10))
+		}
+	}
+}
+
+// ptyMasters counts the pseudo-terminal masters process pid holds open: a tmux server holds
+// one per pane and one per open popup.
+func ptyMasters(pid int) int {
+	fds, _ := filepath.Glob(fmt.Sprintf("/proc/%d/fd/*", pid))
+	n := 0
+	for _, fd := range fds {
+		if target, err := os.Readlink(fd); err == nil && (target == "/dev/ptmx" || strings.HasPrefix(target, "/dev/pts/ptmx")) {
+			n++
+		}
+	}
+	return n
 }
 
 // popupProcess returns a process under server that keeps a popup open, or "".
