@@ -171,7 +171,7 @@ func newAgentWorld(t *testing.T, daemonArgs ...string) *agentWorld {
 	w.env = withEnv(tm.Environ,
 		"PATH="+filepath.Dir(self)+":/usr/local/bin:/usr/bin:/bin",
 		"TRAILBOSS_STATE_DIR="+stateDir, "TRAILBOSS_ADDR=",
-		"GIT_CONFIG_NOSYSTEM=1", "NO_COLOR=")
+		"GIT_CONFIG_NOSYSTEM=1", "NO_COLOR=", "TRAILBOSS_EMIT_TRACE="+filepath.Join(tm.Dir, "emit.trace"))
 	w.run("git", "init", "-q", w.work)
 	deliveryOn(t, envValue(w.env, "XDG_CONFIG_HOME")) // the operator's choice; the answer tests need it
 	// -v: a failure prints the daemon's log, and every event it applied is in it.
@@ -183,6 +183,9 @@ func newAgentWorld(t *testing.T, daemonArgs ...string) *agentWorld {
 			// What the hooks could not deliver, and why: an event the daemon never saw.
 			if b, err := os.ReadFile(filepath.Join(stateDir, "emit.log")); err == nil {
 				t.Logf("emit.log (the hooks' failures):\n%s", b)
+			}
+			if b, err := os.ReadFile(filepath.Join(tm.Dir, "emit.trace")); err == nil {
+				t.Logf("emit.trace (every hook that ran):\n%s", b)
 			}
 			if left, _ := os.ReadDir(filepath.Join(stateDir, "spool")); len(left) > 0 {
 				t.Logf("%d event(s) still in the spool", len(left))

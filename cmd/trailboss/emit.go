@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"syscall"
@@ -43,10 +45,37 @@ func runEmit(ctx context.Context, e *env, args []string) error {
 	}
 	em := newEmitter(e, dir, emit.EmitTimeout-emit.EmitReserve)
 	em.Stdin, em.Stdout = e.stdin, e.stdout
+	if path := e.getenv("TRAILBOSS_EMIT_TRACE"); path != "" {
+		defer traceEmit(path, em)()
+	}
 	if err := em.Emit(ctx); err != nil {
 		emit.LogFailure(dir, time.Now(), err)
 	}
 	return nil
+}
+
+// traceEmit, for TRAILBOSS_EMIT_TRACE (the real-agent tests set it), appends a line to path
+// when a hook starts and another, with the event it read, when it ends: the only witness
+// of a hook that ran and sent nothing, or of one that never ran.
+func traceEmit(path string, em *emit.Emitter) (done func()) {
+	start := time.Now()
+	var read bytes.Buffer
+	em.Stdin = io.TeeReader(em.Stdin, &read)
+	line := func(s string) {
+		if f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600); err == nil {
+			fmt.Fprintf(f, "%s pid %d %s\n", time.Now().UTC().Format("15:04:05.000"), os.Getpid(), s)
+			f.Close()
+		}
+	}
+	line("start")
+	return func() {
+		var p struct {
+			Event string `json:"hook_event_name"`
+			Tool  string `json:"tool_name"`
+		}
+		_ = json.Unmarshal(read.Bytes(), &p)
+		line(fmt.Sprintf("end %s %s after %v (%d bytes read)", p.Event, p.Tool, time.Since(start).Round(time.Millisecond), read.Len()))
+	}
 }
 
 // newEmitter returns the emitter of a hook with state in dir, as this user's config file
