@@ -103,6 +103,7 @@ func (in *Ingestor) Hook(ctx context.Context, harness string, body []byte, pane,
 	evs, err := parse(body, adapter.Meta{Pane: pane, Tmux: tmux, EmittedAt: at})
 	switch {
 	case errors.Is(err, adapter.ErrIgnored):
+		in.Log.Debug("hook payload ignored", "harness", harness, "why", err)
 		return Ingested{Ignored: err.Error()}, nil
 	case err != nil:
 		return Ingested{}, refusal("%s", err)
