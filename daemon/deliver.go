@@ -223,15 +223,6 @@ func keysOf(ask adapter.Ask) string {
 	return strings.Join(keys, ", ")
 }
 
-func labelOf(ask adapter.Ask, key string) string {
-	for _, c := range ask.Choices {
-		if c.Key == key {
-			return c.Label
-		}
-	}
-	return ""
-}
-
 // errHookGone: the holding hook did not take the decision.
 var errHookGone = errors.New("the holding hook did not take the answer")
 
