@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/daemon/lineage"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/wire"
@@ -75,7 +74,8 @@ func (d *Deliverer) awaitPrompt(ctx context.Context, tm *tmuxctl.Server, rec que
 		keys, err := plan(rec, a, screen)
 		if err == nil && settling(rec) && screen != prev {
 			// Claude Code redraws its screen for a moment after a turn ends, and keys it gets
-			// meanwhile can be lost: its input box is typed into once the screen holds still.
+			// meanwhile can be lost; since 2.1.318 it drops keys that come as a dialog appears.
+			// Its input box and its dialogs are typed into once the screen holds still.
 			err = &PromptRefusal{wire.RefusedChanged, "the pane is still being drawn; nothing was typed"}
 		}
 		prev = screen
@@ -94,8 +94,8 @@ func (d *Deliverer) awaitPrompt(ctx context.Context, tm *tmuxctl.Server, rec que
 }
 
 // settling reports whether an answer to rec waits for its pane to hold still between two
-// readings (50 ms apart) before it is typed: Claude Code's free text, whose input box is
-// drawn again as its turn ends.
+// readings (50 ms apart) before it is typed: any answer to Claude Code, whose input box is
+// drawn again as its turn ends, and which drops keys sent as a dialog appears (2.1.318).
 func settling(rec queue.Prompt) bool {
-	return rec.Harness == "claude" && rec.Ask.Kind == adapter.AskFreeText
+	return rec.Harness == "claude"
 }
