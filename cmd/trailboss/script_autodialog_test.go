@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -20,13 +21,17 @@ import (
 // the highlight (❯) on No; ↑ and ↓ move the highlight, Enter picks the highlighted option,
 // Esc picks No, and any other key does nothing, as the real one was seen to do with digits.
 // It reads its terminal in raw mode and writes every key it gets to LOG, one a line ("key
-// Down", "key Enter", "key '2'", "key Esc"), then what it picked ("picked Yes").
+// Down", "key Enter", "key '2'", "key Esc"), then what it picked ("picked Yes"). An Enter
+// that comes within enterGrace of the dialog appearing is dropped ("key Enter dropped"),
+// as the real one was seen to drop it (Claude Code 2.1.318's changelog: keys sent as a
+// prompt appears are ignored).
 //
 //	auto-dialog SESSION LOG COMMAND [NEXT]
 //
 // The real dialog fires no PermissionRequest, and the daemon does not yet make a record of
 // the PreToolUse it fires; so that the dialog has a prompt record, it sends one
-// PermissionRequest of its own through `trailboss emit`, from its pane, once it is drawn.
+// PermissionRequest of its own through `trailboss emit`, from its pane, before the dialog
+// is drawn, as PreToolUse comes before it: an answer can come as the dialog appears.
 // With NEXT, the first key finds another dialog in place of the first, for command NEXT
 // (a second tool call's, as prompts replace each other): the key goes to that one.
 // Picked Yes, it fires PostToolUse; picked No, it says "Interrupted" as Claude Code does.
@@ -67,11 +72,13 @@ func autoDialogMain() {
 		fmt.Print("\x1b[H\x1b[2J" + autoDialogScreen(command, sel))
 		say("drawn %s, the highlight on %s", command, autoDialogOptions[sel])
 	}
-	draw()
-	keys := openKeyboard(os.Stdin)
-	keys.discard() // keys typed before the dialog was drawn are dropped, as Claude Code drops them
 	autoDialogHook(session, map[string]any{"hook_event_name": "PermissionRequest", "tool_name": "Bash",
 		"tool_input": map[string]any{"command": command, "description": "Touch a file"}, "permission_mode": "auto"})
+	time.Sleep(drawAfter)
+	keys := openKeyboard(os.Stdin)
+	draw()
+	appeared := time.Now()
+	keys.discard() // keys typed before the dialog was drawn are dropped, as Claude Code drops them
 	picked := false
 	for {
 		k, ok := keys.key(context.Background())
@@ -85,6 +92,7 @@ func autoDialogMain() {
 		if next != "" {
 			command, next, sel = next, "", 0
 			draw()
+			appeared = time.Now()
 		}
 		switch k {
 		case keyUp:
@@ -94,6 +102,10 @@ func autoDialogMain() {
 			say("key Down")
 			sel = min(sel+1, len(autoDialogOptions)-1)
 		case keyEnter, keyEsc:
+			if k == keyEnter && time.Since(appeared) < enterGrace {
+				say("key Enter dropped")
+				continue
+			}
 			name := "Enter"
 			if k == keyEsc {
 				name, sel = "Esc", 0
@@ -117,6 +129,14 @@ func autoDialogMain() {
 		draw()
 	}
 }
+
+// enterGrace is how long after the dialog appears an Enter is dropped: an Enter sent within
+// 120 ms of Claude Code 2.1.332's dialog first being seen was dropped 6 times in 9, one
+// sent 140 ms or more after it never.
+const enterGrace = 150 * time.Millisecond
+
+// drawAfter is how long after its hook the dialog is drawn.
+const drawAfter = 300 * time.Millisecond
 
 // autoDialogOptions are the options of Claude Code 2.1.332's auto-mode dialog, in its order.
 var autoDialogOptions = []string{"No", "Yes"}
