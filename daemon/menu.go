@@ -20,8 +20,9 @@ import (
 // plainYes are the labels of an approval's option that allows the one action asked and
 // nothing more (after a trailing key hint such as "(y)" is taken off): "allow" picks only
 // such an option, never "Yes, allow reading from … from this project", "Yes, and switch to
-// auto mode" or "Yes, and don't ask again".
-var plainYes = []string{"yes", "yes, proceed", "yes, i trust this folder"}
+// auto mode" or "Yes, and don't ask again". Codex says "Yes, proceed" and, for network
+// access, "Yes, just this once".
+var plainYes = []string{"yes", "yes, proceed", "yes, just this once", "yes, i trust this folder"}
 
 // reKeyHint matches the key hint at the end of a label: "(y)", "(esc)", "(shift+tab)".
 var reKeyHint = regexp.MustCompile(`\s*\([^()]{1,12}\)$`)

@@ -95,6 +95,10 @@ func TestPlanPicksTheOptionByItsLabel(t *testing.T) {
 		{"2.1.197 plan: deny", hookPermission("claude", "plan: 1. Read the code"), screenOf(t, "claude-2.1.197/e2-plan.txt"), "deny", "2"},
 		{"Codex: allow", hookPermission("codex", "Bash: touch probe.txt && ls"), screenOf(t, "codex/screen-approval-prompt.txt"), "allow", "1"},
 		{"Codex: deny", hookPermission("codex", "Bash: touch probe.txt && ls"), screenOf(t, "codex/screen-approval-prompt.txt"), "deny", "3"},
+		{"Codex network access: allow is just this once", hookPermission("codex", `network: crates.io`),
+			"  Do you want to approve network access to \"crates.io\"?\n\n› 1. Yes, just this once (y)\n" +
+				"  2. Yes, and allow this host for this conversation (a)\n  3. No, and tell Codex what to do differently (esc)\n\n" +
+				"  Press enter to confirm or esc to cancel\n", "allow", "1"},
 		// A question: by the record's label.
 		{"question: Blue", question, screenOf(t, "claude-2.1.332/e-question.txt"), "2", "2"},
 		{"unnumbered question: its second option", nudge, screenOf(t, "claude-2.1.332/default-startup-nudge.txt"), "2", "pick 1→2"},
