@@ -132,6 +132,16 @@ func (a *Ask) Same(b *Ask) bool {
 	return true
 }
 
+// Label returns the label of a's choice key, or "" when a offers no such choice.
+func (a *Ask) Label(key string) string {
+	for _, c := range a.Choices {
+		if c.Key == key {
+			return c.Label
+		}
+	}
+	return ""
+}
+
 // PermissionAsk is the Ask of a tool permission: allow or deny.
 func PermissionAsk(question, from string) *Ask {
 	return &Ask{Kind: AskPermission, Question: question, From: from,

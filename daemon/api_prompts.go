@@ -163,7 +163,7 @@ func (a *API) waitPrompt(w http.ResponseWriter, r *http.Request) {
 		out.Status = queue.PromptExpired
 	}
 	if p.Status == queue.PromptAnswered {
-		out.Answer = &wire.GivenAnswer{Choice: p.Answer, Label: labelOf(p.Ask, p.Answer)}
+		out.Answer = &wire.GivenAnswer{Choice: p.Answer, Label: p.Ask.Label(p.Answer)}
 		// The hook took the answer only if it is still there to read it: a hook that
 		// Claude Code ended (Esc in the terminal) may keep its wait open here a moment
 		// longer, and taking that for a delivery would report an answer nobody decided

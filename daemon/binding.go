@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/daemon/lineage"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/wire"
@@ -56,7 +55,7 @@ func sameProgram(rec queue.Prompt, now tmuxctl.PaneIdentity) error {
 // that runs another program, or a record that stops taking answers, ends the wait at once.
 func (d *Deliverer) awaitPrompt(ctx context.Context, tm *tmuxctl.Server, rec queue.Prompt, a wire.Answer) (string, keystrokes, error) {
 	deadline := time.Now().Add(maxAwaitPrompt)
-	prev := ""
+	prev, still := "", time.Time{} // the last reading, and since when the pane has shown it
 	for {
 		id, screen, err := tm.Identity(ctx, rec.Pane)
 		if err == nil {
@@ -72,13 +71,17 @@ func (d *Deliverer) awaitPrompt(ctx context.Context, tm *tmuxctl.Server, rec que
 			}
 			return "", keystrokes{}, fmt.Errorf("read pane %s: %w", rec.Pane, err)
 		}
+		if screen != prev || still.IsZero() {
+			prev, still = screen, time.Now()
+		}
 		keys, err := plan(rec, a, screen)
-		if err == nil && settling(rec) && screen != prev {
+		if err == nil && settling(rec) && time.Since(still) < claudeHoldStill {
 			// Claude Code redraws its screen for a moment after a turn ends, and keys it gets
-			// meanwhile can be lost: its input box is typed into once the screen holds still.
+			// meanwhile can be lost; since 2.1.318 it drops an Enter that comes just as a
+			// dialog appears. Its input box and its dialogs are typed into once the screen
+			// has held still a while.
 			err = &PromptRefusal{wire.RefusedChanged, "the pane is still being drawn; nothing was typed"}
 		}
-		prev = screen
 		if err == nil || time.Now().After(deadline) {
 			return screen, keys, err
 		}
@@ -93,9 +96,15 @@ func (d *Deliverer) awaitPrompt(ctx context.Context, tm *tmuxctl.Server, rec que
 	}
 }
 
-// settling reports whether an answer to rec waits for its pane to hold still between two
-// readings (50 ms apart) before it is typed: Claude Code's free text, whose input box is
-// drawn again as its turn ends.
+// claudeHoldStill is how long Claude Code's pane must show the same screen before an
+// answer is typed into it. Observed on 2.1.332's auto-mode dialog: an Enter sent within
+// 120 ms of the dialog first being seen was dropped 6 times in 9, one sent 140 ms or more
+// after it never (9 of 9); arrow keys were taken from 20 ms on (14 of 14).
+const claudeHoldStill = 300 * time.Millisecond
+
+// settling reports whether an answer to rec waits for its pane to hold still for
+// claudeHoldStill before it is typed: any answer to Claude Code, whose input box is drawn
+// again as its turn ends, and which drops an Enter sent as a dialog appears (2.1.318).
 func settling(rec queue.Prompt) bool {
-	return rec.Harness == "claude" && rec.Ask.Kind == adapter.AskFreeText
+	return rec.Harness == "claude"
 }

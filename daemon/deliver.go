@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -223,15 +224,6 @@ func keysOf(ask adapter.Ask) string {
 	return strings.Join(keys, ", ")
 }
 
-func labelOf(ask adapter.Ask, key string) string {
-	for _, c := range ask.Choices {
-		if c.Key == key {
-			return c.Label
-		}
-	}
-	return ""
-}
-
 // errHookGone: the holding hook did not take the decision.
 var errHookGone = errors.New("the holding hook did not take the answer")
 
@@ -309,15 +301,24 @@ func ptyBytes(ask adapter.Ask, a wire.Answer) string {
 }
 
 // keystrokes is what to type into a pane for an answer: text (literal), whether it must be
-// pasted (several lines), and whether Enter follows.
+// pasted (several lines), and whether Enter follows; or an option of an unnumbered menu
+// to move the highlight onto and pick with Enter.
 type keystrokes struct {
 	text  string
 	paste bool
 	enter bool
+	pick  *menuPick
 }
 
+// offerRefusal is the refusal of an answer to a permission while Claude Code shows its
+// offer before the first auto-mode dialog.
+const offerRefusal = "the pane shows Claude Code's offer \"Auto mode can't check actions in this session\", " +
+	"not the dialog of this prompt: answer the offer in the pane; nothing was typed"
+
 // plan checks that screen shows the very prompt rec asks (its kind, and its question where
-// the record has the screen's own words for it) and says what to type for a.
+// the record has the screen's own words for it; for a permission, the action it asks
+// about where the screen names it) and says what to type for a: a menu's option is the
+// one whose label gives the answer, as the screen lists them now.
 func plan(rec queue.Prompt, a wire.Answer, screen string) (keystrokes, error) {
 	res := termprompt.Classify(screen)
 	changed := &PromptRefusal{wire.RefusedChanged, "the pane no longer shows this prompt; nothing was typed"}
@@ -343,31 +344,30 @@ func plan(rec queue.Prompt, a wire.Answer, screen string) (keystrokes, error) {
 		}
 		return keystrokes{text: a.Choice, enter: true}, nil
 	case adapter.AskPermission:
-		if res.Kind != termprompt.MultipleChoice || len(res.Choices) == 0 || !sameCommand(rec, res) {
+		if res.Screen == termprompt.ScreenOffer {
+			return keystrokes{}, &PromptRefusal{wire.RefusedChanged, offerRefusal}
+		}
+		if res.Kind != termprompt.MultipleChoice || len(res.Choices) == 0 ||
+			(ownMenu && !slices.Contains(approvalScreens, res.Screen)) {
 			return keystrokes{}, changed
 		}
-		key := ""
-		for i, c := range res.Choices {
-			l := strings.ToLower(c.Label)
-			if a.Choice == "allow" && i == 0 && strings.HasPrefix(l, "yes") {
-				key = c.Key
-			}
-			if a.Choice == "deny" && key == "" && strings.HasPrefix(l, "no") {
-				key = c.Key
-			}
+		if why := sameSubject(rec, res); why != "" {
+			return keystrokes{}, &PromptRefusal{wire.RefusedChanged, why + "; nothing was typed"}
 		}
-		if key == "" {
-			return keystrokes{}, changed
+		i, err := permissionOption(res, a.Choice)
+		if err != nil {
+			return keystrokes{}, err
 		}
-		return keystrokes{text: key, enter: !ownMenu}, nil
+		return choose(res, i, ownMenu)
 	case adapter.AskMenu:
-		if res.Kind != termprompt.MultipleChoice || !hasKey(res.Choices, a.Choice) {
+		if res.Kind != termprompt.MultipleChoice || !sameQuestion {
 			return keystrokes{}, changed
 		}
-		if rec.Ask.From != adapter.AskFromHook && res.Question != "" && rec.Ask.Question != "" && res.Question != rec.Ask.Question {
+		i := menuChoice(rec, res, a.Choice)
+		if i < 0 {
 			return keystrokes{}, changed
 		}
-		return keystrokes{text: a.Choice, enter: !ownMenu}, nil
+		return choose(res, i, ownMenu)
 	}
 	return keystrokes{}, changed
 }
@@ -443,6 +443,14 @@ func (d *Deliverer) viaKeys(ctx context.Context, rec queue.Prompt, a wire.Answer
 			return wire.Delivered{}, err
 		}
 	}
+	if keys.pick != nil {
+		before, pressed, err := d.pickOption(ctx, tm, rec, *keys.pick)
+		*typed = pressed
+		if err != nil {
+			return wire.Delivered{}, err
+		}
+		return wire.Delivered{Delivered: true, Via: wire.ViaKeys, Confirmed: d.confirmed(ctx, tm, rec, before)}, nil
+	}
 	if err := d.typeKeys(ctx, tm, rec, keys, screen); err != nil {
 		var typing *TypingError
 		if errors.As(err, &typing) && typing.TextIn {
@@ -507,6 +515,78 @@ func (d *Deliverer) typeKeys(ctx context.Context, tm *tmuxctl.Server, rec queue.
 		return &TypingError{Pane: rec.Pane, Err: err, TextIn: true}
 	}
 	return nil
+}
+
+// pickOption picks option p.to of the unnumbered menu in rec's pane: from where the
+// highlight is, one arrow key at a time, each time reading the pane until the same menu
+// shows the highlight one step on; then, the highlight seen on the option, Enter. Should the
+// pane show anything else meanwhile (the dialog gone, another in its place, the highlight
+// elsewhere), it stops: no key more, the claim released, the prompt answerable again. It
+// returns the screen Enter was pressed on and how many keys were pressed.
+func (d *Deliverer) pickOption(ctx context.Context, tm *tmuxctl.Server, rec queue.Prompt, p menuPick) (string, int, error) {
+	pressed, at, was := 0, p.from, p.from
+	for {
+		screen, why := d.awaitHighlight(ctx, tm, rec.Pane, p.menu, at, was)
+		if why != "" {
+			d.release(ctx, rec.ID, true)
+			return "", pressed, &PromptRefusal{wire.RefusedChanged, stoppedPicking(why, pressed)}
+		}
+		if at == p.to {
+			if err := tm.PressEnter(context.WithoutCancel(ctx), rec.Pane); err != nil {
+				d.release(ctx, rec.ID, true)
+				return "", pressed, &TypingError{Pane: rec.Pane, Err: err}
+			}
+			return screen, pressed + 1, nil
+		}
+		arrow, step := tmuxctl.ArrowDown, 1
+		if p.to < at {
+			arrow, step = tmuxctl.ArrowUp, -1
+		}
+		if err := tm.PressArrow(ctx, rec.Pane, arrow); err != nil {
+			d.release(ctx, rec.ID, true)
+			return "", pressed, &TypingError{Pane: rec.Pane, Err: err}
+		}
+		pressed++
+		was, at = at, at+step
+	}
+}
+
+// stoppedPicking says why picking an option stopped, and what was pressed before.
+func stoppedPicking(why string, pressed int) string {
+	if pressed == 0 {
+		return why + "; nothing was typed"
+	}
+	return fmt.Sprintf("%s; the highlight was moved (%d arrow key(s)) but Enter was not pressed: nothing was answered", why, pressed)
+}
+
+// awaitHighlight reads pane, within maxAwaitShown, until it shows menu with its highlight
+// on option want, and returns that screen. While the highlight is still on option was (the
+// arrow not taken yet) it reads again; anything else ends the wait with why, as does the
+// time running out.
+func (d *Deliverer) awaitHighlight(ctx context.Context, tm *tmuxctl.Server, pane string, menu termprompt.Result, want, was int) (string, string) {
+	deadline := time.Now().Add(maxAwaitShown)
+	for {
+		screen, err := tm.CapturePane(ctx, pane)
+		if err != nil {
+			return "", "the pane could not be read (" + err.Error() + ")"
+		}
+		res := termprompt.Classify(screen)
+		switch {
+		case !sameMenu(res, menu):
+			return "", "the pane no longer shows this prompt's menu"
+		case res.Highlight == want:
+			return screen, ""
+		case res.Highlight != was:
+			return "", "the menu's highlight is not where it was moved to"
+		case time.Now().After(deadline):
+			return "", "the menu's highlight did not move"
+		}
+		select {
+		case <-ctx.Done():
+			return "", "the answer was called off"
+		case <-time.After(15 * time.Millisecond):
+		}
+	}
 }
 
 // TypingError is tmux refusing to type an answer into a pane. Unless TextIn, nothing was
@@ -574,17 +654,19 @@ func shownTail(text string) string {
 }
 
 // confirmed looks, for a few seconds, for the agent taking the answer: its session moved
-// on from the stuck moment, or its screen no longer shows the prompt.
+// on from the stuck moment, or its screen no longer shows the prompt (another kind, another
+// question, or another action or place in a stack of the same question).
 func (d *Deliverer) confirmed(ctx context.Context, tm *tmuxctl.Server, rec queue.Prompt, before string) bool {
 	deadline := time.Now().Add(d.confirm())
-	wasKind := termprompt.Classify(before)
+	was := termprompt.Classify(before)
 	for {
 		if s, ok := d.Engine.Session(rec.SessionID); !ok || !s.Stuck || !s.Since.Equal(rec.Since) {
 			return true
 		}
 		if now, err := tm.CapturePane(ctx, rec.Pane); err == nil && now != before {
 			res := termprompt.Classify(now)
-			if res.Kind != wasKind.Kind || res.Question != wasKind.Question || res.Kind == termprompt.Busy {
+			if res.Kind != was.Kind || res.Question != was.Question || res.Kind == termprompt.Busy ||
+				res.Command != was.Command || res.File != was.File || res.Position != was.Position {
 				return true
 			}
 		}

@@ -49,3 +49,26 @@ func (s *Server) PressEnter(ctx context.Context, pane string) error {
 	_, err := s.run(ctx, "send-keys", "-t", pane, "Enter")
 	return err
 }
+
+// Arrow is an arrow key that moves a menu's highlight.
+type Arrow string
+
+// The arrow keys PressArrow presses, as tmux names them: tmux sends each as the one escape
+// sequence the pane's mode wants, never an Escape on its own.
+const (
+	ArrowUp   Arrow = "Up"
+	ArrowDown Arrow = "Down"
+)
+
+// PressArrow presses the arrow key a in pane, once. It returns an error wrapping
+// ErrInvalidTarget for anything but ArrowUp and ArrowDown.
+func (s *Server) PressArrow(ctx context.Context, pane string, a Arrow) error {
+	if err := checkPane(pane); err != nil {
+		return err
+	}
+	if a != ArrowUp && a != ArrowDown {
+		return fmt.Errorf("%w: %q is not an arrow key", ErrInvalidTarget, clip(string(a)))
+	}
+	_, err := s.run(ctx, "send-keys", "-t", pane, string(a))
+	return err
+}

@@ -1,6 +1,10 @@
 package prompt
 
-import "github.com/trailboss/trailboss/adapter"
+import (
+	"strconv"
+
+	"github.com/trailboss/trailboss/adapter"
+)
 
 // KeyEnterName is the choice key of a press-enter prompt in an Ask: a name a person can
 // type, where Choice.Key is the carriage return itself.
@@ -8,9 +12,11 @@ const KeyEnterName = "enter"
 
 // AskOf is the Ask that r puts to the operator, or nil when r is no prompt (Unknown,
 // Busy). An agent's approval dialog (a permission, an edit, a plan) is a permission:
-// allow or deny, whatever its menu numbers them; another menu keeps its own keys. A prompt
-// for a password or the like (r.Secret) is a Secret free-text Ask: answered at the keyboard
-// only.
+// allow or deny, whatever its menu numbers them or in whatever order it lists them;
+// another menu keeps its own keys, and the options of an unnumbered one are numbered 1, 2,
+// … in screen order (a name for the option: delivery moves the highlight to the option of
+// that label, and types no digit). A prompt for a password or the like (r.Secret) is a
+// Secret free-text Ask: answered at the keyboard only.
 func AskOf(r Result, from string) *adapter.Ask {
 	switch r.Kind {
 	case YesNo:
@@ -36,10 +42,13 @@ func AskOf(r Result, from string) *adapter.Ask {
 
 func askChoices(cs []Choice) []adapter.AskChoice {
 	out := make([]adapter.AskChoice, 0, len(cs))
-	for _, c := range cs {
+	for i, c := range cs {
 		key := c.Key
-		if key == KeyEnter {
+		switch key {
+		case KeyEnter:
 			key = KeyEnterName
+		case "":
+			key = strconv.Itoa(i + 1)
 		}
 		out = append(out, adapter.AskChoice{Key: key, Label: c.Label})
 	}

@@ -1,7 +1,6 @@
 package prompt
 
 import (
-	"strconv"
 	"strings"
 )
 
@@ -67,9 +66,7 @@ func codexApproval(ls []line) (Result, bool) {
 		}
 		res.Command, res.Reason = codexSubject(ls[q+1 : m.first])
 	}
-	for _, o := range m.opts {
-		res.Choices = append(res.Choices, Choice{Key: strconv.Itoa(o.n), Label: label(o.label)})
-	}
+	res.Choices, res.Highlight = m.choices()
 	res.Default = res.Choices[0]
 	return res, true
 }

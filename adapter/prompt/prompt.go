@@ -19,6 +19,7 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/trailboss/trailboss/adapter"
 )
@@ -33,7 +34,8 @@ const (
 	YesNo
 	// PressEnter: a gate that waits for Enter (or any key); Default is Enter.
 	PressEnter
-	// MultipleChoice: a numbered or lettered menu; Default is its first choice.
+	// MultipleChoice: a menu, numbered, lettered, or (Claude Code's) unnumbered with a
+	// highlighted option; Default is its first choice.
 	MultipleChoice
 	// FreeText: a prompt for typed text (Secret when it asks for a password); no Default.
 	FreeText
@@ -58,7 +60,10 @@ func (k Kind) Valid() bool { return k >= Unknown && k <= Busy }
 
 // Choice is one answer a prompt accepts.
 type Choice struct {
-	Key   string // what to type: "1", "a", "y", "yes", or KeyEnter
+	// Key is what to type: "1", "a", "y", "yes", or KeyEnter; "" for an option of an
+	// unnumbered menu (Claude Code 2.1.332's "❯ No / Yes"), which is chosen by moving the
+	// highlight onto it and pressing Enter.
+	Key   string
 	Label string // what the screen calls it: "Yes, and don't ask again …", "Deploy to staging"
 }
 
@@ -77,6 +82,10 @@ const (
 	ScreenTrust      = "trust"      // "Do you trust the files in this folder?"
 	ScreenIdle       = "idle"       // the input box, waiting for the next prompt
 	ScreenBusy       = "busy"       // the spinner: "✻ Thinking… (esc to interrupt)"
+	// ScreenOffer is Claude Code 2.1.332's "Auto mode can't check actions in this session",
+	// shown before the first auto-mode dialog: Enter stays in auto mode (and asks for each
+	// action), shift+Tab leaves it for accept edits mode, Esc cancels.
+	ScreenOffer = "offer"
 )
 
 // MaxQuestionLen caps Result.Question, in bytes.
@@ -124,6 +133,16 @@ type Result struct {
 	// Reason is why the agent asks, as its approval gives it ("Run ls outside the
 	// sandbox?"), cleaned like Command; "" when it gives none.
 	Reason string
+	// File is the file an edit dialog of Claude Code names in its question ("hello.txt" of
+	// "Do you want to create hello.txt?"); "" for any other screen.
+	File string
+	// Highlight is the position in Choices, from 1, of the option the menu highlights (❯ or
+	// ›): the one Enter picks, from which ↑ and ↓ move. 0 when no option is highlighted, or
+	// the screen shows no menu.
+	Highlight int
+	// Position is where the prompt shown stands in a stack of prompts that wait together
+	// ("2 of 5"), as the screen says it; "" when it says nothing of the kind.
+	Position string
 }
 
 // Limits on what Classify reads.
@@ -162,6 +181,9 @@ func Classify(screen string) Result {
 // busyReach lines of text separate them: then it is history).
 func classify(ls []line) Result {
 	if res, ok := codexApproval(ls); ok {
+		return res
+	}
+	if res, ok := claudeOffer(ls); ok {
 		return res
 	}
 	busyAt, busy := lastBusy(ls)
@@ -206,6 +228,8 @@ func classify(ls []line) Result {
 
 // line is one line of the screen, prepared for matching.
 type line struct {
+	col   int    // the column its text starts at: how many border and space runes precede it
+	raw   string // box borders and the white space around them stripped, nothing else
 	text  string // box borders stripped, white space folded to single spaces, trimmed
 	lower string // text in lower case, curly apostrophes made straight
 	sq    string // lower without any white space, for matching words glued together
@@ -252,8 +276,10 @@ func tail(text string) []line {
 }
 
 func newLine(s string) line {
-	s = strings.TrimFunc(s, isBorder)
 	var l line
+	l.col = utf8.RuneCountInString(s) - utf8.RuneCountInString(strings.TrimLeftFunc(s, isBorder))
+	s = strings.TrimFunc(s, isBorder)
+	l.raw = s
 	l.rule = ruleOf(s)
 	l.text = strings.Join(strings.Fields(strings.ReplaceAll(s, "\u00a0", " ")), " ")
 	l.lower = strings.ReplaceAll(strings.ToLower(l.text), "’", "'")

@@ -157,6 +157,11 @@ func fromResult(res prompt.Result) (Prompt, bool) {
 	case prompt.YesNo:
 		p.Kind = KindYesNo
 	case prompt.MultipleChoice:
+		if res.Choices[0].Key == "" {
+			// An unnumbered menu is answered by moving its highlight, which the supervisor,
+			// writing an answer's key to the child, cannot do: it is no prompt to report.
+			return Prompt{}, false
+		}
 		p.Kind = KindChoice
 	case prompt.PressEnter:
 		p.Kind = KindPressEnter

@@ -109,6 +109,9 @@ func TestDetect(t *testing.T) {
 			&Prompt{Kind: KindFreeText, Question: "Enter passphrase for key '/home/deploy/.ssh/id_ed25519':", Secret: true}, false, ""},
 		{"spinner", "Continue? (y/n) y\r\n✻ Thinking… (esc to interrupt)", nil, true, ""},
 		{"plain output", "ok  \tgithub.com/x\t0.4s\nPASS", nil, false, "ok      github.com/x    0.4s\nPASS"},
+		// Chosen by moving its highlight, which writing a key to the child cannot do.
+		{"an unnumbered menu is no prompt", "Bash command\n\nDo you want to proceed?\n ❯ No\n   Yes\n\n Esc to cancel · Tab to amend\n",
+			nil, false, ""},
 		{"nothing", "", nil, false, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

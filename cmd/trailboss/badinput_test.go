@@ -398,10 +398,10 @@ func TestOnlyDeliveryTypesIntoAPane(t *testing.T) {
 	root := filepath.Join("..", "..")
 	typists := map[string][]string{
 		filepath.Join("tmuxctl", "deliver.go"): {`"send-keys"`, `"paste-buffer"`},
-		filepath.Join("daemon", "deliver.go"):  {".TypeLiteral(", ".PasteText(", ".PressEnter("},
+		filepath.Join("daemon", "deliver.go"):  {".TypeLiteral(", ".PasteText(", ".PressEnter(", ".PressArrow("},
 	}
 	forbidden := []string{`"send-keys"`, `"send-key"`, `"paste-buffer"`, `"send-prefix"`, `"pasteb"`,
-		".TypeLiteral(", ".PasteText(", ".PressEnter("}
+		".TypeLiteral(", ".PasteText(", ".PressEnter(", ".PressArrow("}
 	found := map[string]bool{}
 	err := filepath.WalkDir(root, func(path string, de os.DirEntry, err error) error {
 		if err != nil {

@@ -38,6 +38,8 @@ func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"trailboss": func() { os.Exit(mainExit()) },
 		"impostor":  impostorMain, // transport_test.go
+		// auto-dialog: Claude Code 2.1.332's auto-mode dialog (script_autodialog_test.go).
+		"auto-dialog": autoDialogMain,
 		// other-web-server FILE: another program on a loopback port (an HTML page on every
 		// path), writing its address to FILE. SIGINT stops it with status 0, so that a
 		// script can wait until the port is free (kill -INT, wait).

@@ -382,7 +382,7 @@ func outcome(p queue.Prompt, found bool, now time.Time) string {
 		return "↪ No longer waiting."
 	case p.Status == queue.PromptAnswered:
 		what := ""
-		if l := labelOf(p, p.Answer); l != "" {
+		if l := p.Ask.Label(p.Answer); l != "" {
 			what = ": " + esc(l)
 		}
 		if p.Channel == "telegram" {
@@ -397,15 +397,6 @@ func outcome(p queue.Prompt, found bool, now time.Time) string {
 		return "↪ No longer waiting: the session moved on (answered at the keyboard, or it asks something else now)."
 	}
 	return "↪ No longer waiting."
-}
-
-func labelOf(p queue.Prompt, key string) string {
-	for _, c := range p.Ask.Choices {
-		if c.Key == key {
-			return c.Label
-		}
-	}
-	return ""
 }
 
 // closedHTML is the text of a prompt's message once it no longer takes answers: what it

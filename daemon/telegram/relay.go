@@ -579,7 +579,7 @@ func (r *Relay) handleTap(ctx context.Context, cq *CallbackQuery) {
 		if t.Index >= 0 && t.Index < len(rec.Ask.Choices) {
 			key = rec.Ask.Choices[t.Index].Key
 		}
-		if l := labelOf(rec, key); l != "" {
+		if l := rec.Ask.Label(key); l != "" {
 			label = l
 		}
 	}
@@ -789,7 +789,7 @@ func (r *Relay) deliverText(ctx context.Context, m *Message, id string) {
 		a.Nonce = rec.Nonce
 		if rec.Ask.Kind != adapter.AskFreeText {
 			if key, ok := choiceNamed(rec, m.Text); ok {
-				a.Text, a.Choice, what = "", key, labelOf(rec, key)
+				a.Text, a.Choice, what = "", key, rec.Ask.Label(key)
 			}
 		}
 	}
