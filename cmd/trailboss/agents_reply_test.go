@@ -17,7 +17,11 @@ import (
 )
 
 func TestRealClaudeCodeTextAnsweredAtTheStop(t *testing.T) {
-	w := newClaudeWorld(t)
+	eachClaude(t, realClaudeCodeTextAnsweredAtTheStop)
+}
+
+func realClaudeCodeTextAnsweredAtTheStop(t *testing.T, cc claudeSetup) {
+	w := newClaudeWorld(t, cc)
 	deliveryOn(t, envValue(w.env, "XDG_CONFIG_HOME"))
 	w.stopDaemon()
 	w.restartDaemon() // reads the config
