@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trailboss/trailboss/adapter/claude"
 	"github.com/trailboss/trailboss/hooks"
 
 	"github.com/trailboss/trailboss/daemon/client"
@@ -331,6 +332,30 @@ func TestRealClaudeCodeAutoModeWorld(t *testing.T) {
 	pane := w.startClaude()
 	if s := w.screen(pane); strings.Contains(s, "manual mode on") {
 		t.Fatalf("the auto-mode world is in manual mode:\n%s", s)
+	}
+}
+
+// TestRealClaudeCodeDoctor: doctor reads the version of the real claude on PATH, at both
+// ends of what the suite verifies, and says it is verified.
+func TestRealClaudeCodeDoctor(t *testing.T) { eachClaude(t, realClaudeCodeDoctor) }
+
+func realClaudeCodeDoctor(t *testing.T, cc claudeSetup) {
+	bin := requireAgent(t, cc.cli)
+	self, err := exec.LookPath("trailboss")
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	cmd := exec.Command(self, "doctor")
+	cmd.Env = []string{"PATH=" + filepath.Dir(bin) + ":" + filepath.Dir(self) + ":/usr/local/bin:/usr/bin:/bin",
+		"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "TRAILBOSS_STATE_DIR=" + filepath.Join(home, "state")}
+	out, _ := cmd.CombinedOutput() // it exits 1: no daemon runs here
+	want := "Claude Code " + cc.cli.wanted() + " (" + bin + ")"
+	if support, _ := claude.CheckVersion(cc.cli.wanted()); support == claude.Verified {
+		want = "✓ " + want + ": verified with Trail Boss"
+	}
+	if !strings.Contains(string(out), want) {
+		t.Fatalf("doctor does not say %q:\n%s", want, out)
 	}
 }
 
