@@ -32,10 +32,10 @@ test: vet build
 	[ $$lab = 0 ] || echo "!! the Prompt Lab FAILED (exit $$lab): see its table above"; \
 	[ $$gotest = 0 ] && [ $$lab = 0 ]
 
-# The real-agent suite alone: the real Claude Code and Codex CLIs (pinned in
-# cmd/trailboss/agents_harness_test.go, installed from npm into bin/agents on first use), each
-# in a private tmux server with an attached client, against fake model APIs. Fails when the
-# CLIs cannot be installed.
+# The real-agent suite alone: the real Claude Code (2.1.197 and 2.1.332, pinned in
+# adapter/claude/version.go) and Codex (pinned in cmd/trailboss/agents_harness_test.go) CLIs,
+# installed from npm into bin/agents on first use, each in a private tmux server with an
+# attached client, against fake model APIs. Fails when the CLIs cannot be installed.
 test-agents: vet
 	TRAILBOSS_REQUIRE_TMUX=1 TRAILBOSS_REQUIRE_AGENTS=1 TRAILBOSS_AGENTS_CACHE=$(AGENTS) \
 		$(GO) test -count=1 -timeout 10m -run '^TestReal' -v ./cmd/trailboss/
@@ -87,7 +87,7 @@ bench:
 		if ! $(GO) test -run '^$$' -timeout 15m "$$@" > $(BENCH_OUT)/$$name.txt 2>&1; then \
 			cat $(BENCH_OUT)/$$name.txt; echo "bench: $$name: harness error" >&2; exit 1; fi; }; \
 	run ingest -bench '^Benchmark(IngestDurable|HookOverLoopback)$$' -benchtime 10000x -count 5 ./daemon/; \
-	run sweep -bench '^Benchmark(SweepUnchanged|RecoverTail)$$' -benchtime 100x ./daemon/; \
+	run sweep -bench '^Benchmark(SweepUnchanged|RecoverTail|LongLine)$$' -benchtime 100x ./daemon/; \
 	run latency -bench '^Benchmark(HookToQueue|HookToQueueTCP|StatusProcess|EmitDaemonDown|TranscriptToDequeue|JumpNext)$$' \
 		-benchtime 200x ./cmd/trailboss/; \
 	run popup -bench '^BenchmarkPopupFirstFrame$$' -benchtime 100x ./cmd/trailboss/; \

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -307,4 +308,62 @@ func BenchmarkRecoverTail(b *testing.B) {
 	if p50s > 0 {
 		b.ReportMetric(p50b/p50s, "ratio")
 	}
+}
+
+// BenchmarkLongLine is the reconcile loop reading a line of 400 KB (2.1.332 records each API
+// request's parameters in its transcript) that is written in 8 pieces, with a read after
+// each piece as fsnotify wakes one, then the assistant line after it. Each op is one such
+// line. It reports the p50, p99 and max in ms of the reads of one line, and the bytes read
+// per byte written (the budget is 1.1: a line is read once).
+func BenchmarkLongLine(b *testing.B) {
+	e := benchEngine(b)
+	ctx := context.Background()
+	r := &Reconciler{Engine: e, Sweep: time.Hour, Settle: time.Second, Log: discard,
+		watched: map[string]bool{}, pending: map[string]pendingWait{}}
+	path := filepath.Join(b.TempDir(), "s.jsonl")
+	if err := os.WriteFile(path, realJSONL(b, 64<<10), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	start := time.Now()
+	ev := adapter.Event{Harness: "claude", SessionID: "s", Kind: adapter.KindStart, TranscriptPath: path, At: start}
+	if _, err := e.Ingest(ctx, ev); err != nil {
+		b.Fatal(err)
+	}
+	reconcile := func() {
+		s, _ := e.Session("s")
+		r.reconcile(ctx, s)
+	}
+	reconcile() // the first look
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	const pieces = 8
+	var samples []time.Duration
+	var written int64
+	before := transcript.BytesRead()
+	for i := 0; b.Loop(); i++ {
+		at := start.Add(time.Duration(i+1) * time.Second).UTC().Format(time.RFC3339Nano)
+		line := `{"type":"api-request","timestamp":"` + at + `","params":{"system":"` + strings.Repeat("s", 400<<10) + `"}}` + "\n" +
+			`{"type":"assistant","timestamp":"` + at + `","message":{"role":"assistant","content":[{"type":"text","text":"ok"}]}}` + "\n"
+		var took time.Duration
+		for p := range pieces {
+			if _, err := f.WriteString(line[p*len(line)/pieces : (p+1)*len(line)/pieces]); err != nil {
+				b.Fatal(err)
+			}
+			t0 := time.Now()
+			reconcile()
+			took += time.Since(t0)
+		}
+		written += int64(len(line))
+		samples = append(samples, took)
+	}
+	if s, _ := e.Session("s"); s.Offset != size(b, path) {
+		b.Fatalf("read up to %d of %d", s.Offset, size(b, path))
+	}
+	b.ReportMetric(percentileMS(samples, 50), "p50-ms")
+	b.ReportMetric(percentileMS(samples, 99), "p99-ms")
+	b.ReportMetric(percentileMS(samples, 100), "max-ms")
+	b.ReportMetric(float64(transcript.BytesRead()-before)/float64(written), "read/written")
 }

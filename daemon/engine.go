@@ -10,6 +10,7 @@ import (
 	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/store"
+	"github.com/trailboss/trailboss/daemon/transcript"
 )
 
 // Engine owns the daemon's state: the sessions in memory, written through to the store.
@@ -468,14 +469,14 @@ func (e *Engine) Retire(ctx context.Context, ids []string, at time.Time) error {
 
 // SetTranscriptPosition records how far the reconcile loop has read a session's transcript.
 // It is kept in memory; FlushPositions writes the positions that moved.
-func (e *Engine) SetTranscriptPosition(id, path string, offset int64, tailAt time.Time) {
+func (e *Engine) SetTranscriptPosition(id, path string, pos transcript.Position, tailAt time.Time) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	s, ok := e.sessions[id]
 	if !ok || s.TranscriptPath != path {
 		return // the session ended or moved to another transcript meanwhile
 	}
-	s.Offset = offset
+	s.Offset, s.FileID, s.Mark = pos.Offset, pos.FileID, pos.Mark
 	if tailAt.After(s.TailAt) {
 		s.TailAt = tailAt
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/store"
+	"github.com/trailboss/trailboss/daemon/transcript"
 )
 
 // Test fixtures shared by the daemon package's tests.
@@ -367,16 +368,18 @@ func TestFlushPositionsWritesOnlyDirtySessions(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	e.SetTranscriptPosition("A", a.TranscriptPath, 1234, at(7))
-	e.SetTranscriptPosition("B", "/tmp/tbx-test/another.jsonl", 99, at(8)) // stale path: ignored
+	// The file and the mark are 64-bit values: a mark with its top bit set must come back.
+	aPos := transcript.Position{Offset: 1234, FileID: 77, Mark: 1<<63 | 5}
+	e.SetTranscriptPosition("A", a.TranscriptPath, aPos, at(7))
+	e.SetTranscriptPosition("B", "/tmp/tbx-test/another.jsonl", transcript.Position{Offset: 99}, at(8)) // stale path: ignored
 	if got, _ := onDisk(t, path, "A"); got.Offset != 0 {
 		t.Fatalf("SetTranscriptPosition wrote to disk before a flush: offset %d", got.Offset)
 	}
 	if err := e.FlushPositions(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := onDisk(t, path, "A"); got.Offset != 1234 || !got.TailAt.Equal(at(7)) {
-		t.Fatalf("A on disk after flush: offset %d tail %v, want 1234 %v", got.Offset, got.TailAt, at(7))
+	if got, _ := onDisk(t, path, "A"); got.Offset != 1234 || got.FileID != aPos.FileID || got.Mark != aPos.Mark || !got.TailAt.Equal(at(7)) {
+		t.Fatalf("A on disk after flush: offset %d file %d mark %x tail %v, want %+v %v", got.Offset, got.FileID, got.Mark, got.TailAt, aPos, at(7))
 	}
 	if got, _ := onDisk(t, path, "B"); got.Summary != "marker" || got.Offset != 0 {
 		t.Fatalf("B on disk after flush: %+v: B was not dirty and must not be written", got)
@@ -396,7 +399,7 @@ func TestFlushPositionsWritesOnlyDirtySessions(t *testing.T) {
 	}
 
 	// TailAt never moves back.
-	e.SetTranscriptPosition("A", a.TranscriptPath, 2000, at(3))
+	e.SetTranscriptPosition("A", a.TranscriptPath, transcript.Position{Offset: 2000}, at(3))
 	if s, _ := e.Session("A"); s.Offset != 2000 || !s.TailAt.Equal(at(7)) {
 		t.Fatalf("after an older tail: offset %d tail %v, want 2000 %v", s.Offset, s.TailAt, at(7))
 	}

@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"log/slog"
@@ -167,6 +168,18 @@ type Reconciler struct {
 	watcher *fsnotify.Watcher
 	watched map[string]bool        // folders under watch
 	pending map[string]pendingWait // sessions whose tail says waiting, not yet quiet for Settle
+	ahead   map[string]readAhead   // by transcript path: bytes read past its position
+}
+
+// readAhead is what a read of a transcript took in past the position it returned
+// (transcript.Appended.Ahead): the start of a last line Claude Code was still writing, or
+// what the last chunk held past maxAppendRead. The next read goes on after it, so that a
+// line of hundreds of KB (2.1.332 records each API request's parameters) is read once,
+// however many writes and reads it spans. It is kept in memory only: after a restart those
+// bytes are read again.
+type readAhead struct {
+	offset int64 // the position it follows: the session's
+	bytes  []byte
 }
 
 type pendingWait struct {
@@ -242,6 +255,9 @@ func (r *Reconciler) settleTick() time.Duration {
 func (r *Reconciler) round(ctx context.Context, all bool) {
 	sessions := r.Engine.Snapshot()
 	r.syncWatches(sessions)
+	if all {
+		r.dropReadAhead(sessions)
+	}
 	for _, s := range sessions {
 		if s.TranscriptPath == "" {
 			continue
@@ -284,6 +300,22 @@ func (r *Reconciler) syncWatches(sessions []queue.Session) {
 	}
 }
 
+// dropReadAhead forgets what was read ahead in transcripts no session reads any more.
+func (r *Reconciler) dropReadAhead(sessions []queue.Session) {
+	if len(r.ahead) == 0 {
+		return
+	}
+	read := make(map[string]bool, len(sessions))
+	for _, s := range sessions {
+		read[s.TranscriptPath] = true
+	}
+	for path := range r.ahead {
+		if !read[path] {
+			delete(r.ahead, path)
+		}
+	}
+}
+
 // reconcilePath reconciles the sessions whose transcript is path.
 func (r *Reconciler) reconcilePath(ctx context.Context, path string) {
 	for _, s := range r.Engine.Snapshot() {
@@ -311,33 +343,42 @@ func (r *Reconciler) readTranscript(ctx context.Context, s queue.Session, classi
 	if err != nil {
 		return // not written yet, deleted, or not a regular file: nothing to read
 	}
+	var ahead []byte
+	if a, ok := r.ahead[s.TranscriptPath]; ok && a.offset == s.Offset {
+		ahead = a.bytes
+	}
 	first := s.Offset == 0 && s.TailAt.IsZero()
-	if !first && info.Size == s.Offset {
-		return
+	sameFile := s.FileID == 0 || info.Ino == s.FileID
+	if !first && sameFile && info.Size == s.Offset+int64(len(ahead)) && bytes.IndexByte(ahead, '\n') < 0 {
+		return // nothing new: a stat, no read
 	}
 	var lines []claude.Line
-	var offset int64
+	var pos transcript.Position
 	if !first {
-		raw, off, err := transcript.ReadAppended(s.TranscriptPath, s.Offset, maxAppendRead)
-		switch {
-		case errors.Is(err, transcript.ErrShrunk):
-			first = true // truncated or replaced: start again from its tail
-		case err != nil:
+		from := transcript.Position{Offset: s.Offset, FileID: s.FileID, Mark: s.Mark}
+		got, err := transcript.ReadAppended(s.TranscriptPath, from, ahead, maxAppendRead)
+		if errors.Is(err, transcript.ErrShrunk) || errors.Is(err, transcript.ErrRewritten) {
+			// Truncated, replaced, or rewritten in place: the position counts in content that
+			// is gone. What the file says now is read from its start (the lines older than
+			// the session's last event change nothing).
+			r.Log.Debug("transcript rewritten: reading it from the start", "session", s.ID, "err", err)
+			got, err = transcript.ReadAppended(s.TranscriptPath, transcript.Position{}, nil, maxAppendRead)
+		}
+		if err != nil {
 			r.Log.Debug("read transcript", "session", s.ID, "err", err)
 			return
-		default:
-			offset = off
-			for _, b := range raw {
-				if l := classify(b); l.Conversation {
-					lines = append(lines, l)
-				}
+		}
+		pos = got.Next
+		r.keepReadAhead(s.TranscriptPath, pos.Offset, got.Ahead)
+		for _, b := range got.Lines {
+			if l := classify(b); l.Conversation {
+				lines = append(lines, l)
 			}
 		}
-	}
-	if first {
+	} else {
 		var last claude.Line
 		found := false
-		size, err := transcript.ReadTail(s.TranscriptPath, maxTailScan, func(b []byte) bool {
+		pos, err = transcript.ReadTail(s.TranscriptPath, maxTailScan, func(b []byte) bool {
 			if l := classify(b); l.Conversation {
 				last, found = l, true
 			}
@@ -347,7 +388,7 @@ func (r *Reconciler) readTranscript(ctx context.Context, s queue.Session, classi
 			r.Log.Debug("read transcript tail", "session", s.ID, "err", err)
 			return
 		}
-		offset = size
+		r.keepReadAhead(s.TranscriptPath, pos.Offset, nil)
 		if found {
 			lines = []claude.Line{last}
 		}
@@ -359,7 +400,7 @@ func (r *Reconciler) readTranscript(ctx context.Context, s queue.Session, classi
 			delete(r.pending, s.ID) // it moved on before the settle time passed
 		}
 	}
-	r.Engine.SetTranscriptPosition(s.ID, s.TranscriptPath, offset, tailAt)
+	r.Engine.SetTranscriptPosition(s.ID, s.TranscriptPath, pos, tailAt)
 
 	v := decide(s, r.Engine.latestPrompt(s.ID), lines)
 	for _, ev := range v.events {
@@ -377,6 +418,19 @@ func (r *Reconciler) readTranscript(ctx context.Context, s queue.Session, classi
 		}
 		r.pending[s.ID] = pendingWait{line: *v.wait, since: time.Now()}
 	}
+}
+
+// keepReadAhead keeps b, read from path past offset, for the next read; nil forgets what
+// was kept.
+func (r *Reconciler) keepReadAhead(path string, offset int64, b []byte) {
+	if len(b) == 0 {
+		delete(r.ahead, path)
+		return
+	}
+	if r.ahead == nil {
+		r.ahead = make(map[string]readAhead)
+	}
+	r.ahead[path] = readAhead{offset: offset, bytes: b}
 }
 
 // settlePending queues the sessions whose waiting tail has stayed quiet for the settle time.

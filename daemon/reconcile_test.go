@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/adapter/claude"
 	"github.com/trailboss/trailboss/daemon/queue"
+	"github.com/trailboss/trailboss/daemon/transcript"
 )
 
 // Hand-made transcript lines, as claude.ClassifyLine would return them.
@@ -220,7 +222,7 @@ func appendLines(t *testing.T, path string, lines ...string) {
 	}
 }
 
-func size(t *testing.T, path string) int64 {
+func size(t testing.TB, path string) int64 {
 	t.Helper()
 	fi, err := os.Stat(path)
 	if err != nil {
@@ -431,6 +433,94 @@ func TestReconcileTruncatedTranscript(t *testing.T) {
 	s := session(t, e, "S")
 	if s.Offset != size(t, path) || !s.Stuck || s.Detail != claude.DetailInterrupted {
 		t.Fatalf("after a shorter rewrite: position %d (size %d), %+v; want the interrupt read and queued", s.Offset, size(t, path), s)
+	}
+}
+
+// A transcript trimmed and rewritten (Claude Code 2.1.300 and later), in place or through
+// another file, is read again from its start: read from the old offset, which now falls in
+// the middle of the prompt that answered the session, that prompt would be taken for the
+// end of an over-long line and skipped, and the session would stay queued.
+func TestReconcileRewrittenTranscript(t *testing.T) {
+	for _, how := range []string{"in place", "replaced"} {
+		t.Run(how, func(t *testing.T) {
+			e, _ := newEngine(t)
+			r := newReconciler(e, time.Hour)
+			path := filepath.Join(t.TempDir(), "s.jsonl")
+			appendLines(t, path, userPromptJSON(at(0.5), "start "+strings.Repeat("x", 300)), assistantTextJSON(at(1), "Working on it."))
+			register(t, e, "S", path, at(0), "%1")
+			stop := event("S", adapter.KindStuck, at(2), "%1")
+			stop.TranscriptPath = path
+			ingest(t, e, stop)
+			reconcileNow(t, r, "S")
+			old := session(t, e, "S")
+			if !old.Stuck || old.Offset != size(t, path) || old.FileID == 0 || old.Mark == 0 {
+				t.Fatalf("before the rewrite: %+v", old)
+			}
+
+			trimmed := userPromptJSON(at(0.5), "start") + "\n" + assistantTextJSON(at(1), "Working on it.") + "\n"
+			content := trimmed + userPromptJSON(at(3), "yes, go on "+strings.Repeat("y", 400)) + "\n"
+			if n := int64(len(trimmed)); n >= old.Offset || int64(len(content)) <= old.Offset {
+				t.Fatalf("test setup: the old offset %d must fall inside the last line (%d to %d)", old.Offset, n, len(content))
+			}
+			switch how {
+			case "in place":
+				f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := f.WriteString(content); err != nil {
+					t.Fatal(err)
+				}
+				f.Close()
+			case "replaced":
+				if err := os.WriteFile(path+".new", []byte(content), 0o600); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Rename(path+".new", path); err != nil {
+					t.Fatal(err)
+				}
+			}
+			reconcileNow(t, r, "S")
+			if s := session(t, e, "S"); s.Stuck || s.Offset != int64(len(content)) {
+				t.Fatalf("after the rewrite: stuck %v, position %d; want answered (the prompt at 3 s), %d", s.Stuck, s.Offset, len(content))
+			}
+		})
+	}
+}
+
+// A line of hundreds of KB (2.1.332 records each API request's parameters) written in
+// pieces, with a read after each piece as fsnotify would wake one, is read once.
+func TestReconcileReadsALongLineOnce(t *testing.T) {
+	e, _ := newEngine(t)
+	r := newReconciler(e, time.Hour)
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	appendLines(t, path, userPromptJSON(at(1), "run the tests"))
+	register(t, e, "S", path, at(0), "%1")
+	reconcileNow(t, r, "S")
+
+	line := `{"type":"api-request","timestamp":"` + stamp(at(2)) + `","params":"` + strings.Repeat("p", 400<<10) + `"}`
+	const pieces = 8
+	before := transcript.BytesRead()
+	for i := range pieces {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.WriteString(line[i*len(line)/pieces : (i+1)*len(line)/pieces]); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		reconcileNow(t, r, "S")
+	}
+	appendLines(t, path, "", assistantTextJSON(at(3), "All green."))
+	reconcileNow(t, r, "S")
+	if s := session(t, e, "S"); s.Offset != size(t, path) || !s.TailAt.Equal(at(3)) {
+		t.Fatalf("position %d tail %v; want %d %v", s.Offset, s.TailAt, size(t, path), at(3))
+	}
+	written := int64(len(line)) + 1 + int64(len(assistantTextJSON(at(3), "All green."))) + 1
+	if read := transcript.BytesRead() - before; read > written+(pieces+1)*4<<10 {
+		t.Errorf("a %d KB line written in %d pieces: %d bytes read for %d written; it was read more than once",
+			len(line)>>10, pieces, read, written)
 	}
 }
 

@@ -21,9 +21,9 @@ import (
 )
 
 // newHoldingClaudeWorld is a Claude world whose daemon holds permissions.
-func newHoldingClaudeWorld(t *testing.T) *claudeWorld {
+func newHoldingClaudeWorld(t *testing.T, cc claudeSetup) *claudeWorld {
 	t.Helper()
-	w := newClaudeWorld(t)
+	w := newClaudeWorld(t, cc)
 	conf := filepath.Join(envValue(w.env, "XDG_CONFIG_HOME"), "trailboss", "config.toml")
 	if err := os.MkdirAll(filepath.Dir(conf), 0o700); err != nil {
 		t.Fatal(err)
@@ -105,7 +105,11 @@ func (w *agentWorld) waitPrompt(pane, what, kind string, timeout time.Duration) 
 // shows the chosen option, a plan approved through the API leaves plan mode, and an answer
 // typed in the terminal first wins and releases the hook.
 func TestRealClaudeCodeAnsweredThroughTheHook(t *testing.T) {
-	w := newHoldingClaudeWorld(t)
+	eachClaude(t, realClaudeCodeAnsweredThroughTheHook)
+}
+
+func realClaudeCodeAnsweredThroughTheHook(t *testing.T, cc claudeSetup) {
+	w := newHoldingClaudeWorld(t, cc)
 	settings, err := os.ReadFile(filepath.Join(w.home, ".claude", "settings.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -227,13 +231,14 @@ func TestRealClaudeCodeAnsweredThroughTheHook(t *testing.T) {
 
 	// (e) a plan approved through the API: Claude Code leaves plan mode and goes on (last:
 	// it leaves the session in accept-edits mode, where a touch needs no permission). Its
-	// dialog is shown only in plan mode: Shift+Tab twice from the default mode.
+	// dialog is shown only in plan mode: Shift+Tab twice from the default mode. The model
+	// writes the plan file first; the dialog then asks "Ready to code?".
 	w.keys(pane, "BTab")
 	w.waitScreen(pane, `accept edits on`, 5*time.Second)
 	w.keys(pane, "BTab")
 	w.waitScreen(pane, `plan mode on`, 5*time.Second)
 	w.typeLine(pane, "plan")
-	w.waitScreen(pane, `Exit plan mode\?`, 15*time.Second)
+	w.waitScreen(pane, `Ready to code\?`, 15*time.Second)
 	it, p = w.waitPrompt(pane, "the plan's prompt", wire.KindPermission, 15*time.Second)
 	if it.Detail != "plan" {
 		t.Fatalf("plan: %+v, prompt %+v", it, p)
@@ -244,7 +249,8 @@ func TestRealClaudeCodeAnsweredThroughTheHook(t *testing.T) {
 		t.Fatalf("API allow for the plan: %+v, %v; want delivered via the hook", got, err)
 	}
 	w.waitReleased("the hook to exit after approving the plan", 5*time.Second)
-	w.waitScreen(pane, `User approved Claude's plan`, 10*time.Second)
+	// 2.1.197 says "User approved Claude's plan", 2.1.332 "Approved Claude's plan".
+	w.waitScreen(pane, `(User approved|Approved) Claude's plan`, 10*time.Second)
 	w.waitItem(pane, "the turn after the approved plan", 15*time.Second, func(it client.Item) bool {
 		return isStopped(it) && strings.HasPrefix(it.Summary, "done:")
 	})

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trailboss/trailboss/adapter/claude"
 	"github.com/trailboss/trailboss/hooks"
 
 	"github.com/trailboss/trailboss/daemon/client"
@@ -26,14 +27,17 @@ const fakeAnthropicKey = "sk-ant-fake-0123456789abcdefghijklmnop"
 // claudeWorld is an agent world with Claude Code's hooks installed by `trailboss setup`.
 type claudeWorld struct {
 	*agentWorld
+	cc   claudeSetup
 	bin  string
 	fake *anthropic.Server
 }
 
-func newClaudeWorld(t *testing.T) *claudeWorld {
+// newClaudeWorld is a world for the Claude Code of cc (one of claudeSetups, or
+// claudeAutoMode).
+func newClaudeWorld(t *testing.T, cc claudeSetup) *claudeWorld {
 	t.Helper()
-	bin := requireAgent(t, claudeCodeCLI)
-	w := &claudeWorld{agentWorld: newAgentWorld(t, "--sweep", "1s"), bin: bin}
+	bin := requireAgent(t, cc.cli)
+	w := &claudeWorld{agentWorld: newAgentWorld(t, "--sweep", "1s"), cc: cc, bin: bin}
 	fake, err := anthropic.Start()
 	if err != nil {
 		t.Fatal(err)
@@ -42,34 +46,70 @@ func newClaudeWorld(t *testing.T) *claudeWorld {
 	w.fake = fake
 	w.run("trailboss", "setup", "--no-tmux")
 	w.seedClaudeState()
+	if cc.defaultMode != "" {
+		w.setDefaultMode(cc.defaultMode)
+	}
 	return w
 }
 
 // seedClaudeState writes the .claude.json a person has after Claude Code's first run in
 // the work folder: onboarding done, the key from the environment approved, the folder
-// trusted (hooks run only in trusted folders).
+// trusted (hooks run only in trusted folders). A person who chose a permission mode has
+// also seen 2.1.332's question about making auto mode the default, which would otherwise
+// take the first keys typed.
 func (w *claudeWorld) seedClaudeState() {
 	w.t.Helper()
 	state := map[string]any{
 		"hasCompletedOnboarding": true,
-		"lastOnboardingVersion":  claudeCodeCLI.wanted(),
+		"lastOnboardingVersion":  w.cc.cli.wanted(),
 		"theme":                  "dark",
 		"customApiKeyResponses": map[string]any{
 			"approved": []string{fakeAnthropicKey[len(fakeAnthropicKey)-20:]}, "rejected": []string{}},
 		"projects": map[string]any{w.work: map[string]any{
 			"hasTrustDialogAccepted": true, "hasCompletedProjectOnboarding": true}},
 	}
-	b, err := json.Marshal(state)
+	if w.cc.defaultMode != "" {
+		state["hasSeenAutoDefaultNudge"] = true
+	}
+	writeJSON(w.t, filepath.Join(w.home, ".claude.json"), state)
+}
+
+// setDefaultMode sets permissions.defaultMode in the settings.json that setup wrote.
+func (w *claudeWorld) setDefaultMode(mode string) {
+	w.t.Helper()
+	path := filepath.Join(w.home, ".claude", "settings.json")
+	b, err := os.ReadFile(path)
 	if err != nil {
 		w.t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(w.home, ".claude.json"), b, 0o600); err != nil {
-		w.t.Fatal(err)
+	var settings map[string]any
+	if err := json.Unmarshal(b, &settings); err != nil {
+		w.t.Fatalf("%s: %v", path, err)
+	}
+	perms, _ := settings["permissions"].(map[string]any)
+	if perms == nil {
+		perms = map[string]any{}
+	}
+	perms["defaultMode"] = mode
+	settings["permissions"] = perms
+	writeJSON(w.t, path, settings)
+}
+
+// writeJSON writes v as JSON into path, private to the user.
+func writeJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
 	}
 }
 
 // startClaude opens a pane, starts Claude Code in it, and waits until its session has
-// reported (SessionStart) and its input box is drawn. It returns the pane.
+// reported (SessionStart) and its input box is drawn, in the permission mode of the
+// world's setup. It returns the pane.
 func (w *claudeWorld) startClaude() string {
 	w.t.Helper()
 	pane := w.pane("ANTHROPIC_BASE_URL="+w.fake.URL, "ANTHROPIC_API_KEY="+fakeAnthropicKey,
@@ -78,6 +118,9 @@ func (w *claudeWorld) startClaude() string {
 	w.typeLine(pane, hooks.ShellWord(w.bin))
 	w.waitSession(pane, "Claude Code's SessionStart", 60*time.Second)
 	w.waitScreen(pane, `❯`, 30*time.Second)
+	if w.cc.startsIn != "" {
+		w.waitScreen(pane, w.cc.startsIn, 10*time.Second)
+	}
 	return pane
 }
 
@@ -147,8 +190,10 @@ func isPermission(it client.Item) bool { return it.Reason == "permission" }
 
 // TestRealClaudeCode walks one real Claude Code session through every wait of a working
 // day, checking after each keypress what the queue says.
-func TestRealClaudeCode(t *testing.T) {
-	w := newClaudeWorld(t)
+func TestRealClaudeCode(t *testing.T) { eachClaude(t, realClaudeCode) }
+
+func realClaudeCode(t *testing.T, cc claudeSetup) {
+	w := newClaudeWorld(t, cc)
 	w.bindKeys()
 	pane := w.startClaude()
 
@@ -183,8 +228,7 @@ func TestRealClaudeCode(t *testing.T) {
 	if it.Detail != "Bash" || !strings.Contains(it.Summary, "touch probe.txt") {
 		t.Fatalf("Bash permission: %+v", it)
 	}
-	w.waitScreen(pane, `Do you want to proceed\?`, 10*time.Second)
-	w.keys(pane, "Enter")
+	w.pressWhenShown(pane, `Do you want to proceed\?`, 10*time.Second, "Enter")
 	w.waitItem(pane, "the turn after the approved command", 15*time.Second, func(it client.Item) bool {
 		return isStopped(it) && strings.HasPrefix(it.Summary, "done:")
 	})
@@ -198,8 +242,7 @@ func TestRealClaudeCode(t *testing.T) {
 	if it.Detail != "Write" || !strings.Contains(it.Summary, "hello.txt") {
 		t.Fatalf("Write permission: %+v", it)
 	}
-	w.waitScreen(pane, `Do you want to`, 10*time.Second)
-	w.keys(pane, "Enter")
+	w.pressWhenShown(pane, `Do you want to`, 10*time.Second, "Enter")
 	w.waitItem(pane, "the turn after the approved write", 15*time.Second, func(it client.Item) bool {
 		return isStopped(it) && strings.HasPrefix(it.Summary, "done:")
 	})
@@ -207,8 +250,7 @@ func TestRealClaudeCode(t *testing.T) {
 	// Denied with Esc: the item stays, now saying the session waits at its prompt.
 	w.typeLine(pane, "run touch denied.txt")
 	w.waitItem(pane, "the permission to deny", 15*time.Second, isPermission)
-	w.waitScreen(pane, `Do you want to proceed\?`, 10*time.Second)
-	w.keys(pane, "Escape")
+	w.pressWhenShown(pane, `Do you want to proceed\?`, 10*time.Second, "Escape")
 	it, took = w.waitItem(pane, "the denial to relabel the item", 5*time.Second, func(it client.Item) bool {
 		return isStopped(it) && it.Detail == "refused"
 	})
@@ -224,8 +266,7 @@ func TestRealClaudeCode(t *testing.T) {
 	// (A bare sleep runs without asking: Claude Code allows read-only commands.)
 	w.typeLine(pane, "run sleep 8 && touch slept.txt")
 	w.waitItem(pane, "the long command's permission", 15*time.Second, isPermission)
-	w.waitScreen(pane, `Do you want to proceed\?`, 10*time.Second)
-	w.keys(pane, "Enter")
+	w.pressWhenShown(pane, `Do you want to proceed\?`, 10*time.Second, "Enter")
 	approvedAt := time.Now()
 	left := w.waitGone(pane, "the approved long command to leave the queue", 5*time.Second)
 	// Ours is the time from Claude Code taking the key (its state file turns busy) to the
@@ -256,20 +297,22 @@ func TestRealClaudeCode(t *testing.T) {
 	w.waitItem(pane, "the turn after the answer", 15*time.Second, isStopped)
 
 	// ExitPlanMode keeps its plan the same way. Its dialog is shown only in plan mode:
-	// Shift+Tab twice from the default mode.
+	// Shift+Tab twice from the default mode. The model writes its plan into the plan file
+	// first (2.1.332 hands the hooks that file's text, not the plan the tool was called
+	// with), and both versions then ask "Ready to code?".
 	w.keys(pane, "BTab")
 	w.waitScreen(pane, `accept edits on`, 5*time.Second)
 	w.keys(pane, "BTab")
 	w.waitScreen(pane, `plan mode on`, 5*time.Second)
 	w.typeLine(pane, "plan")
 	w.waitItem(pane, "the plan", 15*time.Second, func(it client.Item) bool { return it.Detail == "plan" })
-	w.waitScreen(pane, `Exit plan mode\?`, 10*time.Second)
+	w.waitScreen(pane, `Ready to code\?`, 10*time.Second)
 	time.Sleep(500 * time.Millisecond)
 	it, _ = w.item(pane)
 	if it.Detail != "plan" || !strings.HasPrefix(it.Summary, "plan: 1. Read the code") {
 		t.Fatalf("plan after its PermissionRequest: %+v", it)
 	}
-	w.keys(pane, "Enter")
+	w.keys(pane, "2") // "Yes, manually approve edits" (1 would switch to auto mode)
 	w.waitGone(pane, "the approved plan to leave the queue", 5*time.Second)
 	w.waitItem(pane, "the turn after the plan", 15*time.Second, isStopped)
 
@@ -307,6 +350,41 @@ func TestRealClaudeCode(t *testing.T) {
 		}
 		return true
 	})
+}
+
+// TestRealClaudeCodeAutoModeWorld: the auto-mode world (claudeAutoMode) starts Claude Code
+// as a fresh install does, in auto mode, reporting to the daemon; the auto-mode tests build
+// on it.
+func TestRealClaudeCodeAutoModeWorld(t *testing.T) {
+	w := newClaudeWorld(t, claudeAutoMode())
+	pane := w.startClaude()
+	if s := w.screen(pane); strings.Contains(s, "manual mode on") {
+		t.Fatalf("the auto-mode world is in manual mode:\n%s", s)
+	}
+}
+
+// TestRealClaudeCodeDoctor: doctor reads the version of the real claude on PATH, at both
+// ends of what the suite verifies, and says it is verified.
+func TestRealClaudeCodeDoctor(t *testing.T) { eachClaude(t, realClaudeCodeDoctor) }
+
+func realClaudeCodeDoctor(t *testing.T, cc claudeSetup) {
+	bin := requireAgent(t, cc.cli)
+	self, err := exec.LookPath("trailboss")
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	cmd := exec.Command(self, "doctor")
+	cmd.Env = []string{"PATH=" + filepath.Dir(bin) + ":" + filepath.Dir(self) + ":/usr/local/bin:/usr/bin:/bin",
+		"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "TRAILBOSS_STATE_DIR=" + filepath.Join(home, "state")}
+	out, _ := cmd.CombinedOutput() // it exits 1: no daemon runs here
+	want := "Claude Code " + cc.cli.wanted() + " (" + bin + ")"
+	if support, _ := claude.CheckVersion(cc.cli.wanted()); support == claude.Verified {
+		want = "✓ " + want + ": verified with Trail Boss"
+	}
+	if !strings.Contains(string(out), want) {
+		t.Fatalf("doctor does not say %q:\n%s", want, out)
+	}
 }
 
 // stopDaemon stops the world's daemon as `trailboss stop` would.

@@ -22,13 +22,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trailboss/trailboss/adapter/claude"
 	"github.com/trailboss/trailboss/daemon/client"
 	"github.com/trailboss/trailboss/daemon/wire"
 	"github.com/trailboss/trailboss/tmuxctl/tmuxtest"
 )
 
-// agentPackage is one agent CLI as the suite installs it. The versions are pinned here, in
-// one place, and verified by the suite; an environment variable overrides each.
+// agentPackage is one agent CLI as the suite installs it. The versions are pinned in one
+// place each, and verified by the suite: Codex's here, Claude Code's in adapter/claude
+// (claudeSetups); an environment variable overrides each.
 type agentPackage struct {
 	npm        string // package name
 	version    string // the verified version
@@ -36,12 +38,65 @@ type agentPackage struct {
 	bin        string // the command under node_modules/.bin
 }
 
-var (
-	claudeCodeCLI = agentPackage{npm: "@anthropic-ai/claude-code", version: "2.1.197",
-		versionEnv: "TRAILBOSS_CLAUDE_CODE_VERSION", bin: "claude"}
-	codexCLI = agentPackage{npm: "@openai/codex", version: "0.169.0",
-		versionEnv: "TRAILBOSS_CODEX_VERSION", bin: "codex"}
-)
+var codexCLI = agentPackage{npm: "@openai/codex", version: "0.169.0",
+	versionEnv: "TRAILBOSS_CODEX_VERSION", bin: "codex"}
+
+// claudeCodeAt is the Claude Code CLI at version.
+func claudeCodeAt(version string) agentPackage {
+	return agentPackage{npm: "@anthropic-ai/claude-code", version: version, bin: "claude"}
+}
+
+// claudeSetup is one Claude Code that a real Claude Code test runs against: a version, and
+// the permission mode it starts in.
+type claudeSetup struct {
+	name string // the subtest's name
+	cli  agentPackage
+	// defaultMode is written into settings.json as permissions.defaultMode, and with it the
+	// one-time question "Make auto mode your default permission mode?" (2.1.332, asked soon
+	// after a start in manual mode) is marked as seen. "" writes neither: Claude Code starts
+	// in the mode a fresh install of it has (2.1.197: manual; 2.1.332: auto).
+	defaultMode string
+	// startsIn is what the footer says once Claude Code has started in the mode wanted (a
+	// regexp); "" when its version shows no mode there (2.1.197's manual mode).
+	startsIn string
+}
+
+// claudeSetups returns what every real Claude Code test runs against, in this order: the
+// newest verified version in default (manual) mode, then the oldest supported, as a fresh
+// install of it starts (manual: it has no auto mode). Auto mode, where a fresh 2.1.332
+// starts, is a world of its own (claudeAutoMode): with a custom API URL its dialogs fire
+// no PermissionRequest, which these tests are built on.
+//
+// TRAILBOSS_CLAUDE_CODE_VERSION=V runs them against V alone, in manual mode: a new release
+// is tried this way before it becomes claude.NewestVerified.
+func claudeSetups() []claudeSetup {
+	if v := os.Getenv("TRAILBOSS_CLAUDE_CODE_VERSION"); v != "" {
+		return []claudeSetup{{name: v, cli: claudeCodeAt(v), defaultMode: "default"}}
+	}
+	return []claudeSetup{
+		{name: claude.NewestVerified, cli: claudeCodeAt(claude.NewestVerified), defaultMode: "default",
+			startsIn: `⏸ manual mode on`},
+		{name: claude.OldestSupported, cli: claudeCodeAt(claude.OldestSupported)},
+	}
+}
+
+// claudeAutoMode is the newest verified Claude Code as a fresh install starts it: in auto
+// mode ("⏵⏵ auto mode on"). Against our fake API (a custom API URL) it cannot run its
+// server-side check, so it offers once "Auto mode can't check actions in this session" and
+// then asks each action that needs the check with a No-first menu and no PermissionRequest
+// hook (CLAUDE-CODE.md, "Claude Code 2.1.332").
+func claudeAutoMode() claudeSetup {
+	return claudeSetup{name: claude.NewestVerified + "-auto", cli: claudeCodeAt(claude.NewestVerified),
+		startsIn: `⏵⏵ auto mode on`}
+}
+
+// eachClaude runs test once for each of claudeSetups, as subtests named by version, one
+// after another (each starts its own tmux server, daemon and Claude Code).
+func eachClaude(t *testing.T, test func(t *testing.T, cc claudeSetup)) {
+	for _, cc := range claudeSetups() {
+		t.Run(cc.name, func(t *testing.T) { test(t, cc) })
+	}
+}
 
 func (p agentPackage) wanted() string {
 	if v := os.Getenv(p.versionEnv); v != "" {
@@ -272,6 +327,20 @@ func (w *agentWorld) typeLine(pane, text string) {
 func (w *agentWorld) keys(pane string, keys ...string) {
 	w.t.Helper()
 	w.tm.Tmux(w.t, append([]string{"send-keys", "-t", pane}, keys...)...)
+}
+
+// personReacts is how long a person takes between seeing a dialog and pressing a key.
+const personReacts = 300 * time.Millisecond
+
+// pressWhenShown presses keys in pane once it shows pattern, as a person does: a moment
+// after the dialog is drawn. Claude Code 2.1.332 drops keys that arrive as a prompt appears
+// (its changelog: 2.1.318; observed: an Enter within 90 ms of the dialog being drawn was
+// lost, one 100 ms after it was taken); 2.1.197 takes them at once.
+func (w *agentWorld) pressWhenShown(pane, pattern string, timeout time.Duration, keys ...string) {
+	w.t.Helper()
+	w.waitScreen(pane, pattern, timeout)
+	time.Sleep(personReacts)
+	w.keys(pane, keys...)
 }
 
 // screen returns what pane shows now.

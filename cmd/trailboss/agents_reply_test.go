@@ -17,7 +17,11 @@ import (
 )
 
 func TestRealClaudeCodeTextAnsweredAtTheStop(t *testing.T) {
-	w := newClaudeWorld(t)
+	eachClaude(t, realClaudeCodeTextAnsweredAtTheStop)
+}
+
+func realClaudeCodeTextAnsweredAtTheStop(t *testing.T, cc claudeSetup) {
+	w := newClaudeWorld(t, cc)
 	deliveryOn(t, envValue(w.env, "XDG_CONFIG_HOME"))
 	w.stopDaemon()
 	w.restartDaemon() // reads the config
@@ -28,7 +32,8 @@ func TestRealClaudeCodeTextAnsweredAtTheStop(t *testing.T) {
 	after := time.Since(it.Since)
 	got, err := w.answer(p.ID, wire.Answer{Text: "say hi once more"})
 	if err != nil || !got.Delivered || got.Via != wire.ViaKeys {
-		t.Fatalf("a text answered %v after the stop: %+v, %v; want it typed into the pane", after.Round(time.Millisecond), got, err)
+		t.Fatalf("a text answered %v after the stop: %+v, %v; want it typed into the pane; it shows:\n%s",
+			after.Round(time.Millisecond), got, err, w.screen(pane))
 	}
 	t.Logf("answered %v after the stop: %+v", after.Round(time.Millisecond), got)
 

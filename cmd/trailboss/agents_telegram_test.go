@@ -18,7 +18,11 @@ import (
 // decision and the command runs; the message then says so and has no buttons. An
 // AskUserQuestion's options become buttons, and the one tapped is Claude Code's answer.
 func TestRealClaudeCodeAllowedFromThePhone(t *testing.T) {
-	w := newClaudeWorld(t)
+	eachClaude(t, realClaudeCodeAllowedFromThePhone)
+}
+
+func realClaudeCodeAllowedFromThePhone(t *testing.T, cc claudeSetup) {
+	w := newClaudeWorld(t, cc)
 	bot, err := telegramtest.Start(scriptToken)
 	if err != nil {
 		t.Fatal(err)

@@ -65,6 +65,7 @@ func runDoctor(ctx context.Context, e *env, args []string) error {
 		out = append(out, d.daemon(ctx)...)
 	}
 	out = append(out, d.delivery())
+	out = append(out, d.claudeCode(ctx))
 	out = append(out, d.hooks()...)
 	out = append(out, d.codexAppServer()...)
 	out = append(out, d.telegram(ctx)...)

@@ -36,6 +36,8 @@ type Session struct {
 
 	// Transcript position, owned by the reconcile loop.
 	Offset int64     // bytes of the transcript already read
+	FileID uint64    // the transcript file (inode) Offset counts in; 0 when not known
+	Mark   uint64    // fingerprint of the bytes before Offset, which a rewrite changes; 0 when not known
 	TailAt time.Time // timestamp of the last conversation line read
 }
 
@@ -66,6 +68,7 @@ func Apply(s *Session, ev adapter.Event) (Session, bool) {
 	}
 	if ev.TranscriptPath != "" && ev.TranscriptPath != next.TranscriptPath {
 		next.TranscriptPath, next.Offset, next.TailAt = ev.TranscriptPath, 0, time.Time{}
+		next.FileID, next.Mark = 0, 0
 	}
 	if ev.Kind != adapter.KindEnd {
 		next.Ended = false

@@ -151,7 +151,8 @@ func (s *Store) migrateFile(ctx context.Context, name string) error {
 func (s *Store) Close() error { return s.db.Close() }
 
 const columns = `id, harness, pane, tmux_socket, cwd, transcript_path, ended, stuck, reason, detail,
-	summary, since, rank, cooldown_until, dismissed, last_event_at, pane_at, transcript_off, tail_at`
+	summary, since, rank, cooldown_until, dismissed, last_event_at, pane_at, transcript_off, tail_at,
+	transcript_file, transcript_mark`
 
 // LoadSessions returns every session that has not ended.
 func (s *Store) LoadSessions(ctx context.Context) ([]queue.Session, error) {
@@ -163,14 +164,15 @@ func (s *Store) LoadSessions(ctx context.Context) ([]queue.Session, error) {
 	var out []queue.Session
 	for rows.Next() {
 		var q queue.Session
-		var since, cooldown, lastEvent, paneAt, tailAt int64
+		var since, cooldown, lastEvent, paneAt, tailAt, file, mark int64
 		if err := rows.Scan(&q.ID, &q.Harness, &q.Pane, &q.TmuxSocket, &q.Cwd, &q.TranscriptPath,
 			&q.Ended, &q.Stuck, &q.Reason, &q.Detail, &q.Summary, &since, &q.Rank, &cooldown,
-			&q.Dismissed, &lastEvent, &paneAt, &q.Offset, &tailAt); err != nil {
+			&q.Dismissed, &lastEvent, &paneAt, &q.Offset, &tailAt, &file, &mark); err != nil {
 			return nil, fmt.Errorf("load sessions: %w", err)
 		}
 		q.Since, q.CooldownUntil, q.LastEventAt = fromNanos(since), fromNanos(cooldown), fromNanos(lastEvent)
 		q.PaneAt, q.TailAt = fromNanos(paneAt), fromNanos(tailAt)
+		q.FileID, q.Mark = uint64(file), uint64(mark)
 		out = append(out, q)
 	}
 	if err := rows.Err(); err != nil {
@@ -182,11 +184,11 @@ func (s *Store) LoadSessions(ctx context.Context) ([]queue.Session, error) {
 // LoadSession returns one session, ended or not, or false when it is unknown.
 func (s *Store) LoadSession(ctx context.Context, id string) (queue.Session, bool, error) {
 	var q queue.Session
-	var since, cooldown, lastEvent, paneAt, tailAt int64
+	var since, cooldown, lastEvent, paneAt, tailAt, file, mark int64
 	err := s.db.QueryRowContext(ctx, `SELECT `+columns+` FROM sessions WHERE id = ?`, id).Scan(
 		&q.ID, &q.Harness, &q.Pane, &q.TmuxSocket, &q.Cwd, &q.TranscriptPath,
 		&q.Ended, &q.Stuck, &q.Reason, &q.Detail, &q.Summary, &since, &q.Rank, &cooldown,
-		&q.Dismissed, &lastEvent, &paneAt, &q.Offset, &tailAt)
+		&q.Dismissed, &lastEvent, &paneAt, &q.Offset, &tailAt, &file, &mark)
 	if errors.Is(err, sql.ErrNoRows) {
 		return queue.Session{}, false, nil
 	}
@@ -195,6 +197,7 @@ func (s *Store) LoadSession(ctx context.Context, id string) (queue.Session, bool
 	}
 	q.Since, q.CooldownUntil, q.LastEventAt = fromNanos(since), fromNanos(cooldown), fromNanos(lastEvent)
 	q.PaneAt, q.TailAt = fromNanos(paneAt), fromNanos(tailAt)
+	q.FileID, q.Mark = uint64(file), uint64(mark)
 	return q, true, nil
 }
 
@@ -217,7 +220,7 @@ func (s *Store) save(ctx context.Context, sessions []queue.Session, prompts []qu
 	}
 	defer func() { _ = tx.Rollback() }() // a no-op once committed
 	stmt, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO sessions (`+columns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return err
 	}
@@ -226,7 +229,8 @@ func (s *Store) save(ctx context.Context, sessions []queue.Session, prompts []qu
 		if _, err := stmt.ExecContext(ctx, q.ID, q.Harness, q.Pane, q.TmuxSocket, q.Cwd,
 			q.TranscriptPath, q.Ended, q.Stuck, q.Reason, q.Detail, q.Summary, nanos(q.Since),
 			q.Rank, nanos(q.CooldownUntil), q.Dismissed, nanos(q.LastEventAt), nanos(q.PaneAt),
-			q.Offset, nanos(q.TailAt)); err != nil {
+			// SQLite integers are signed: the two 64-bit values are stored as their bits.
+			q.Offset, nanos(q.TailAt), int64(q.FileID), int64(q.Mark)); err != nil {
 			return fmt.Errorf("session %q: %w", q.ID, err)
 		}
 	}

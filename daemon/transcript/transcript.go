@@ -3,7 +3,9 @@
 // nothing about what the lines mean.
 //
 // Offsets returned here are always 0, just after a newline, or (while an over-long line is
-// being skipped) inside that line; pass them back unchanged.
+// being skipped) inside that line; pass them back unchanged. A Position also says which
+// content its offset counts in, so that a file replaced or rewritten in place (Claude Code
+// 2.1.300 and later trim and rewrite their transcripts) is told from one appended to.
 package transcript
 
 import (
@@ -11,8 +13,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"os"
+	"slices"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -28,6 +32,9 @@ var (
 	// ErrShrunk says the file is now shorter than the offset read up to: it was truncated or
 	// replaced, and the offset means nothing in it.
 	ErrShrunk = errors.New("transcript shrank")
+	// ErrRewritten says the file is no longer the content the offset was read in: another
+	// file now has its name, or the bytes before the offset changed. Read it from the start.
+	ErrRewritten = errors.New("transcript rewritten")
 	// ErrNotRegular says the path names a directory, FIFO, device, socket or other
 	// non-regular file: only regular files are transcripts.
 	ErrNotRegular = errors.New("not a regular file")
@@ -107,62 +114,142 @@ func openChecked(path string) (*os.File, int64, error) {
 	return open(path)
 }
 
-// ReadAppended returns the complete lines (without the newline) in path between offset and
-// the last newline, at most maxBytes of them (the rest is left for the next call; a first
-// line longer than maxBytes is returned alone), and the offset just after the last complete
-// line it returned or skipped. A partial last line (no newline yet: the writer is
-// asynchronous) is not returned and the offset stays before it.
+// Position is how far a transcript has been read, and in which content. The zero Position
+// is the start of a file never read.
+type Position struct {
+	Offset int64 // see the package documentation
+	// FileID is the file (its inode) Offset counts in; 0 when not known.
+	FileID uint64
+	// Mark is a fingerprint of the markLen bytes before Offset (fewer near the start), which
+	// a rewrite in place changes; 0 when not known.
+	Mark uint64
+}
+
+// markLen is how many bytes before an offset its Mark covers: the end of the last line read,
+// which carries that line's ids and time.
+const markLen = 1 << 10
+
+// fingerprint returns the Mark of the bytes before an offset, never 0.
+func fingerprint(b []byte) uint64 {
+	h := fnv.New64a()
+	h.Write(b)
+	if sum := h.Sum64(); sum != 0 {
+		return sum
+	}
+	return 1
+}
+
+// Appended is what ReadAppended read.
+type Appended struct {
+	Lines [][]byte // complete lines, without their newline
+	Next  Position // where the next call goes on from
+	// Ahead holds the bytes from Next.Offset on that were read but not returned: the start
+	// of a last line the writer has written only in part so far (it is asynchronous), or
+	// what the last chunk read held past maxBytes. Pass them to the next call, which reads
+	// only what follows them: a line is read once, however many writes and calls it spans.
+	Ahead []byte
+}
+
+// maxAhead bounds Appended.Ahead: a line being written, or one chunk read past maxBytes.
+const maxAhead = MaxLine + chunk
+
+// ReadAppended returns the complete lines in path from `from` up to the last newline, and
+// where to go on from. ahead is the previous call's Appended.Ahead for the same Position
+// (nil when not kept: those bytes are then read again). It stops once maxBytes have been
+// consumed, with the line that crossed maxBytes (it has been read: it is not read again);
+// what is left waits for the next call.
 //
 // A line longer than MaxLine is skipped; its bytes count against maxBytes, so skipping a
 // huge line takes several calls, and the offset may then stop inside it: the next call,
 // seeing that the byte before offset is not a newline, skips on to the next newline.
 //
-// If the file is now shorter than offset (truncated or replaced), it returns an error
-// wrapping ErrShrunk. A path that is not a regular file gives an error, never a hang.
-func ReadAppended(path string, offset, maxBytes int64) (lines [][]byte, newOffset int64, err error) {
-	if offset < 0 || maxBytes <= 0 {
-		return nil, offset, fmt.Errorf("read %s: invalid offset %d or limit %d", path, offset, maxBytes)
+// If the file is now shorter than what was read (truncated or replaced), it returns an error
+// wrapping ErrShrunk; if it is another file than from.FileID, or the bytes before the offset
+// are not those from.Mark saw (or the end of ahead not where it was read), an error wrapping
+// ErrRewritten: either way, read it again from the zero Position. A path that is not a
+// regular file gives an error, never a hang.
+func ReadAppended(path string, from Position, ahead []byte, maxBytes int64) (Appended, error) {
+	if from.Offset < 0 || maxBytes <= 0 || len(ahead) > maxAhead {
+		return Appended{}, fmt.Errorf("read %s: invalid offset %d, limit %d or %d bytes read ahead",
+			path, from.Offset, maxBytes, len(ahead))
 	}
 	f, size, err := openChecked(path)
 	if err != nil {
-		return nil, offset, err
+		return Appended{}, err
 	}
 	defer f.Close()
-	lines, newOffset, err = readAppended(countingReader{f}, size, offset, maxBytes)
+	st, err := f.Stat()
 	if err != nil {
-		return nil, offset, fmt.Errorf("read %s: %w", path, err)
+		return Appended{}, fmt.Errorf("read %s: %w", path, err)
 	}
-	return lines, newOffset, nil
+	id, _ := infoOf(path, st)
+	if from.FileID != 0 && id.Ino != from.FileID {
+		return Appended{}, fmt.Errorf("read %s: %w: another file (inode %d, was %d)", path, ErrRewritten, id.Ino, from.FileID)
+	}
+	got, err := readAppended(countingReader{f}, size, from, ahead, maxBytes)
+	if err != nil {
+		return Appended{}, fmt.Errorf("read %s: %w", path, err)
+	}
+	got.Next.FileID = id.Ino
+	return got, nil
 }
 
-func readAppended(r io.ReaderAt, size, offset, maxBytes int64) ([][]byte, int64, error) {
-	if size < offset {
-		return nil, offset, fmt.Errorf("%w to %d bytes from %d", ErrShrunk, size, offset)
+func readAppended(r io.ReaderAt, size int64, from Position, ahead []byte, maxBytes int64) (Appended, error) {
+	offset := from.Offset
+	start := offset + int64(len(ahead)) // where reading the file goes on
+	if size < start {
+		return Appended{}, fmt.Errorf("%w to %d bytes from %d", ErrShrunk, size, start)
 	}
-	if size == offset {
-		return nil, offset, nil
+	if size == start && !bytes.Contains(ahead, []byte{'\n'}) {
+		return Appended{Next: from, Ahead: ahead}, nil // nothing new, nor a line ahead
 	}
 	skipping := false
 	if offset > 0 {
-		var before [1]byte
-		if _, err := r.ReadAt(before[:], offset-1); err != nil {
-			return nil, offset, err
+		// The bytes before the offset: still those read (its Mark), and is it inside a line
+		// (an over-long one being skipped)?
+		before := make([]byte, min(offset, markLen))
+		if _, err := r.ReadAt(before, offset-int64(len(before))); err != nil {
+			return Appended{}, err
 		}
-		skipping = before[0] != '\n'
+		if from.Mark != 0 && fingerprint(before) != from.Mark {
+			return Appended{}, fmt.Errorf("%w: the bytes before offset %d changed", ErrRewritten, offset)
+		}
+		skipping = before[len(before)-1] != '\n'
+	}
+	if len(ahead) > 0 {
+		// The bytes read ahead are still there: their end is where it was.
+		end := ahead[max(0, len(ahead)-64):]
+		now := make([]byte, len(end))
+		if _, err := r.ReadAt(now, start-int64(len(end))); err != nil {
+			return Appended{}, err
+		}
+		if !bytes.Equal(now, end) {
+			return Appended{}, fmt.Errorf("%w: the bytes after offset %d changed", ErrRewritten, offset)
+		}
 	}
 
 	// Only the first size bytes are read: what is appended meanwhile waits for the next call.
-	br := bufio.NewReaderSize(io.NewSectionReader(r, offset, size-offset), int(min(chunk, size-offset)))
+	var (
+		src  io.Reader = io.NewSectionReader(r, start, size-start)
+		cur  []byte    // the line being read, when it spans buffer fills
+		rest []byte    // bytes read but not consumed, for the next call
+	)
+	switch {
+	case bytes.IndexByte(ahead, '\n') >= 0:
+		src = io.MultiReader(bytes.NewReader(ahead), src) // lines read past maxBytes
+	case len(ahead) > 0:
+		cur = ahead // the start of a line: what follows is appended to it, not copied anew
+	}
+	br := bufio.NewReaderSize(src, int(min(chunk, max(size-start, 16))))
 	var (
 		lines [][]byte
 		pos   = offset // just after the last byte consumed
 		used  int64    // bytes consumed: returned lines, skipped lines, newlines
-		cur   []byte   // the line being read, when it spans buffer fills
 	)
 	for used < maxBytes {
 		frag, err := br.ReadSlice('\n')
 		if err != nil && err != bufio.ErrBufferFull && err != io.EOF {
-			return nil, offset, err
+			return Appended{}, err
 		}
 		complete := err == nil
 		n := len(cur) + len(frag) // bytes of this line read so far, its newline included
@@ -180,24 +267,35 @@ func readAppended(r io.ReaderAt, size, offset, maxBytes int64) ([][]byte, int64,
 			}
 			continue
 		}
-		switch {
-		case complete:
-			if len(lines) > 0 && used+int64(n) > maxBytes {
-				return lines, pos, nil
+		if !complete {
+			cur = append(cur, frag...) // a copy: frag is only valid until the next read
+			if err == io.EOF {
+				rest = cur // a partial last line: the next call goes on after it
+				break
 			}
-			line := make([]byte, 0, length)
-			line = append(append(line, cur...), frag[:len(frag)-1]...)
-			lines = append(lines, line)
-			pos += int64(n)
-			used += int64(n)
-			cur = nil
-		case err == bufio.ErrBufferFull:
-			cur = append(cur, frag...)
-		default: // io.EOF: a partial last line, left for the next call
-			return lines, pos, nil
+			continue
 		}
+		// cur (a copy, or the start of the line this call was given) becomes the line; frag
+		// is only valid until the next read, and is copied into it.
+		lines = append(lines, append(cur, frag[:len(frag)-1]...))
+		pos += int64(n)
+		used += int64(n)
+		cur = nil
 	}
-	return lines, pos, nil
+	if rest == nil && br.Buffered() > 0 {
+		// Stopped at maxBytes with more of the chunk read: kept, not read again.
+		b, _ := br.Peek(br.Buffered())
+		rest = bytes.Clone(b)
+	}
+	next := Position{Offset: pos, Mark: from.Mark}
+	if pos != offset && pos > 0 {
+		end := make([]byte, min(pos, markLen))
+		if _, err := r.ReadAt(end, pos-int64(len(end))); err != nil {
+			return Appended{}, err
+		}
+		next.Mark = fingerprint(end)
+	}
+	return Appended{Lines: lines, Next: next, Ahead: rest}, nil
 }
 
 // ReadTail scans backward from the end of path in chunks and calls keep(line) for each
@@ -206,24 +304,37 @@ func readAppended(r io.ReaderAt, size, offset, maxBytes int64) ([][]byte, int64,
 // maxBytes, and never when it is longer than MaxLine; keep must not retain line after it
 // returns. A final line without a newline is ignored (it is still being written).
 //
-// ReadTail returns the offset to continue from with ReadAppended: just after the last
+// ReadTail returns the Position to continue from with ReadAppended: just after the last
 // newline. When none is found within maxBytes, it is where the scan stopped, inside a line
 // longer than maxBytes, which ReadAppended then skips; maxBytes should exceed MaxLine so
 // that this only happens to lines that would be skipped anyway.
-func ReadTail(path string, maxBytes int64, keep func(line []byte) bool) (size int64, err error) {
+func ReadTail(path string, maxBytes int64, keep func(line []byte) bool) (Position, error) {
 	if maxBytes <= 0 {
-		return 0, fmt.Errorf("read tail of %s: invalid limit %d", path, maxBytes)
+		return Position{}, fmt.Errorf("read tail of %s: invalid limit %d", path, maxBytes)
 	}
 	f, size, err := openChecked(path)
 	if err != nil {
-		return 0, err
+		return Position{}, err
 	}
 	defer f.Close()
-	size, err = readTail(countingReader{f}, size, maxBytes, keep)
+	st, err := f.Stat()
 	if err != nil {
-		return 0, fmt.Errorf("read tail of %s: %w", path, err)
+		return Position{}, fmt.Errorf("read tail of %s: %w", path, err)
 	}
-	return size, nil
+	id, _ := infoOf(path, st)
+	r := countingReader{f}
+	end, err := readTail(r, size, maxBytes, keep)
+	if err == nil && end > 0 {
+		// Its Mark: bytes the scan read last of all (still in the page cache).
+		b := make([]byte, min(end, markLen))
+		if _, err = r.ReadAt(b, end-int64(len(b))); err == nil {
+			return Position{Offset: end, FileID: id.Ino, Mark: fingerprint(b)}, nil
+		}
+	}
+	if err != nil {
+		return Position{}, fmt.Errorf("read tail of %s: %w", path, err)
+	}
+	return Position{Offset: end, FileID: id.Ino}, nil
 }
 
 func readTail(r io.ReaderAt, size, maxBytes int64, keep func(line []byte) bool) (int64, error) {
@@ -231,8 +342,13 @@ func readTail(r io.ReaderAt, size, maxBytes int64, keep func(line []byte) bool) 
 	end := int64(-1) // just after the last newline, once found
 	pos := size      // bytes from pos to size have been read
 	var (
-		carry    []byte // the end of a line that began in an earlier chunk
-		overlong bool   // the line in carry is longer than MaxLine; carry is dropped
+		// carry is the end of a line that began in an earlier chunk: its pieces, last
+		// first, copied (buf is overwritten by the next read) and joined once the line's
+		// start is found, so that a line spanning many chunks is copied once, not once per
+		// chunk.
+		carry    [][]byte
+		carried  int  // bytes in carry
+		overlong bool // the line being carried is longer than MaxLine; carry is dropped
 	)
 	for pos > 0 && size-pos < maxBytes {
 		n := min(int64(len(buf)), pos, maxBytes-(size-pos))
@@ -249,11 +365,10 @@ func readTail(r io.ReaderAt, size, maxBytes int64, keep func(line []byte) bool) 
 			if j < 0 {
 				// The line goes on in an earlier chunk.
 				if end >= 0 && !overlong {
-					if len(carry)+i > MaxLine {
-						carry, overlong = nil, true
-					} else {
-						// A new slice: buf is overwritten by the next read.
-						carry = append(append(make([]byte, 0, i+len(carry)), b[:i]...), carry...)
+					if carried+i > MaxLine {
+						carry, carried, overlong = nil, 0, true
+					} else if i > 0 {
+						carry, carried = append(carry, bytes.Clone(b[:i])), carried+i
 					}
 				}
 				break
@@ -263,13 +378,13 @@ func readTail(r io.ReaderAt, size, maxBytes int64, keep func(line []byte) bool) 
 			} else if !overlong {
 				line := b[j+1 : i]
 				if carry != nil {
-					line = append(line[:len(line):len(line)], carry...)
+					line = joinCarried(line, carry, carried)
 				}
 				if len(line) <= MaxLine && keep(line) {
 					return end, nil
 				}
 			}
-			carry, overlong = nil, false
+			carry, carried, overlong = nil, 0, false
 			i = j
 		}
 	}
@@ -277,8 +392,8 @@ func readTail(r io.ReaderAt, size, maxBytes int64, keep func(line []byte) bool) 
 		if end < 0 {
 			return 0, nil // no newline at all: one partial line
 		}
-		if !overlong && len(carry) <= MaxLine {
-			keep(carry) // the file's first line, which no newline precedes
+		if !overlong && carried <= MaxLine {
+			keep(joinCarried(nil, carry, carried)) // the file's first line, which no newline precedes
 		}
 		return end, nil
 	}
@@ -286,4 +401,14 @@ func readTail(r io.ReaderAt, size, maxBytes int64, keep func(line []byte) bool) 
 		return pos, nil
 	}
 	return end, nil
+}
+
+// joinCarried returns head followed by the pieces of carry (last first), n bytes in all.
+func joinCarried(head []byte, carry [][]byte, n int) []byte {
+	line := make([]byte, 0, len(head)+n)
+	line = append(line, head...)
+	for _, piece := range slices.Backward(carry) {
+		line = append(line, piece...)
+	}
+	return line
 }

@@ -35,6 +35,16 @@ func appendFile(t testing.TB, path, content string) {
 	}
 }
 
+// appendedAt is ReadAppended from offset, knowing nothing else of what was read before (no
+// file id, mark or partial line), as the package's callers did before those existed.
+func appendedAt(path string, offset, maxBytes int64) ([][]byte, int64, error) {
+	got, err := ReadAppended(path, Position{Offset: offset}, nil, maxBytes)
+	if err != nil {
+		return nil, offset, err
+	}
+	return got.Lines, got.Next.Offset, nil
+}
+
 func strs(lines [][]byte) []string {
 	out := make([]string, len(lines))
 	for i, l := range lines {
@@ -78,7 +88,7 @@ func TestReadAppendedAcrossAppends(t *testing.T) {
 	var offset int64
 	for i, s := range steps {
 		appendFile(t, path, s.appended)
-		lines, next, err := ReadAppended(path, offset, 1<<20)
+		lines, next, err := appendedAt(path, offset, 1<<20)
 		if err != nil {
 			t.Fatalf("step %d: %v", i, err)
 		}
@@ -92,19 +102,20 @@ func TestReadAppendedAcrossAppends(t *testing.T) {
 func TestReadAppendedShrunk(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "s.jsonl")
 	writeFile(t, path, "one\ntwo\n")
-	_, offset, err := ReadAppended(path, 0, 1<<20)
+	_, offset, err := appendedAt(path, 0, 1<<20)
 	if err != nil {
 		t.Fatal(err)
 	}
 	writeFile(t, path, "x\n") // truncated and rewritten, shorter
-	lines, next, err := ReadAppended(path, offset, 1<<20)
+	lines, next, err := appendedAt(path, offset, 1<<20)
 	if !errors.Is(err, ErrShrunk) || lines != nil || next != offset {
 		t.Errorf("after truncation: %q, %d, %v; want nothing, %d, ErrShrunk", strs(lines), next, err, offset)
 	}
 }
 
 // Whatever maxBytes is, repeated calls return every line once, in order, and each call
-// returns at most maxBytes of lines unless a single line is longer.
+// stops at the line that crosses maxBytes: every line it returns but the last began before
+// maxBytes were consumed. That line is returned, not left to be read again.
 func TestReadAppendedMaxBytes(t *testing.T) {
 	content := "a\nbb\nccc\ndddd\n\neeeee\nf"
 	want := []string{"a", "bb", "ccc", "dddd", "", "eeeee"}
@@ -117,7 +128,7 @@ func TestReadAppendedMaxBytes(t *testing.T) {
 			if calls > len(content) {
 				t.Fatalf("maxBytes %d: no progress at offset %d", maxBytes, offset)
 			}
-			lines, next, err := ReadAppended(path, offset, maxBytes)
+			lines, next, err := appendedAt(path, offset, maxBytes)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -125,8 +136,8 @@ func TestReadAppendedMaxBytes(t *testing.T) {
 			for _, l := range lines {
 				n += int64(len(l) + 1)
 			}
-			if len(lines) > 1 && n > maxBytes {
-				t.Errorf("maxBytes %d: one call returned %d bytes of lines %q", maxBytes, n, strs(lines))
+			if len(lines) > 0 && n-int64(len(lines[len(lines)-1])+1) >= maxBytes {
+				t.Errorf("maxBytes %d: one call went on past it: %d bytes of lines %q", maxBytes, n, strs(lines))
 			}
 			got = append(got, strs(lines)...)
 			if next == offset {
@@ -138,9 +149,11 @@ func TestReadAppendedMaxBytes(t *testing.T) {
 			t.Errorf("maxBytes %d: got %q up to %d; want %q up to %d", maxBytes, got, offset, want, len(content)-1)
 		}
 	}
-	lines, next, err := ReadAppended(path, 0, 5)
-	if !slices.Equal(strs(lines), []string{"a", "bb"}) || next != 5 || err != nil {
-		t.Errorf("ReadAppended(0, 5) = %q, %d, %v; want [a bb], 5", strs(lines), next, err)
+	for maxBytes, want := range map[int64][]string{2: {"a"}, 3: {"a", "bb"}, 5: {"a", "bb"}, 6: {"a", "bb", "ccc"}} {
+		lines, next, err := appendedAt(path, 0, maxBytes)
+		if !slices.Equal(strs(lines), want) || err != nil {
+			t.Errorf("ReadAppended(0, %d) = %q, %d, %v; want %q", maxBytes, strs(lines), next, err, want)
+		}
 	}
 }
 
@@ -177,7 +190,7 @@ func readAll(t *testing.T, path string, offset, maxBytes int64) ([]string, int64
 	t.Helper()
 	var got []string
 	for calls := 0; calls < 1000; calls++ {
-		lines, next, err := ReadAppended(path, offset, maxBytes)
+		lines, next, err := appendedAt(path, offset, maxBytes)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -201,7 +214,7 @@ func TestReadAppendedOverlongPartialLine(t *testing.T) {
 		t.Fatalf("got %q up to %d; want [a] up to %d (inside the over-long line)", got, offset, 2+MaxLine+10)
 	}
 	appendFile(t, path, "zzz\nb\nc")
-	lines, next, err := ReadAppended(path, offset, 8<<20)
+	lines, next, err := appendedAt(path, offset, 8<<20)
 	if err != nil || !slices.Equal(strs(lines), []string{"b"}) || next != offset+6 {
 		t.Errorf("after the line ends: %q, %d, %v; want [b], %d", strs(lines), next, err, offset+6)
 	}
@@ -211,7 +224,7 @@ func TestReadAppendedBadArguments(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "s.jsonl")
 	writeFile(t, path, "a\n")
 	for _, args := range [][2]int64{{-1, 10}, {0, 0}, {0, -5}} {
-		if _, _, err := ReadAppended(path, args[0], args[1]); err == nil {
+		if _, _, err := appendedAt(path, args[0], args[1]); err == nil {
 			t.Errorf("ReadAppended(offset %d, maxBytes %d): no error", args[0], args[1])
 		}
 	}
@@ -311,7 +324,7 @@ func TestNotRegular(t *testing.T) {
 			within(t, func() {
 				_, err := Stat(tt.path)
 				check("Stat", err)
-				lines, _, err := ReadAppended(tt.path, 0, 1<<20)
+				lines, _, err := appendedAt(tt.path, 0, 1<<20)
 				check("ReadAppended", err)
 				if lines != nil {
 					t.Errorf("ReadAppended returned lines %q", strs(lines))
@@ -348,14 +361,14 @@ func TestOpenRechecksWhatItOpened(t *testing.T) {
 func tail(t *testing.T, path string, maxBytes int64, stopAt string) ([]string, int64) {
 	t.Helper()
 	var seen []string
-	size, err := ReadTail(path, maxBytes, func(line []byte) bool {
+	pos, err := ReadTail(path, maxBytes, func(line []byte) bool {
 		seen = append(seen, string(line))
 		return stopAt != "" && string(line) == stopAt
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return seen, size
+	return seen, pos.Offset
 }
 
 func TestReadTail(t *testing.T) {
@@ -461,12 +474,12 @@ func TestReadTailHugeSparseFile(t *testing.T) {
 		}
 	}
 
-	lines, next, err := ReadAppended(path, size, 1<<20)
+	lines, next, err := appendedAt(path, size, 1<<20)
 	if err != nil || lines != nil || next != size {
 		t.Errorf("ReadAppended at the end = %q, %d, %v; want nothing", strs(lines), next, err)
 	}
 	appendFile(t, path, "more\n")
-	lines, next, err = ReadAppended(path, size, 1<<20)
+	lines, next, err = appendedAt(path, size, 1<<20)
 	if err != nil || !slices.Equal(strs(lines), []string{"more"}) || next != size+5 {
 		t.Errorf("ReadAppended after an append = %q, %d, %v; want [more], %d", strs(lines), next, err, size+5)
 	}

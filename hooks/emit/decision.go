@@ -35,8 +35,11 @@ func (r *permissionRequest) owns(subject string) error {
 	return fmt.Errorf("it asks about another tool call than this hook's (%s)", adapter.CleanText(r.ToolName, 40))
 }
 
-// askUserQuestion is the tool whose "permission" is a question to the person.
-const askUserQuestion = "AskUserQuestion"
+// The tools whose "permission" is a question to the person, or the approval of a plan.
+const (
+	askUserQuestion = "AskUserQuestion"
+	exitPlanMode    = "ExitPlanMode"
+)
 
 // permissionRequestOf returns the PermissionRequest that body is, or nil when body is any
 // other event (or not readable: the daemon says why).
@@ -75,8 +78,8 @@ type decision struct {
 var errNoDecision = errors.New("the answer makes no decision for this request")
 
 // decisionFor returns the line (with its newline) that a PermissionRequest hook prints to
-// give Claude Code the answer a: choice allow or deny for a tool (Bash, Write, ExitPlanMode,
-// …); for an AskUserQuestion, allow with updatedInput = the tool input plus "answers":
+// give Claude Code the answer a: choice allow or deny for a tool (Bash, Write, …); for
+// ExitPlanMode the same, an allow handing its input (the plan) back; for an AskUserQuestion, allow with updatedInput = the tool input plus "answers":
 // {question: label} for a chosen option (or for a line of text, which Claude Code takes as
 // the person's own "Other" answer), or deny. deny is the terminal's "No": the agent stops and
 // waits for its person. An answer that decides nothing is an error wrapping errNoDecision.
@@ -94,6 +97,10 @@ func decisionFor(r *permissionRequest, a *wire.GivenAnswer) ([]byte, error) {
 			return nil, err
 		}
 		d = decision{Behavior: "allow", UpdatedInput: input}
+	case a.Choice == "allow" && r.ToolName == exitPlanMode:
+		// Claude Code 2.1.332 keeps the plan dialog open after a bare allow (observed); with
+		// the input handed back it approves the plan. 2.1.197 takes either.
+		d = decision{Behavior: "allow", UpdatedInput: r.ToolInput}
 	case a.Choice == "allow":
 		d = decision{Behavior: "allow"}
 	default:

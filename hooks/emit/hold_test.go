@@ -554,7 +554,7 @@ func TestDecisionFor(t *testing.T) {
 	ask := `{"questions":[{"question":"Which colour?","header":"Colour","options":[{"label":"Red","description":"warm"},{"label":"Blue","description":"cool"}],"multiSelect":false}],"note":"<kept>"}`
 	askReq := &permissionRequest{Event: "PermissionRequest", ToolName: askUserQuestion, ToolInput: json.RawMessage(ask)}
 	bash := &permissionRequest{Event: "PermissionRequest", ToolName: "Bash", ToolInput: json.RawMessage(`{"command":"ls"}`)}
-	plan := &permissionRequest{Event: "PermissionRequest", ToolName: "ExitPlanMode", ToolInput: json.RawMessage(`{"plan":"1. x"}`)}
+	plan := &permissionRequest{Event: "PermissionRequest", ToolName: "ExitPlanMode", ToolInput: json.RawMessage(`{"plan":"1. x","planFilePath":"/h/.claude/plans/p.md"}`)}
 	allow := `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}` + "\n"
 	deny := `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"` + DenyMessage + `","interrupt":true}}}` + "\n"
 	answer := func(a string) string {
@@ -568,7 +568,8 @@ func TestDecisionFor(t *testing.T) {
 	}{
 		{"a tool allowed", bash, &wire.GivenAnswer{Choice: "allow", Label: "Allow"}, allow},
 		{"a tool denied", bash, &wire.GivenAnswer{Choice: "deny"}, deny},
-		{"a plan approved", plan, &wire.GivenAnswer{Choice: "allow"}, allow},
+		{"a plan approved, its input handed back", plan, &wire.GivenAnswer{Choice: "allow"},
+			`{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow","updatedInput":{"plan":"1. x","planFilePath":"/h/.claude/plans/p.md"}}}}` + "\n"},
 		{"a plan refused", plan, &wire.GivenAnswer{Choice: "deny"}, deny},
 		{"a question by its label", askReq, &wire.GivenAnswer{Choice: "2", Label: "Blue"}, answer("Blue")},
 		{"a question by the key alone", askReq, &wire.GivenAnswer{Choice: "1"}, answer("Red")},

@@ -13,7 +13,7 @@
 // user…]" markers are not the person's words and are skipped. When the last
 // thing the user side said is a tool_result, the turn is a follow-up: the
 // reply is the text "done: " and the first 60 characters of the result,
-// end_turn. Otherwise the user's last text is matched against these scripts,
+// end_turn (but see "plan" below). Otherwise the user's last text is matched against these scripts,
 // case-insensitively by substring, the first match winning:
 //
 //	user text contains  reply                                                      stop_reason
@@ -26,6 +26,9 @@
 //	"ask me"            AskUserQuestion "Which colour?" (header "Colour"),         tool_use
 //	                    one choice of Red (warm) or Blue (cool)
 //	"plan"              ExitPlanMode {"plan": "1. Read the code\n2. Fix the bug"}  tool_use
+//	                    (in plan mode: first Write that plan into the plan file
+//	                    Claude Code names, then ExitPlanMode once the result
+//	                    says the file was created)
 //	"slow"              text "slow01 slow02 … slow20", a word per delta,           end_turn
 //	                    500 ms apart (10 s in all)
 //	"fail"              HTTP 400 {"type": "error", "error": {"type":
@@ -33,11 +36,14 @@
 //	anything else       text "ok"                                                  end_turn
 //
 // "run" and "write" match only when followed by a space and an argument. A
-// scripted tool the request does not offer in its tools list (Claude Code's
-// -p mode offers no AskUserQuestion or ExitPlanMode; side requests offer no
-// tools) gets the text "tool NAME not offered" instead. The real CLI runs
-// ExitPlanMode only in plan mode (Shift+Tab twice, or --permission-mode plan);
-// elsewhere the tool fails and the follow-up reads "done: <tool_use_error>…".
+// scripted tool the request does not offer, in its tools list or (Claude Code
+// 2.1.332, ExitPlanMode among them) in its list of deferred tools, gets the
+// text "tool NAME not offered" instead (Claude Code's -p mode offers no
+// AskUserQuestion or ExitPlanMode; side requests offer no tools). A deferred
+// tool is called directly, without loading it through ToolSearch first, as
+// 2.1.332 was seen to accept. The real CLI runs ExitPlanMode only in plan
+// mode (Shift+Tab twice, or --permission-mode plan); elsewhere the tool fails
+// and the follow-up reads "done: <tool_use_error>…".
 //
 // A request that asks for structured output (output_config.format of type
 // json_schema, as Claude Code's session-title side request does) always gets

@@ -3,6 +3,7 @@ package anthropic
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -68,19 +69,68 @@ func (r reply) stopReason() string {
 const askInput = `{"questions":[{"question":"Which colour?","header":"Colour","multiSelect":false,` +
 	`"options":[{"label":"Red","description":"warm"},{"label":"Blue","description":"cool"}]}]}`
 
+// planText is the plan of the "plan" script.
+const planText = "1. Read the code\n2. Fix the bug"
+
+// exitPlan is ExitPlanMode's input.
+type exitPlan struct {
+	Plan string `json:"plan"`
+}
+
+// planFileRe finds the plan file Claude Code asks the model to write in plan mode (2.1.197
+// and 2.1.332 both say so in a system reminder).
+var planFileRe = regexp.MustCompile(`You should create your plan at (\S+) using the Write tool`)
+
+// planFilePath returns the plan file that msgs ask the model to create, or "".
+func planFilePath(msgs []requestMessage) string {
+	for _, m := range msgs {
+		for _, b := range blocks(m.Content) {
+			if sub := planFileRe.FindStringSubmatch(b.Text); sub != nil {
+				return sub[1]
+			}
+		}
+	}
+	return ""
+}
+
+// deferredHeading opens the list of deferred tools (one name a line, up to a
+// blank line) that Claude Code 2.1.332 sends in a system entry instead of
+// their schemas, ExitPlanMode among them. A model may call one directly
+// (observed: ExitPlanMode runs), although the list says to load it with
+// ToolSearch first.
+const deferredHeading = "The following deferred tools are now available via ToolSearch."
+
+// deferredTools returns the names msgs list as deferred tools.
+func deferredTools(msgs []requestMessage) []string {
+	var names []string
+	for _, m := range msgs {
+		for _, b := range blocks(m.Content) {
+			_, list, ok := strings.Cut(b.Text, deferredHeading)
+			if !ok {
+				continue
+			}
+			lines := strings.Split(list, "\n")
+			for _, l := range lines[1:] { // the rest of the heading's line
+				l = strings.TrimSpace(l)
+				if l == "" {
+					break
+				}
+				names = append(names, l)
+			}
+		}
+	}
+	return names
+}
+
 // choose returns the scripted reply to req: see the package documentation.
 func choose(req request) reply {
 	if f := req.OutputConfig.Format; f.Type == "json_schema" {
 		return reply{text: schemaText(f.Schema.Properties)}
 	}
-	prompt, result, isResult := lastUserTurn(req.Messages)
-	if isResult {
-		return reply{text: "done: " + firstRunes(result, 60)}
-	}
 	// offered returns a call of the tool name with input, or a text saying
 	// the request did not offer that tool (title and other side requests).
 	offered := func(name string, input any) reply {
-		if !slices.Contains(req.Tools, tool{name}) {
+		if !slices.Contains(req.Tools, tool{name}) && !slices.Contains(deferredTools(req.Messages), name) {
 			return reply{text: fmt.Sprintf("tool %s not offered", name)}
 		}
 		raw, ok := input.(json.RawMessage)
@@ -91,6 +141,14 @@ func choose(req request) reply {
 			}
 		}
 		return reply{tool: name, input: raw}
+	}
+	planFile := planFilePath(req.Messages)
+	prompt, result, isResult := lastUserTurn(req.Messages)
+	if isResult {
+		if planFile != "" && strings.HasPrefix(result, "File created successfully at: "+planFile) {
+			return offered("ExitPlanMode", exitPlan{planText})
+		}
+		return reply{text: "done: " + firstRunes(result, 60)}
 	}
 	if indexFold(prompt, "say hi") >= 0 {
 		return reply{text: "hi from the fake model"}
@@ -111,9 +169,14 @@ func choose(req request) reply {
 		return offered("AskUserQuestion", json.RawMessage(askInput))
 	}
 	if indexFold(prompt, "plan") >= 0 {
-		return offered("ExitPlanMode", struct {
-			Plan string `json:"plan"`
-		}{"1. Read the code\n2. Fix the bug"})
+		if planFile != "" {
+			// Plan mode: the plan goes into the file Claude Code named first.
+			return offered("Write", struct {
+				FilePath string `json:"file_path"`
+				Content  string `json:"content"`
+			}{planFile, planText})
+		}
+		return offered("ExitPlanMode", exitPlan{planText})
 	}
 	if indexFold(prompt, "slow") >= 0 {
 		return reply{text: slowText, slow: true}

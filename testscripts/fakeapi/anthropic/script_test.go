@@ -21,6 +21,21 @@ func prompt(text, tools string) string {
 		`{"role":"system","content":"Available agent types: run nothing, plan nothing"}]}`
 }
 
+// planMode returns a request as Claude Code sends it in plan mode: the reminder naming the
+// plan file with the prompt, then, after a Write of the fake model, result (if given).
+func planMode(text string, result ...string) string {
+	t, _ := json.Marshal(text)
+	info, _ := json.Marshal("<system-reminder>\nPlan mode is active.\n## Plan File Info:\nNo plan file exists yet. " +
+		"You should create your plan at /h/.claude/plans/p.md using the Write tool.\n</system-reminder>")
+	body := `{"tools":` + allTools + `,"messages":[{"role":"user","content":[{"type":"text","text":` + string(t) + `},` +
+		`{"type":"text","text":` + string(info) + `}]}`
+	for _, r := range result {
+		body += `,{"role":"assistant","content":[{"type":"tool_use","id":"toolu_fake_1","name":"Write","input":{}}]},` +
+			`{"role":"user","content":[` + r + `]}`
+	}
+	return body + `]}`
+}
+
 func TestChoose(t *testing.T) {
 	long := strings.Repeat("é", 70) // 60 runes are 120 bytes
 	tests := []struct {
@@ -48,6 +63,21 @@ func TestChoose(t *testing.T) {
 		{"ask me not offered", prompt("ask me", `[]`), reply{text: "tool AskUserQuestion not offered"}},
 		{"plan", prompt("make a PLAN", allTools), reply{tool: "ExitPlanMode",
 			input: json.RawMessage(`{"plan":"1. Read the code\n2. Fix the bug"}`)}},
+		{"plan in plan mode: the plan file first", planMode("make a plan"), reply{tool: "Write",
+			input: json.RawMessage(`{"file_path":"/h/.claude/plans/p.md","content":"1. Read the code\n2. Fix the bug"}`)}},
+		{"plan mode: the plan file written, then ExitPlanMode", planMode("make a plan",
+			`{"type":"tool_result","tool_use_id":"toolu_fake_1","content":"File created successfully at: /h/.claude/plans/p.md (file state is current)"}`),
+			reply{tool: "ExitPlanMode", input: json.RawMessage(`{"plan":"1. Read the code\n2. Fix the bug"}`)}},
+		{"plan mode: another file written", planMode("make a plan",
+			`{"type":"tool_result","tool_use_id":"toolu_fake_1","content":"File created successfully at: /h/notes.md"}`),
+			reply{text: "done: File created successfully at: /h/notes.md"}},
+		{"a deferred tool (2.1.332) is offered", `{"tools":[{"name":"ToolSearch"}],"messages":[` +
+			`{"role":"user","content":"plan"},{"role":"system","content":[{"type":"text","text":` +
+			`"# Environment\n` + deferredHeading + ` Their schemas are NOT loaded:\nCronCreate\nExitPlanMode\n\nAvailable agent types: Bash"}]}]}`,
+			reply{tool: "ExitPlanMode", input: json.RawMessage(`{"plan":"1. Read the code\n2. Fix the bug"}`)}},
+		{"a deferred list without the tool", `{"tools":[{"name":"ToolSearch"}],"messages":[` +
+			`{"role":"user","content":"plan"},{"role":"system","content":"` + deferredHeading + ` Load them:\nCronCreate\n\nBash"}]}`,
+			reply{text: "tool ExitPlanMode not offered"}},
 		{"slow", prompt("go slow", allTools), reply{text: slowText, slow: true}},
 		{"fail", prompt("this should fail", allTools), reply{fail: true}},
 		{"anything else", prompt("hello there", allTools), reply{text: "ok"}},
