@@ -12,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -20,28 +19,6 @@ import (
 	"github.com/trailboss/trailboss/daemon/client"
 	"github.com/trailboss/trailboss/daemon/wire"
 )
-
-// autoModeFrom is the first Claude Code version whose fresh install starts in auto mode
-// and asks with the unnumbered dialog.
-const autoModeFrom = "2.1.332"
-
-// newerOrSame reports whether version a (dotted numbers) is b or later.
-func newerOrSame(a, b string) bool {
-	as, bs := strings.Split(a, "."), strings.Split(b, ".")
-	for i := range max(len(as), len(bs)) {
-		var x, y int
-		if i < len(as) {
-			x, _ = strconv.Atoi(as[i])
-		}
-		if i < len(bs) {
-			y, _ = strconv.Atoi(bs[i])
-		}
-		if x != y {
-			return x > y
-		}
-	}
-	return true
-}
 
 // autoModeDialog has Claude Code run command and waits until its auto-mode dialog for it
 // is on screen. The offer shown before the first one ("Auto mode can't check actions in
@@ -89,7 +66,7 @@ func (w *claudeWorld) autoModePrompt(pane, command string) *wire.Prompt {
 	}
 	msg := fmt.Sprintf("NOT RUN: no prompt record for Claude Code %s's auto-mode dialog within 10 s of it being drawn (%s): "+
 		"the daemon does not make one for an auto-mode permission yet (the dialog fires PreToolUse, no PermissionRequest); "+
-		"this test runs once it does", claudeCodeCLI.wanted(), seen)
+		"this test runs once it does", w.cc.cli.wanted(), seen)
 	// Never a silent skip: make test lists the note after the run, as it does for a CLI
 	// that could not be installed.
 	if f, err := os.OpenFile(filepath.Join(agentsCache(w.t), skippedNote), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644); err == nil {
@@ -104,10 +81,7 @@ func (w *claudeWorld) autoModePrompt(pane, command string) *wire.Prompt {
 // Yes and presses Enter, and the command runs; a deny presses Enter on No, Claude Code says
 // "Interrupted" and the command does not run; an answer again is refused.
 func TestRealClaudeCodeAutoModeAnsweredByKeys(t *testing.T) {
-	if v := claudeCodeCLI.wanted(); !newerOrSame(v, autoModeFrom) {
-		t.Skipf("Claude Code %s has no auto-mode dialog: TRAILBOSS_CLAUDE_CODE_VERSION=%s runs this test", v, autoModeFrom)
-	}
-	w := newClaudeWorld(t)
+	w := newClaudeWorld(t, claudeAutoMode())
 	pane := w.startClaude()
 	w.waitScreen(pane, `auto mode on`, 10*time.Second)
 	scratch := t.TempDir() // outside the work folder: auto mode asks before touching it
