@@ -61,6 +61,34 @@ type Event struct {
 	Ask *Ask
 	// Program is what sent it, when the daemon could tell (a hook over its unix socket).
 	Program Program
+	// Call is the tool call the event announces (a PreToolUse: about to run) or ends (a
+	// PostToolUse: Done), when its source says. A permission dialog that another source
+	// sees open without saying for what (Claude Code's live state) is the session's call
+	// about to run: the daemon pairs the two.
+	Call *ToolCall
+	// By says who moved an unstuck session on, when its source can tell: ByHuman (its
+	// operator: a typed prompt, an answered dialog) or ByOther (a background task's end, a
+	// schedule). "" when the source cannot tell.
+	By string
+}
+
+// Who moved a session on (Event.By).
+const (
+	ByHuman = "human"
+	ByOther = "other"
+)
+
+// ToolCall is one tool call of a session, by its id: about to run (a PreToolUse), or done
+// (Done: a PostToolUse). One about to run says how a permission for it is queued: the
+// detail, summary and Ask that a permission request for that very call would carry.
+type ToolCall struct {
+	ID      string
+	Done    bool
+	Tool    string
+	Mode    string // the session's permission mode when it was called ("auto", "default", …), if said
+	Detail  string
+	Summary string
+	Ask     *Ask
 }
 
 // Ask kinds: what an answer looks like.

@@ -246,3 +246,52 @@ func Tail(lines []Line) (Line, bool) {
 	}
 	return Line{}, false
 }
+
+// ToolUse is one tool_use block of an assistant transcript line: a call the model made.
+type ToolUse struct {
+	ID    string
+	Name  string
+	Input json.RawMessage
+}
+
+// Calls returns what one transcript line says of tool calls: the tool_use blocks of an
+// assistant line, the ids of the tool_result blocks of a user line, and whether it is a
+// person's prompt (a turn begins: nothing before it is pending). Claude Code writes a call's
+// line before it asks permission for it (observed, 2.1.197 and 2.1.332), so the last call
+// with no result is the one a permission dialog open now is about. Sidechain lines
+// (subagents) say nothing of their parent's calls.
+func Calls(b []byte) (uses []ToolUse, results []string, prompt bool) {
+	var raw struct {
+		Type        string `json:"type"`
+		IsSidechain bool   `json:"isSidechain"`
+		Message     *struct {
+			Content json.RawMessage `json:"content"`
+		} `json:"message"`
+	}
+	if json.Unmarshal(b, &raw) != nil || raw.IsSidechain || raw.Message == nil {
+		return nil, nil, false
+	}
+	var blocks []struct {
+		Type      string          `json:"type"`
+		ID        string          `json:"id"`
+		Name      string          `json:"name"`
+		Input     json.RawMessage `json:"input"`
+		ToolUseID string          `json:"tool_use_id"`
+	}
+	if json.Unmarshal(raw.Message.Content, &blocks) != nil {
+		l := ClassifyLine(b)
+		return nil, nil, l.Prompt
+	}
+	for _, bl := range blocks {
+		switch {
+		case raw.Type == "assistant" && bl.Type == "tool_use" && bl.ID != "":
+			uses = append(uses, ToolUse{ID: bl.ID, Name: bl.Name, Input: bl.Input})
+		case raw.Type == "user" && bl.Type == "tool_result":
+			results = append(results, bl.ToolUseID)
+		}
+	}
+	if raw.Type == "user" && len(results) == 0 {
+		prompt = ClassifyLine(b).Prompt
+	}
+	return uses, results, prompt
+}
