@@ -66,16 +66,18 @@ type Event struct {
 	// sees open without saying for what (Claude Code's live state) is the session's call
 	// about to run: the daemon pairs the two.
 	Call *ToolCall
-	// By says who moved an unstuck session on, when its source can tell: ByHuman (its
-	// operator: a typed prompt, an answered dialog) or ByOther (a background task's end, a
-	// schedule). "" when the source cannot tell.
+	// By says who moved an unstuck session on: ByHuman (its operator: a typed prompt, an
+	// answered dialog), ByOther (a background task's end, a schedule), ByUnknown (its source
+	// cannot tell, and another will: Claude Code's live state going busy, before the
+	// prompt's hook). "" is a source that does not say, taken as the operator as ever.
 	By string
 }
 
 // Who moved a session on (Event.By).
 const (
-	ByHuman = "human"
-	ByOther = "other"
+	ByHuman   = "human"
+	ByOther   = "other"
+	ByUnknown = "unknown"
 )
 
 // ToolCall is one tool call of a session, by its id: about to run (a PreToolUse), or done

@@ -127,17 +127,18 @@ func rebinds(s Session, ev adapter.Event) bool {
 
 // parked returns the place s keeps as ev, an unstuck event said to be by, moves it on: a
 // stopped session woken by something other than its operator keeps its stop's place (or
-// the one it kept already); one whose source cannot tell who moved it (Claude Code's live
-// state going busy) keeps it too until a hook says (a prompt of its operator clears it);
-// an operator's prompt or answer clears it, as does any answer to a dialog.
+// the one it kept already), and so does one whose source cannot tell yet (ByUnknown: a
+// prompt's hook will say, and its operator's clears it). Its operator's prompt clears the
+// place, as does any answer to a dialog, and an event that does not say who (as before
+// sources said). An event while it works (a tool ran) says nothing of who woke it.
 func parked(s Session, by string) time.Time {
 	switch {
 	case by == adapter.ByHuman:
 		return time.Time{}
 	case !s.Stuck:
 		return s.Parked
-	case s.Reason != adapter.ReasonStopped:
-		return time.Time{} // a dialog answered (by whom, the dialog cannot be but its operator)
+	case s.Reason != adapter.ReasonStopped || (by != adapter.ByOther && by != adapter.ByUnknown):
+		return time.Time{} // a dialog answered (only its operator answers one), or said by no one
 	case !s.Parked.IsZero() && s.Parked.Before(s.Since):
 		return s.Parked
 	}
