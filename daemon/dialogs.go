@@ -168,9 +168,13 @@ func (e *Engine) withCall(ev adapter.Event) adapter.Event {
 }
 
 // pairLive applies the session's live state again now that the call its dialog is about is
-// known: a dialog queued before its PreToolUse came gets that call's words and record.
-func (e *Engine) pairLive(ctx context.Context, id string) error {
+// known: a dialog queued before its PreToolUse came (or before its transcript had the call:
+// found, nil uses the book's) gets that call's words and record.
+func (e *Engine) pairLive(ctx context.Context, id string, found *adapter.ToolCall) error {
 	call, live, prev, hooked := e.dialogs.view(id)
+	if call == nil {
+		call = found
+	}
 	if call == nil || live.Status != claude.LiveWaiting {
 		return nil
 	}

@@ -218,7 +218,7 @@ func (e *Engine) ingest(ctx context.Context, ev adapter.Event, fromHook bool) (O
 	e.dialogs.note(ev, fromHook)
 	out, err := e.applyAndCommit(ctx, ev)
 	if err == nil && ev.Call != nil && !ev.Call.Done && ev.Kind == adapter.KindTouch {
-		err = e.pairLive(ctx, ev.SessionID)
+		err = e.pairLive(ctx, ev.SessionID, nil)
 	}
 	return out, err
 }

@@ -47,6 +47,7 @@ type liveView struct {
 	prev   claude.LiveState  // the state read before this one; zero on a first reading
 	hooked bool              // hooks speak for it: a prompt's hook will say who submitted it
 	tail   *claude.Line      // its transcript's last conversation line at a turn's end; nil when not read
+	turnBy string            // who submitted the prompt of the turn that ended, as its transcript says
 }
 
 // liveEvent is the pure rule: what state file st means for session s, and false when it
@@ -76,9 +77,9 @@ func liveEvent(s queue.Session, v liveView, st claude.LiveState) (adapter.Event,
 			return adapter.Event{}, false
 		}
 		ev.Kind, ev.At, ev.By = adapter.KindUnstuck, st.At, adapter.ByHuman
-		if s.Reason == adapter.ReasonStopped && v.hooked {
-			// A dialog is answered by its operator; a prompt too, as far as a session
-			// without hooks can tell. With hooks, its prompt's hook says who submitted it.
+		if s.Reason == adapter.ReasonStopped {
+			// A dialog is answered by its operator. Who submitted a prompt, its hook says,
+			// or the transcript when the turn ends.
 			ev.By = adapter.ByUnknown
 		}
 		return ev, true
@@ -92,7 +93,10 @@ func liveEvent(s queue.Session, v liveView, st claude.LiveState) (adapter.Event,
 				tail = *v.tail
 			}
 			stop := stuckFromTail(s, v.rec, tail)
-			stop.At = ev.At
+			stop.At, stop.By = ev.At, v.turnBy
+			if stop.By == "" && !v.hooked {
+				stop.By = adapter.ByHuman // no one says a task woke it: a new wait
+			}
 			return stop, true
 		case !s.Stuck && v.prev.Status == "" && v.tail != nil && v.tail.State == claude.TailWaiting:
 			// First seen at its prompt after a turn (the daemon started later): it waits.
@@ -360,11 +364,11 @@ func (l *LiveStates) take(ctx context.Context, path string, st claude.LiveState)
 func (l *LiveStates) apply(ctx context.Context, s queue.Session, st claude.LiveState) {
 	call, _, prev, hooked := l.Engine.dialogs.view(s.ID)
 	v := liveView{rec: l.Engine.latestPrompt(s.ID), call: call, prev: prev, hooked: hooked}
-	if st.Status == claude.LiveWaiting && st.WaitingFor == claude.WaitingPermission && v.call == nil {
-		v.call = l.transcriptCall(s)
+	if st.Status == claude.LiveWaiting && (st.WaitingFor == claude.WaitingPermission || st.WaitingFor == claude.WaitingDialog) && v.call == nil {
+		v.call = transcriptCall(l.Engine, s)
 	}
 	if (st.Status == claude.LiveIdle || st.Status == claude.LiveShell) && !s.Stuck {
-		v.tail = lastLine(s.TranscriptPath)
+		v.tail, v.turnBy = turnEnd(s.TranscriptPath)
 	}
 	ev, ok := liveEvent(s, v, st)
 	if !ok {
@@ -377,46 +381,84 @@ func (l *LiveStates) apply(ctx context.Context, s queue.Session, st claude.LiveS
 	l.Log.Info("Claude Code state", "session", s.ID, "status", st.Status, "waiting_for", st.WaitingFor,
 		"event", ev.Kind, "detail", ev.Detail)
 	logDialogClosed(l.Log, ev)
+	if v.call == nil && (ev.Detail == DetailAsking || ev.Detail == DetailDialog) && s.TranscriptPath != "" {
+		go l.awaitCall(ctx, s)
+	}
+}
+
+// awaitCall looks in s's transcript, for a moment, for the call a dialog queued without
+// one is about: Claude Code writes it down a little after it opens the dialog, and a
+// session without hooks has no PreToolUse to say it.
+func (l *LiveStates) awaitCall(ctx context.Context, s queue.Session) {
+	_ = guard(l.Log, "looking for a dialog's call", []any{"session", s.ID}, func() {
+		for range 10 {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+			now, ok := l.Engine.Session(s.ID)
+			if !ok || !now.Stuck || (now.Detail != DetailAsking && now.Detail != DetailDialog) {
+				return // its words came, or it moved on
+			}
+			if call := transcriptCall(l.Engine, now); call != nil {
+				if err := l.Engine.pairLive(ctx, s.ID, call); err != nil {
+					l.Log.Warn("apply a dialog's call", "session", s.ID, "err", err)
+				}
+				return
+			}
+		}
+	})
 }
 
 // transcriptCall returns the call a permission dialog of s is about, read from the end of
 // its transcript (its last tool_use with no result, in the turn that runs), or nil; a call
 // already over (done, or closed with an earlier dialog) is none.
-func (l *LiveStates) transcriptCall(s queue.Session) *adapter.ToolCall {
+func transcriptCall(e *Engine, s queue.Session) *adapter.ToolCall {
 	if s.TranscriptPath == "" {
 		return nil
 	}
 	var use *claude.ToolUse
-	done := map[string]bool{}
+	done, mode := map[string]bool{}, ""
 	_, _ = transcript.ReadTail(s.TranscriptPath, maxTailScan, func(b []byte) bool {
-		uses, results, prompt := claude.Calls(b)
-		for _, id := range results {
+		c := claude.Calls(b)
+		for _, id := range c.Results {
 			done[id] = true
 		}
-		for i := len(uses) - 1; i >= 0 && use == nil; i-- {
-			if !done[uses[i].ID] {
-				use = &uses[i]
+		for i := len(c.Uses) - 1; i >= 0 && use == nil; i-- {
+			if !done[c.Uses[i].ID] {
+				use = &c.Uses[i]
 			}
 		}
-		return use != nil || prompt
+		if mode == "" {
+			mode = c.Mode // the latest the transcript records
+		}
+		return c.Prompt
 	})
-	if use == nil || l.Engine.dialogs.over(s.ID, use.ID) {
+	if use == nil || e.dialogs.over(s.ID, use.ID) {
 		return nil
 	}
-	return claude.PendingCall(use.ID, use.Name, "", use.Input)
+	return claude.PendingCall(use.ID, use.Name, mode, use.Input)
 }
 
-// lastLine returns the last conversation line of a transcript, or nil.
-func lastLine(path string) *claude.Line {
+// turnEnd returns the last conversation line of a transcript (nil when none), and who
+// submitted the prompt of its last turn ("" when it does not say).
+func turnEnd(path string) (*claude.Line, string) {
 	if path == "" {
-		return nil
+		return nil, ""
 	}
 	var last *claude.Line
+	by := ""
 	_, _ = transcript.ReadTail(path, maxTailScan, func(b []byte) bool {
-		if l := claude.ClassifyLine(b); l.Conversation {
+		l := claude.ClassifyLine(b)
+		if l.Conversation && last == nil {
 			last = &l
 		}
-		return last != nil
+		if l.Prompt {
+			by = l.By
+			return true
+		}
+		return false
 	})
-	return last
+	return last, by
 }

@@ -108,7 +108,11 @@ func TestLiveEventSince2332(t *testing.T) {
 		{"first seen at its prompt after a turn", working, liveView{tail: turnTail}, idle(claude.LiveIdle, 12), "stuck/stopped/ hi there (backup)"},
 		{"first seen with no turn yet", working, liveView{tail: &claude.Line{Conversation: true, State: claude.TailWorking}}, idle(claude.LiveIdle, 12), ""},
 		{"busy, hooks will say who", stopped, liveView{hooked: true}, idle(claude.LiveBusy, 12), "unstuck// by unknown"},
-		{"busy, no hooks: its operator", stopped, liveView{}, idle(claude.LiveBusy, 12), "unstuck// by human"},
+		{"busy, no hooks: the turn's end will say who", stopped, liveView{}, idle(claude.LiveBusy, 12), "unstuck// by unknown"},
+		{"a turn a task woke ends", working, liveView{prev: busy, tail: turnTail, turnBy: adapter.ByOther}, idle(claude.LiveIdle, 12), "stuck/stopped/ hi there by other"},
+		{"a turn its operator's prompt began ends", working, liveView{prev: busy, tail: turnTail, turnBy: adapter.ByHuman, hooked: true}, idle(claude.LiveIdle, 12), "stuck/stopped/ hi there by human"},
+		{"without hooks, a turn no one says who began is its operator's", working, liveView{prev: busy, tail: turnTail}, idle(claude.LiveIdle, 12), "stuck/stopped/ hi there by human"},
+		{"with hooks, the prompt's hook said who", working, liveView{prev: busy, tail: turnTail, hooked: true}, idle(claude.LiveIdle, 12), "stuck/stopped/ hi there by "},
 		{"a dialog answered", byHook, liveView{hooked: true}, idle(claude.LiveBusy, 12), "unstuck// by human"},
 	}
 	for _, tt := range tests {
@@ -119,6 +123,9 @@ func TestLiveEventSince2332(t *testing.T) {
 				got = fmt.Sprintf("%s/%s/%s %s", ev.Kind, ev.Reason, ev.Detail, ev.Summary)
 				if ev.Kind == adapter.KindUnstuck {
 					got = fmt.Sprintf("%s/%s/%s by %s", ev.Kind, ev.Reason, ev.Detail, ev.By)
+				}
+				if ev.Kind == adapter.KindStuck && ev.Reason == adapter.ReasonStopped && strings.Contains(tt.want, " by ") {
+					got += " by " + ev.By
 				}
 				if ev.Backup {
 					got += " (backup)"

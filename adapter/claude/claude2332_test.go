@@ -182,18 +182,19 @@ func TestCallsInARealTranscript(t *testing.T) {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<20)
-	used, resulted, prompts := map[string]string{}, map[string]bool{}, 0
+	used, resulted, prompts, modes := map[string]string{}, map[string]bool{}, 0, map[string]int{}
 	for sc.Scan() {
-		uses, results, prompt := Calls(sc.Bytes())
-		for _, u := range uses {
+		c := Calls(sc.Bytes())
+		for _, u := range c.Uses {
 			used[u.ID] = u.Name + " " + string(u.Input)
 		}
-		for _, id := range results {
+		for _, id := range c.Results {
 			resulted[id] = true
 		}
-		if prompt {
+		if c.Prompt {
 			prompts++
 		}
+		modes[c.Mode]++
 	}
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
@@ -202,10 +203,36 @@ func TestCallsInARealTranscript(t *testing.T) {
 	if !strings.HasPrefix(touch, "Bash ") || !strings.Contains(touch, "touch /tmp/scratch/touched-by-claude") || !resulted["toolu_e80ebeb42ef54ba69c928ddf"] {
 		t.Fatalf("the touch call: %q, result %v", touch, resulted["toolu_e80ebeb42ef54ba69c928ddf"])
 	}
-	if prompts < 5 {
-		t.Fatalf("%d prompts found", prompts)
+	if prompts < 5 || modes["auto"] < 10 || modes["plan"] != 1 {
+		t.Fatalf("%d prompts found, permission modes %v", prompts, modes)
 	}
-	if u, r, p := Calls([]byte(`{"type":"assistant","isSidechain":true,"message":{"content":[{"type":"tool_use","id":"x","name":"Bash","input":{}}]}}`)); u != nil || r != nil || p {
+	// Who submitted each prompt: its operator typed all but the one a background task's
+	// end submitted.
+	if _, err := f.Seek(0, 0); err != nil {
+		t.Fatal(err)
+	}
+	sc = bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	by := map[string]int{}
+	for sc.Scan() {
+		if l := ClassifyLine(sc.Bytes()); l.Prompt {
+			by[l.By]++
+		}
+	}
+	if by[adapter.ByOther] != 1 || by[adapter.ByHuman] < 10 || by[""] != 0 {
+		t.Fatalf("who submitted the prompts: %v", by)
+	}
+	for line, want := range map[string]string{
+		`{"type":"user","message":{"role":"user","content":"go on"}}`:                                           "",
+		`{"type":"user","message":{"role":"user","content":"<task-notification>\n<status>completed</status>"}}`: adapter.ByOther,
+		`{"type":"user","promptSource":"typed","message":{"role":"user","content":"go on"}}`:                    adapter.ByHuman,
+		`{"type":"user","origin":{"kind":"scheduled"},"message":{"role":"user","content":"go on"}}`:             adapter.ByOther,
+	} {
+		if got := ClassifyLine([]byte(line)).By; got != want {
+			t.Errorf("%s: by %q, want %q", line, got, want)
+		}
+	}
+	if c := Calls([]byte(`{"type":"assistant","isSidechain":true,"message":{"content":[{"type":"tool_use","id":"x","name":"Bash","input":{}}]}}`)); c.Uses != nil || c.Results != nil || c.Prompt {
 		t.Fatal("a subagent's call was taken for its parent's")
 	}
 }

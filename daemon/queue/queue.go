@@ -89,7 +89,7 @@ func Apply(s *Session, ev adapter.Event) (Session, bool) {
 			// The operator dropped it; a reminder of the same wait does not bring it back.
 		case !next.Stuck:
 			since := ev.At
-			if !next.Parked.IsZero() && next.Parked.Before(since) {
+			if !next.Parked.IsZero() && next.Parked.Before(since) && ev.By != adapter.ByHuman {
 				since = next.Parked // woken by a task, stopped again: its first stop's place
 			}
 			next.Stuck, next.Since, next.Rank, next.Parked = true, since, since.UnixNano(), time.Time{}
