@@ -95,7 +95,7 @@ func choose(req request) reply {
 		}
 		return reply{tool: name, input: raw}
 	}
-	if strings.HasPrefix(prompt, "<task-notification>") {
+	if strings.HasPrefix(prompt, taskNotification) {
 		// Claude Code's own prompt when a background task ends: never a script's words.
 		return reply{text: "background done"}
 	}
@@ -137,6 +137,9 @@ func choose(req request) reply {
 	}
 	return reply{text: "ok"}
 }
+
+// taskNotification opens the prompt Claude Code submits by itself when a background task ends.
+const taskNotification = "<task-notification>"
 
 // firstOfTwo opens the description of the first Bash call of the "twice" script; the
 // second command follows it.
@@ -226,6 +229,10 @@ func lastUserTurn(msgs []requestMessage) (text, result string, isResult bool) {
 			case "text":
 				if t := stripNoise(b.Text); t != "" {
 					text, result, isResult, said = t, "", false, true
+				} else if i := strings.Index(b.Text, taskNotification); i >= 0 {
+					// Claude Code (2.1.332) wraps a background task's notification in a
+					// system reminder: it is what this turn says.
+					text, result, isResult, said = b.Text[i:], "", false, true
 				}
 			}
 		}

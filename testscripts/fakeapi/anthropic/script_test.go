@@ -51,6 +51,11 @@ func TestChoose(t *testing.T) {
 			`{"role":"assistant","content":[{"type":"tool_use","id":"t2","name":"Bash","input":{"command":"touch b","description":"Second of two: touch b"}}]},` +
 			`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t2","content":"ok"}]}]}`,
 			reply{text: "done: ok"}},
+		{"a background task's end, in a system reminder as 2.1.332 sends it", `{"tools":` + allTools + `,"messages":[` +
+			`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"started"}]},` +
+			`{"role":"assistant","content":[{"type":"text","text":"done: started"}]},` +
+			`{"role":"user","content":[{"type":"text","text":"<system-reminder>\n[SYSTEM NOTIFICATION - NOT USER INPUT]\n\n<task-notification>\n<summary>Background command \"Run x\" completed</summary>\n</task-notification>\n</system-reminder>"}]}]}`,
+			reply{text: "background done"}},
 		{"a background task's end is not a script", prompt("<task-notification>\n<summary>Background command \"Run x\" completed</summary>\n</task-notification>", allTools),
 			reply{text: "background done"}},
 		{"running is not run", prompt("keep running", allTools), reply{text: "ok"}},
