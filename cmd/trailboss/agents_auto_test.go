@@ -114,35 +114,44 @@ func (w *claudeWorld) pressUntil(pane, key, what string, done func(screen string
 }
 
 // throughTheOffer waits for pane's next dialog; when it is auto mode's offer, it checks the
-// offer is queued as what it is, and stays in auto mode (Enter).
-func (w *claudeWorld) throughTheOffer(pane string) {
+// offer is queued as what it is, and stays in auto mode (Enter). It reports whether there
+// was an offer.
+func (w *claudeWorld) throughTheOffer(pane string) bool {
 	w.t.Helper()
 	w.waitScreen(pane, `Auto mode can't check actions in this session|Do you want to`, 20*time.Second)
 	if !strings.Contains(w.screen(pane), "Enter to stay in auto mode") {
-		return
+		return false
 	}
-	it, lag := w.queued(pane, "auto mode's offer", func(it client.Item) bool { return it.Detail == "dialog" })
-	if it.Reason != "permission" || !strings.Contains(it.Summary, "auto mode can't check actions") || it.Prompt != nil {
+	_, lag := w.queued(pane, "auto mode's offer", func(it client.Item) bool { return it.Detail == "dialog" })
+	// Its words need the call it holds up: a hook's PreToolUse, or the transcript, which
+	// Claude Code writes a moment after the dialog opens.
+	it, said := w.queued(pane, "auto mode's offer in its words", func(it client.Item) bool {
+		return it.Detail == "dialog" && strings.Contains(it.Summary, "auto mode can't check actions")
+	})
+	if it.Reason != "permission" || it.Prompt != nil {
 		w.t.Fatalf("the offer: %+v (prompt %+v)", it, it.Prompt)
 	}
-	w.t.Logf("auto mode's offer → queued %v after it opened: %q", lag.Round(time.Millisecond), it.Summary)
+	w.t.Logf("auto mode's offer → queued %v after it opened, in its words %v after: %q", lag.Round(time.Millisecond),
+		said.Round(time.Millisecond), it.Summary)
 	w.pressUntil(pane, "Enter", "the dialog behind the offer", func(s string) bool {
 		return !strings.Contains(s, "Enter to stay in auto mode")
 	})
+	return true
 }
 
 // permissionFor waits for pane's permission dialog for command and checks it is queued
 // with the command and a prompt record that takes allow or deny; it returns how long after
-// the dialog opened it was seen queued: after its stuck moment, or, for a dialog that keeps
-// the place of the offer before it, after the test saw it drawn.
-func (w *claudeWorld) permissionFor(pane, command string) time.Duration {
+// the dialog opened it was seen queued: after its stuck moment, or, for a dialog behind
+// auto mode's offer (its item keeps the offer's place and moment), after the test saw it
+// drawn.
+func (w *claudeWorld) permissionFor(pane, command string, afterOffer bool) time.Duration {
 	w.t.Helper()
 	w.waitScreen(pane, `Do you want to proceed\?`, 20*time.Second)
 	drawn := time.Now()
 	it, lag := w.queued(pane, "the permission for "+command, func(it client.Item) bool {
-		return isPermission(it) && strings.Contains(it.Summary, command)
+		return isPermission(it) && it.Detail == "Bash" && strings.Contains(it.Summary, command)
 	})
-	if it.Since.Before(drawn.Add(-2 * time.Second)) {
+	if afterOffer {
 		lag = time.Since(drawn)
 	}
 	p := it.Prompt
@@ -173,8 +182,7 @@ func TestRealClaudeCodeAutoMode(t *testing.T) {
 	first := filepath.Join(w.home, "first.txt")
 	w.typeLine(pane, "run touch "+first)
 	w.waitGone(pane, "the prompt to take the item out", 5*time.Second)
-	w.throughTheOffer(pane)
-	lag = w.permissionFor(pane, "touch "+first)
+	lag = w.permissionFor(pane, "touch "+first, w.throughTheOffer(pane))
 	t.Logf("permission (PreToolUse + state file, no PermissionRequest) → queued with its command %v after its dialog opened", lag.Round(time.Millisecond))
 	approved := w.approveNoFirst(pane)
 	left := w.waitGone(pane, "the approved permission to leave the queue", 5*time.Second)
@@ -191,11 +199,10 @@ func TestRealClaudeCodeAutoMode(t *testing.T) {
 	a, b := filepath.Join(w.home, "a.txt"), filepath.Join(w.home, "b.txt")
 	w.typeLine(pane, "twice touch "+a+" ; touch "+b)
 	w.waitGone(pane, "the prompt to take the item out", 5*time.Second)
-	w.throughTheOffer(pane)
-	lag = w.permissionFor(pane, "touch "+a)
+	lag = w.permissionFor(pane, "touch "+a, w.throughTheOffer(pane))
 	w.approveNoFirst(pane)
 	w.waitScreen(pane, `Second of two`, 20*time.Second)
-	lagB := w.permissionFor(pane, "touch "+b)
+	lagB := w.permissionFor(pane, "touch "+b, w.throughTheOffer(pane))
 	if it, _ := w.item(pane); strings.Contains(it.Summary, "touch "+a) {
 		t.Fatalf("the second dialog shows the first's command: %+v", it)
 	}
@@ -211,8 +218,7 @@ func TestRealClaudeCodeAutoMode(t *testing.T) {
 	// Esc at a dialog: it waits at its prompt, in the same place.
 	denied := filepath.Join(w.home, "denied.txt")
 	w.typeLine(pane, "run touch "+denied)
-	w.throughTheOffer(pane)
-	w.permissionFor(pane, "touch "+denied)
+	w.permissionFor(pane, "touch "+denied, w.throughTheOffer(pane))
 	before, _ := w.item(pane)
 	w.keys(pane, "Escape")
 	it, took := w.waitItem(pane, "Esc to relabel the item", 5*time.Second, func(it client.Item) bool { return it.Detail == "refused" })
@@ -267,8 +273,7 @@ func TestRealClaudeCodeAutoModeWithoutHooks(t *testing.T) {
 	touched := filepath.Join(w.home, "nohooks.txt")
 	w.typeLine(pane, "run touch "+touched)
 	w.waitGone(pane, "the prompt to take the item out", 5*time.Second)
-	w.throughTheOffer(pane)
-	lag = w.permissionFor(pane, "touch "+touched)
+	lag = w.permissionFor(pane, "touch "+touched, w.throughTheOffer(pane))
 	t.Logf("without hooks: permission → queued with its command (from the transcript) %v after its dialog opened", lag.Round(time.Millisecond))
 	w.approveNoFirst(pane)
 	left := w.waitGone(pane, "the approved permission to leave the queue", 5*time.Second)
@@ -280,16 +285,33 @@ func TestRealClaudeCodeAutoModeWithoutHooks(t *testing.T) {
 	if _, err := os.Stat(touched); err != nil {
 		t.Fatalf("the approved command did not run: %v", err)
 	}
+
+	// A Claude Code that was there before the daemon: found, and its finished turn queued.
+	w.typeLine(pane, "say hi again")
+	w.waitGone(pane, "the prompt to take the item out", 5*time.Second)
+	w.stopDaemon()
+	w.waitScreen(pane, `(?s)say hi again.*hi from the fake model`, 20*time.Second)
+	started := time.Now()
+	w.restartDaemon()
+	it, _ = w.queued(pane, "the turn that ended before the daemon started", func(it client.Item) bool {
+		return isStopped(it) && it.Summary == "hi from the fake model"
+	})
+	t.Logf("without hooks: a session found by a daemon started after its turn ended: queued %v after the daemon's start", time.Since(started).Round(time.Millisecond))
 }
 
 // TestRealClaudeCodeWithoutTMUX_PANE: a Claude Code started with TMUX_PANE unset, whose
-// state file then names no pane, is bound to the pane it runs in, and queued there.
+// state file then names no pane, is bound to the pane it runs in, and queued there: with
+// hooks (whose environment has no TMUX_PANE either), and without (from the process alone).
 func TestRealClaudeCodeWithoutTMUX_PANE(t *testing.T) {
-	w := newAutoClaudeWorld(t, true)
-	pane := w.startAutoClaude("env", "-u", "TMUX_PANE")
-	w.typeLine(pane, "say hi")
-	it, _ := w.queued(pane, "the finished turn in its pane", isStopped)
-	if it.Pane != pane || it.Summary != "hi from the fake model" {
-		t.Fatalf("finished turn: %+v", it)
+	for _, withHooks := range []bool{true, false} {
+		w := newAutoClaudeWorld(t, withHooks)
+		pane := w.startAutoClaude("env", "-u", "TMUX_PANE")
+		w.typeLine(pane, "say hi")
+		it, _ := w.queued(pane, "the finished turn in its pane", func(it client.Item) bool {
+			return isStopped(it) && it.Summary != ""
+		})
+		if it.Pane != pane || it.Summary != "hi from the fake model" {
+			t.Fatalf("hooks %v: finished turn: %+v", withHooks, it)
+		}
 	}
 }
