@@ -115,7 +115,8 @@ func TranscriptPath(configDir, cwd, id string) string {
 	}
 	project := []byte(cwd)
 	for i, c := range project {
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9') {
+		letter := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+		if !letter && (c < '0' || c > '9') {
 			project[i] = '-'
 		}
 	}
