@@ -32,7 +32,14 @@ type claudeWorld struct {
 
 func newClaudeWorld(t *testing.T) *claudeWorld {
 	t.Helper()
-	bin := requireAgent(t, claudeCodeCLI)
+	return newClaudeWorldOf(t, claudeCodeCLI, true)
+}
+
+// newClaudeWorldOf is a claudeWorld of Claude Code p, its hooks set up by `trailboss
+// setup` when withHooks.
+func newClaudeWorldOf(t *testing.T, p agentPackage, withHooks bool) *claudeWorld {
+	t.Helper()
+	bin := requireAgent(t, p)
 	w := &claudeWorld{agentWorld: newAgentWorld(t, "--sweep", "1s"), bin: bin}
 	fake, err := anthropic.Start()
 	if err != nil {
@@ -40,7 +47,9 @@ func newClaudeWorld(t *testing.T) *claudeWorld {
 	}
 	t.Cleanup(fake.Close)
 	w.fake = fake
-	w.run("trailboss", "setup", "--no-tmux")
+	if withHooks {
+		w.run("trailboss", "setup", "--no-tmux")
+	}
 	w.seedClaudeState()
 	return w
 }

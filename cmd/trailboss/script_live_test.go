@@ -23,12 +23,7 @@ func init() {
 // waitsession [-within D] SESSION PANE waits (2 s by default) until the daemon has session
 // SESSION bound to PANE; PANE "-" waits until it has no such session.
 func cmdWaitSession(ts *testscript.TestScript, neg bool, args []string) {
-	timeout := 2 * time.Second
-	if len(args) >= 2 && args[0] == "-within" {
-		d, err := time.ParseDuration(args[1])
-		ts.Check(err)
-		timeout, args = d, args[2:]
-	}
+	timeout, args := within(ts, args, 2*time.Second)
 	if len(args) != 2 || neg {
 		ts.Fatalf("usage: waitsession [-within D] SESSION PANE|-")
 	}
