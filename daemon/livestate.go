@@ -112,8 +112,8 @@ func liveEvent(s queue.Session, v liveView, st claude.LiveState) (adapter.Event,
 		case !s.Stuck:
 		case s.Reason == adapter.ReasonStopped && st.At.After(s.Since):
 			// A wait after the stop it was queued for (a woken session asks): same place.
-		case s.Reason != adapter.ReasonPermission || s.Detail != DetailDialog && s.Detail != DetailAsking:
-			return adapter.Event{}, false // its words are a hook's, or already these
+		case !liveWordsOnly(s):
+			return adapter.Event{}, false // its words are a hook's
 		case s.Detail == detail && s.Summary == summary:
 			return adapter.Event{}, false
 		}
@@ -123,6 +123,24 @@ func liveEvent(s queue.Session, v liveView, st claude.LiveState) (adapter.Event,
 	}
 	return adapter.Event{}, false
 }
+
+// liveWordsOnly reports whether stuck session s has only the words the live state gave it
+// with no call known (liveWords): a hook's words, or a call's, are never replaced.
+func liveWordsOnly(s queue.Session) bool {
+	if s.Reason != adapter.ReasonPermission {
+		return false
+	}
+	switch s.Detail {
+	case DetailDialog, DetailAsking:
+		return true
+	case claude.DetailQuestion:
+		return s.Summary == liveQuestion
+	}
+	return false
+}
+
+// liveQuestion is the summary of a question no hook or transcript has put in words yet.
+const liveQuestion = "Claude Code asks a question: see its pane"
 
 // liveWords says what a Claude Code waiting for waitingFor waits for, given the call it is
 // about to make (nil when unknown): the detail, the summary and what it asks. A permission
@@ -139,7 +157,7 @@ func liveWords(waitingFor string, call *adapter.ToolCall) (detail, summary strin
 	case waitingFor == claude.WaitingPermission:
 		return DetailAsking, "Claude Code asks permission; no hook said for what: see its pane", inPane
 	case waitingFor == claude.WaitingInput:
-		return claude.DetailQuestion, "Claude Code asks a question: see its pane", inPane
+		return claude.DetailQuestion, liveQuestion, inPane
 	case waitingFor == claude.WaitingDialog && call != nil && call.Mode == "auto":
 		return DetailDialog, adapter.CleanText("auto mode can't check actions in this session: choose in the pane "+
 			"to approve each one yourself or to leave auto mode (next: "+call.Summary+")", adapter.MaxSummaryLen), inPane
@@ -364,8 +382,8 @@ func (l *LiveStates) take(ctx context.Context, path string, st claude.LiveState)
 func (l *LiveStates) apply(ctx context.Context, s queue.Session, st claude.LiveState) {
 	call, _, prev, hooked := l.Engine.dialogs.view(s.ID)
 	v := liveView{rec: l.Engine.latestPrompt(s.ID), call: call, prev: prev, hooked: hooked}
-	if st.Status == claude.LiveWaiting && (st.WaitingFor == claude.WaitingPermission || st.WaitingFor == claude.WaitingDialog) && v.call == nil {
-		v.call = transcriptCall(l.Engine, s)
+	if st.Status == claude.LiveWaiting && v.call == nil {
+		v.call = transcriptCall(l.Engine, s) // without hooks, the call is in the transcript
 	}
 	if (st.Status == claude.LiveIdle || st.Status == claude.LiveShell) && !s.Stuck {
 		v.tail, v.turnBy = turnEnd(s.TranscriptPath)
@@ -381,7 +399,7 @@ func (l *LiveStates) apply(ctx context.Context, s queue.Session, st claude.LiveS
 	l.Log.Info("Claude Code state", "session", s.ID, "status", st.Status, "waiting_for", st.WaitingFor,
 		"event", ev.Kind, "detail", ev.Detail)
 	logDialogClosed(l.Log, ev)
-	if v.call == nil && (ev.Detail == DetailAsking || ev.Detail == DetailDialog) && s.TranscriptPath != "" {
+	if v.call == nil && ev.Ask != nil && ev.Ask.Kind == adapter.AskNone && s.TranscriptPath != "" {
 		go l.awaitCall(ctx, s)
 	}
 }
@@ -398,7 +416,7 @@ func (l *LiveStates) awaitCall(ctx context.Context, s queue.Session) {
 			case <-time.After(100 * time.Millisecond):
 			}
 			now, ok := l.Engine.Session(s.ID)
-			if !ok || !now.Stuck || (now.Detail != DetailAsking && now.Detail != DetailDialog) {
+			if !ok || !now.Stuck || !liveWordsOnly(now) {
 				return // its words came, or it moved on
 			}
 			if call := transcriptCall(l.Engine, now); call != nil {

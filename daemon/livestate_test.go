@@ -77,6 +77,12 @@ func TestLiveEventSince2332(t *testing.T) {
 	asking := byHook
 	asking.Detail, asking.Summary = DetailAsking, "Claude Code asks permission; no hook said for what: see its pane"
 	call := claude.PendingCall("toolu_1", "Bash", "auto", []byte(`{"command":"touch x"}`))
+	question := claude.PendingCall("toolu_2", "AskUserQuestion", "auto",
+		[]byte(`{"questions":[{"question":"Which colour?","options":[{"label":"Red"},{"label":"Blue"}]}]}`))
+	liveAsks := byHook
+	liveAsks.Detail, liveAsks.Summary = claude.DetailQuestion, liveQuestion
+	hookAsks := byHook
+	hookAsks.Detail, hookAsks.Summary = claude.DetailQuestion, "Which colour? [Red / Blue]"
 	busy := claude.LiveState{SessionID: "S", Status: claude.LiveBusy}
 	waiting := func(what string, sec float64) claude.LiveState {
 		return claude.LiveState{SessionID: "S", Status: claude.LiveWaiting, WaitingFor: what, At: at(sec)}
@@ -98,6 +104,9 @@ func TestLiveEventSince2332(t *testing.T) {
 		{"the auto-mode offer", working, liveView{call: call}, waiting(claude.WaitingDialog, 12), "stuck/permission/dialog auto mode can't check actions"},
 		{"a dialog of another kind", working, liveView{}, waiting("something new", 12), "stuck/permission/dialog waits: something new"},
 		{"a hook's words stand", byHook, liveView{call: call}, waiting(claude.WaitingPermission, 12), ""},
+		{"a question its transcript put", working, liveView{call: question}, waiting(claude.WaitingInput, 12), "stuck/permission/question Which colour? [Red / Blue]"},
+		{"a question in words at last", liveAsks, liveView{call: question}, waiting(claude.WaitingInput, 12), "stuck/permission/question Which colour? [Red / Blue]"},
+		{"a question a hook put stands", hookAsks, liveView{}, waiting(claude.WaitingInput, 12), ""},
 		{"the call, once known", asking, liveView{call: call}, waiting(claude.WaitingPermission, 12), "stuck/permission/Bash Bash: touch x"},
 		{"the same words again", asking, liveView{}, waiting(claude.WaitingPermission, 12), ""},
 		{"a stopped session asks (a woken turn)", stopped, liveView{call: call}, waiting(claude.WaitingPermission, 12), "stuck/permission/Bash Bash: touch x"},

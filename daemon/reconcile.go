@@ -369,7 +369,7 @@ func (r *Reconciler) readTranscript(ctx context.Context, s queue.Session, classi
 	}
 	r.Engine.SetTranscriptPosition(s.ID, s.TranscriptPath, offset, tailAt)
 
-	if s.Stuck && (s.Detail == DetailAsking || s.Detail == DetailDialog) && len(lines) > 0 {
+	if s.Stuck && liveWordsOnly(s) && len(lines) > 0 {
 		// A dialog queued before the transcript had its call (Claude Code writes it down
 		// a moment later): its words, now.
 		if call := transcriptCall(r.Engine, s); call != nil {
