@@ -72,12 +72,13 @@ func decide(s queue.Session, rec *queue.Prompt, lines []claude.Line) verdict {
 			// Esc or a No at the dialog: no hook says so, but the session now waits at its
 			// prompt.
 			return verdict{events: []adapter.Event{refused(s, rec, tail.At)}}
-		case s.Reason == adapter.ReasonStopped && s.Summary == "" && tail.State == claude.TailWaiting && tail.Text != "":
+		case s.Reason == adapter.ReasonStopped && s.Detail == "" && tail.State == claude.TailWaiting &&
+			(tail.Interrupt || s.Summary == "" && tail.Text != ""):
 			// Queued at its turn's end before the transcript had the last words (Claude
-			// Code's state file can say idle before its reply is written down): the words,
-			// for the same wait.
-			words := adapter.Event{Harness: s.Harness, SessionID: s.ID, Kind: adapter.KindStuck,
-				Reason: adapter.ReasonStopped, Detail: s.Detail, Summary: tail.Text, At: latest(tail.At, s.LastEventAt)}
+			// Code's state file says idle before its reply, or the interrupt of an Esc, is
+			// written down; an Esc's partial reply comes first): the words, for the same wait.
+			words := stuckFromTail(s, rec, tail)
+			words.At = latest(tail.At, s.LastEventAt)
 			return verdict{events: []adapter.Event{words}}
 		}
 		return verdict{}

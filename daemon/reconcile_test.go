@@ -626,4 +626,12 @@ func TestDecideGivesLateWords(t *testing.T) {
 	if v := decide(said, nil, []claude.Line{text(at(9.9))}); len(v.events) != 0 {
 		t.Fatalf("a stop with words: %+v", v)
 	}
+	// Esc mid-turn: the state file says idle before the interrupt is written down, and the
+	// partial reply may come first.
+	for _, s := range []queue.Session{bare, said} {
+		v = decide(s, nil, []claude.Line{interruptLine(at(10.1))})
+		if len(v.events) != 1 || v.events[0].Detail != claude.DetailInterrupted || v.events[0].Summary != "interrupted" {
+			t.Fatalf("a stop (%q), then its interrupt: %+v", s.Summary, v)
+		}
+	}
 }
