@@ -69,7 +69,9 @@ type Event struct {
 	// By says who moved an unstuck session on: ByHuman (its operator: a typed prompt, an
 	// answered dialog), ByOther (a background task's end, a schedule), ByUnknown (its source
 	// cannot tell, and another will: Claude Code's live state going busy, before the
-	// prompt's hook). "" is a source that does not say, taken as the operator as ever.
+	// prompt's hook). "" is a source that does not say, taken as the operator as ever. On a
+	// stuck event, ByHuman says the turn that ended was its operator's: a new wait, whatever
+	// place an earlier stop kept.
 	By string
 }
 
