@@ -55,7 +55,9 @@ func (l *LiveStates) bind(ctx context.Context, path string, st claude.LiveState)
 	ev := adapter.Event{Harness: claude.Harness, SessionID: st.SessionID, Pane: at.pane, TmuxSocket: at.socket,
 		Program: at.prog, Cwd: st.Cwd, Kind: adapter.KindTouch, At: time.Now()}
 	if !known {
-		ev.Kind, ev.At = adapter.KindStart, st.At
+		// Registered now (not at the file's time, which can be long ago): a session the
+		// screen adapter gave the pane meanwhile does not make this binding look old.
+		ev.Kind = adapter.KindStart
 		ev.TranscriptPath = claude.TranscriptPath(filepath.Dir(filepath.Dir(path)), st.Cwd, st.SessionID)
 	}
 	if err := ev.Validate(); err != nil {
