@@ -152,6 +152,27 @@ func (w *claudeWorld) permissionFor(pane, command string, afterOffer bool) time.
 	return lag
 }
 
+// touchApproved has the session in pane run touch file: through the offer if it comes, a
+// permission queued with its command within 1 s, approved in the pane, out of the queue
+// within 1 s, the turn's end queued, the file there. The figures are logged after say.
+func (w *claudeWorld) touchApproved(pane, file, say string) {
+	w.t.Helper()
+	w.typeLine(pane, "run touch "+file)
+	w.waitGone(pane, "the prompt to take the item out", 5*time.Second)
+	lag := w.permissionFor(pane, "touch "+file, w.throughTheOffer(pane))
+	w.t.Logf("%spermission → queued with its command %v after its dialog opened", say, lag.Round(time.Millisecond))
+	w.approveNoFirst(pane)
+	left := w.waitGone(pane, "the approved permission to leave the queue", 5*time.Second)
+	w.t.Logf("%sapproval keypress → out of the queue in %v", say, left.Round(time.Millisecond))
+	if left > time.Second {
+		w.t.Errorf("the approved permission left the queue %v after the keypress, want ≤ 1 s", left)
+	}
+	w.waitItem(pane, "the turn after the approval", 20*time.Second, isStopped)
+	if _, err := os.Stat(file); err != nil {
+		w.t.Fatalf("the approved command did not run: %v", err)
+	}
+}
+
 // TestRealClaudeCodeAutoMode: with Trail Boss's hooks, each wait of auto mode is queued
 // with its words within a second, and leaves the queue within a second of its answer.
 func TestRealClaudeCodeAutoMode(t *testing.T) {
@@ -166,21 +187,7 @@ func TestRealClaudeCodeAutoMode(t *testing.T) {
 	t.Logf("turn end → queued %v after Claude Code went idle", lag.Round(time.Millisecond))
 
 	// The first action that needs the check: the offer, then the dialog. Approved: out.
-	first := filepath.Join(w.home, "first.txt")
-	w.typeLine(pane, "run touch "+first)
-	w.waitGone(pane, "the prompt to take the item out", 5*time.Second)
-	lag = w.permissionFor(pane, "touch "+first, w.throughTheOffer(pane))
-	t.Logf("permission (PreToolUse + state file, no PermissionRequest) → queued with its command %v after its dialog opened", lag.Round(time.Millisecond))
-	w.approveNoFirst(pane)
-	left := w.waitGone(pane, "the approved permission to leave the queue", 5*time.Second)
-	t.Logf("approval keypress → out of the queue in %v", left.Round(time.Millisecond))
-	if left > time.Second {
-		t.Errorf("the approved permission left the queue %v after the keypress, want ≤ 1 s", left)
-	}
-	w.waitItem(pane, "the turn after the approval", 20*time.Second, isStopped)
-	if _, err := os.Stat(first); err != nil {
-		t.Fatalf("the approved command did not run: %v", err)
-	}
+	w.touchApproved(pane, filepath.Join(w.home, "first.txt"), "")
 
 	// Two dialogs in one turn, each with its own command.
 	a, b := filepath.Join(w.home, "a.txt"), filepath.Join(w.home, "b.txt")
@@ -257,21 +264,7 @@ func TestRealClaudeCodeAutoModeWithoutHooks(t *testing.T) {
 	}
 	t.Logf("without hooks: turn end → queued with its words %v after Claude Code went idle", time.Since(it.Since).Round(time.Millisecond))
 
-	touched := filepath.Join(w.home, "nohooks.txt")
-	w.typeLine(pane, "run touch "+touched)
-	w.waitGone(pane, "the prompt to take the item out", 5*time.Second)
-	lag = w.permissionFor(pane, "touch "+touched, w.throughTheOffer(pane))
-	t.Logf("without hooks: permission → queued with its command (from the transcript) %v after its dialog opened", lag.Round(time.Millisecond))
-	w.approveNoFirst(pane)
-	left := w.waitGone(pane, "the approved permission to leave the queue", 5*time.Second)
-	t.Logf("without hooks: approval keypress → out of the queue in %v", left.Round(time.Millisecond))
-	if left > time.Second {
-		t.Errorf("the approved permission left the queue %v after the keypress, want ≤ 1 s", left)
-	}
-	w.waitItem(pane, "the turn after the approval", 20*time.Second, isStopped)
-	if _, err := os.Stat(touched); err != nil {
-		t.Fatalf("the approved command did not run: %v", err)
-	}
+	w.touchApproved(pane, filepath.Join(w.home, "nohooks.txt"), "without hooks (the command from the transcript): ")
 
 	// A Claude Code that was there before the daemon: found, and its finished turn queued.
 	w.typeLine(pane, "say hi again")
