@@ -112,6 +112,9 @@ const (
 	AskFromHook   = "hook"   // a hook payload: the agent said what it asks
 	AskFromScreen = "screen" // a pane's screen, classified
 	AskFromPTY    = "pty"    // the output of trailboss run's child, classified
+	// AskFromTranscript: the call a transcript holds, for a dialog no hook named (Claude
+	// Code without hooks); asked as its hook would have.
+	AskFromTranscript = "transcript"
 )
 
 // Program is the identity of what sent an event, so that an answer is typed only into that

@@ -318,3 +318,31 @@ func TestWokenByABackgroundTask(t *testing.T) {
 		w.wantQueued("the operator's turn's end", adapter.ReasonStopped, "", "hi there", 10)
 	}
 }
+
+// TestAHookTakesTheRecordFromTheTranscript: a dialog whose call the transcript gave before
+// any hook (a PreToolUse slow to come) has a record read from the transcript; the
+// PermissionRequest that follows (default mode) makes the record its own, so that it can
+// hold it for an answer from afar.
+func TestAHookTakesTheRecordFromTheTranscript(t *testing.T) {
+	w := newWorld2332(t)
+	path := filepath.Join(t.TempDir(), realSession+".jsonl")
+	line := `{"type":"assistant","timestamp":"` + at(1.4).Format(time.RFC3339Nano) + `","message":{"role":"assistant","content":[` +
+		`{"type":"tool_use","id":"toolu_w","name":"Write","input":{"file_path":"/home/dev/work/hello.txt","content":"hello from fake claude\n"}}]}}` + "\n"
+	if err := os.WriteFile(path, []byte(line), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ev := event(realSession, adapter.KindTouch, at(0.5), "%0")
+	ev.TranscriptPath = path
+	ingest(t, w.e, ev)
+	w.state("waiting-permission.json", 1.5)
+	read := w.wantRecord("the dialog, from the transcript", "Write: /home/dev/work/hello.txt")
+	if read.Ask.From != adapter.AskFromTranscript {
+		t.Fatalf("a record read from the transcript says it is from %q", read.Ask.From)
+	}
+	body := strings.ReplaceAll(string(fixture2332(t, "hooks", "default-mode", "PermissionRequest-Write.json")), "0f58aeb4-7123-4444-9ea2-54f3a470e14e", realSession)
+	w.hookJSON(body, 1.6)
+	own := w.wantRecord("after the PermissionRequest", "Write: /home/dev/work/hello.txt")
+	if own.ID == read.ID || own.Ask.From != adapter.AskFromHook {
+		t.Fatalf("the PermissionRequest did not make the record its own: %+v (was %s)", own, read.ID)
+	}
+}

@@ -456,7 +456,9 @@ func transcriptCall(e *Engine, s queue.Session) *adapter.ToolCall {
 	if use == nil || e.dialogs.over(s.ID, use.ID) {
 		return nil
 	}
-	return claude.PendingCall(use.ID, use.Name, mode, use.Input)
+	call := claude.PendingCall(use.ID, use.Name, mode, use.Input)
+	call.Ask.From = adapter.AskFromTranscript
+	return call
 }
 
 // turnEnd returns the last conversation line of a transcript (nil when none), and who
