@@ -61,6 +61,38 @@ type Event struct {
 	Ask *Ask
 	// Program is what sent it, when the daemon could tell (a hook over its unix socket).
 	Program Program
+	// Call is the tool call the event announces (a PreToolUse: about to run) or ends (a
+	// PostToolUse: Done), when its source says. A permission dialog that another source
+	// sees open without saying for what (Claude Code's live state) is the session's call
+	// about to run: the daemon pairs the two.
+	Call *ToolCall
+	// By says who moved an unstuck session on: ByHuman (its operator: a typed prompt, an
+	// answered dialog), ByOther (a background task's end, a schedule), ByUnknown (its source
+	// cannot tell, and another will: Claude Code's live state going busy, before the
+	// prompt's hook). "" is a source that does not say, taken as the operator as ever. On a
+	// stuck event, ByHuman says the turn that ended was its operator's: a new wait, whatever
+	// place an earlier stop kept.
+	By string
+}
+
+// Who moved a session on (Event.By).
+const (
+	ByHuman   = "human"
+	ByOther   = "other"
+	ByUnknown = "unknown"
+)
+
+// ToolCall is one tool call of a session, by its id: about to run (a PreToolUse), or done
+// (Done: a PostToolUse). One about to run says how a permission for it is queued: the
+// detail, summary and Ask that a permission request for that very call would carry.
+type ToolCall struct {
+	ID      string
+	Done    bool
+	Tool    string
+	Mode    string // the session's permission mode when it was called ("auto", "default", …), if said
+	Detail  string
+	Summary string
+	Ask     *Ask
 }
 
 // Ask kinds: what an answer looks like.
@@ -80,6 +112,9 @@ const (
 	AskFromHook   = "hook"   // a hook payload: the agent said what it asks
 	AskFromScreen = "screen" // a pane's screen, classified
 	AskFromPTY    = "pty"    // the output of trailboss run's child, classified
+	// AskFromTranscript: the call a transcript holds, for a dialog no hook named (Claude
+	// Code without hooks); asked as its hook would have.
+	AskFromTranscript = "transcript"
 )
 
 // Program is the identity of what sent an event, so that an answer is typed only into that

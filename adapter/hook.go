@@ -35,6 +35,9 @@ type HookPayload struct {
 	ErrorDetails   json.RawMessage `json:"error_details"`
 	Source         string          `json:"source"`
 	Reason         string          `json:"reason"`
+	ToolUseID      string          `json:"tool_use_id"`
+	Prompt         string          `json:"prompt"`
+	PermissionMode string          `json:"permission_mode"`
 }
 
 // Stuck makes e say its session waits for its human, for reason, with a finer detail and

@@ -8,7 +8,8 @@ import (
 // HookFields are the fields of a hook payload that the adapters read (HookPayload): what a
 // spooled hook payload keeps.
 var HookFields = []string{"session_id", "transcript_path", "cwd", "hook_event_name", "tool_name", "tool_input",
-	"last_assistant_message", "message", "notification_type", "error", "error_details", "source", "reason"}
+	"last_assistant_message", "message", "notification_type", "error", "error_details", "source", "reason",
+	"tool_use_id", "prompt", "permission_mode"}
 
 // Caps of what Slim keeps. A summary is cut to MaxSummaryLen after its escapes are removed,
 // so a string cut at SlimString says the same; a question's menu has 9 keys.

@@ -33,7 +33,7 @@ func TestSlimKeepsWhatIsReadAndCutsTheRest(t *testing.T) {
 	payload, _ := json.Marshal(map[string]any{
 		"session_id": "s1", "hook_event_name": "PostToolUse", "tool_name": "Bash",
 		"tool_input":    map[string]any{"command": "ls", "questions": []any{map[string]any{"options": options}}},
-		"tool_response": map[string]any{"stdout": huge}, "permission_mode": "default",
+		"tool_response": map[string]any{"stdout": huge}, "effort": "default",
 	})
 	slim := Slim(payload, HookFields)
 	if len(slim) > 400<<10 {
@@ -42,7 +42,7 @@ func TestSlimKeepsWhatIsReadAndCutsTheRest(t *testing.T) {
 	var got struct {
 		HookPayload
 		ToolResponse any    `json:"tool_response"`
-		Mode         string `json:"permission_mode"`
+		Mode         string `json:"effort"`
 	}
 	if err := json.Unmarshal(slim, &got); err != nil {
 		t.Fatal(err)

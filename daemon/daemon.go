@@ -299,7 +299,8 @@ func Run(ctx context.Context, cfg Config) (err error) {
 	}
 	g.Go(func() error { return rec.Run(gctx) })
 	live := &LiveStates{Engine: engine, Sweep: cfg.Sweep, Watch: !cfg.NoWatch,
-		Own: claude.ConfigDir(os.Getenv), Log: log.With("component", "livestate")}
+		Own: claude.ConfigDir(os.Getenv), Tmux: tmuxctl.New, Servers: knownServers(engine, os.Getenv),
+		Log: log.With("component", "livestate")}
 	g.Go(func() error { return live.Run(gctx) })
 	drainer := &SpoolDrainer{Ingest: ingest, StateDir: cfg.StateDir, Interval: time.Second, Log: log.With("component", "spool")}
 	g.Go(func() error { return drainer.Run(gctx) })

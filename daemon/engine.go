@@ -44,6 +44,7 @@ type Engine struct {
 	// PromptTTL is how long a prompt record takes answers (prompt_ttl in config.toml).
 	PromptTTL time.Duration
 	prompts   promptBook // the latest prompt record of each live session, under mu
+	dialogs   dialogBook // what each session is about to do, and its live state (its own lock)
 }
 
 // batch is the rows of one group commit and what became of it.
@@ -207,6 +208,23 @@ type Outcome struct {
 // changed, and the prompt record of what ev asked. A session that binds a pane releases
 // every other session on that pane.
 func (e *Engine) Ingest(ctx context.Context, ev adapter.Event) (Outcome, error) {
+	return e.ingest(ctx, ev, false)
+}
+
+// ingest is Ingest; fromHook says a hook sent ev. A call ev announces is kept for the
+// dialog it may open (dialogBook), and paired at once with one open already; a late
+// reminder of a permission dialog (Notification) takes the words of the call it is about.
+func (e *Engine) ingest(ctx context.Context, ev adapter.Event, fromHook bool) (Outcome, error) {
+	ev = e.withCall(ev)
+	e.dialogs.note(ev, fromHook)
+	out, err := e.applyAndCommit(ctx, ev)
+	if err == nil && ev.Call != nil && !ev.Call.Done && ev.Kind == adapter.KindTouch {
+		err = e.pairLive(ctx, ev.SessionID, nil)
+	}
+	return out, err
+}
+
+func (e *Engine) applyAndCommit(ctx context.Context, ev adapter.Event) (Outcome, error) {
 	a, err := e.apply(ctx, ev)
 	if err != nil {
 		return Outcome{}, err

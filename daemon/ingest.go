@@ -117,7 +117,7 @@ func (in *Ingestor) Hook(ctx context.Context, harness string, body []byte, pane,
 		if ev.Pane != "" {
 			ev.Program = origin
 		}
-		out, err := in.Engine.Ingest(ctx, ev)
+		out, err := in.Engine.ingest(ctx, ev, true)
 		if err != nil {
 			in.Log.Error("ingest", "session", ev.SessionID, "err", err)
 			return Ingested{}, fmt.Errorf("%w: %v", ErrNotStored, err)

@@ -14,32 +14,157 @@ import (
 	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/adapter/claude"
 	"github.com/trailboss/trailboss/daemon/queue"
+	"github.com/trailboss/trailboss/daemon/transcript"
+	"github.com/trailboss/trailboss/tmuxctl"
 )
 
 // Hooks say when Claude Code asks; nothing says when its human answers in the pane. An
 // approved command that runs for minutes stays a pending permission to hooks alone, and an
 // Esc at a dialog fires no hook at all. Claude Code's live state files
 // (<config>/sessions/<pid>.json) do say it, within a moment: LiveStates follows them and
-// turns the answer into an event. Where no such files exist (other versions), nothing here
-// happens and hooks and transcripts work as before.
+// turns the answer into an event. Since 2.1.332 they say more: that a dialog is open and
+// what kind (a permission, a question, another dialog), and in which tmux pane the process
+// runs. Auto mode's permission dialogs fire no PermissionRequest, so the state file is what
+// queues them, with the words of the call the session's PreToolUse announced (dialogBook);
+// and a Claude Code whose hooks are not set up is found and followed from its file alone.
+// Where no such files exist (other versions), nothing here happens and hooks and
+// transcripts work as before.
+
+// Details of a wait that the live state saw and no hook has put in words.
+const (
+	// DetailDialog: a dialog that is not a permission for a call (auto mode's "can't check
+	// actions" offer, a startup question). It is answered in its pane.
+	DetailDialog = "dialog"
+	// DetailAsking: a permission dialog whose call no hook or transcript has said yet.
+	DetailAsking = "asking"
+)
+
+// liveView is what the daemon knows of a session beside its row when it reads the
+// session's state file.
+type liveView struct {
+	rec    *queue.Prompt     // its latest prompt record, or nil
+	call   *adapter.ToolCall // the call it is about to make (its PreToolUse, or its transcript), or nil
+	prev   claude.LiveState  // the state read before this one; zero on a first reading
+	hooked bool              // hooks speak for it: a prompt's hook will say who submitted it
+	tail   *claude.Line      // its transcript's last conversation line at a turn's end; nil when not read
+	turnBy string            // who submitted the prompt of the turn that ended, as its transcript says
+}
 
 // liveEvent is the pure rule: what state file st means for session s, and false when it
-// means nothing new. A stuck session whose process went busy after it got stuck was
-// answered (a permission approved, a question answered, a new prompt typed); one stuck on a
-// dialog whose process went idle had the dialog dismissed (Esc, or a No: rec, its latest
-// prompt record, tells), and now waits at its prompt. Other states are left to hooks and
-// transcripts, which say more.
-func liveEvent(s queue.Session, rec *queue.Prompt, st claude.LiveState) (adapter.Event, bool) {
-	if !s.Stuck || s.Ended || s.Harness != claude.Harness || !st.At.After(s.Since) || !st.At.After(s.LastEventAt) {
+// means nothing new.
+//
+//   - busy: a stuck session whose process went busy after it got stuck was answered (a
+//     permission approved, a question answered, a prompt submitted);
+//   - idle (or shell: the turn is over, a background task runs): a session stuck on a
+//     dialog had it dismissed (Esc, or a No: rec tells) and waits at its prompt; one that
+//     was working (busy or waiting before) ended its turn, with the transcript's words;
+//   - waiting: a dialog is open, queued with the words of what it waits for: a permission
+//     for the pending call, a question, another dialog. Words a hook gave (a
+//     PermissionRequest's, whose record a hook may hold) are never replaced.
+//
+// A stuck event takes the time of the reading, or the session's last event when that is
+// later: the file read now says the session waits, and a hook stamped later than the file
+// (a hook process slow to start) is not newer news.
+func liveEvent(s queue.Session, v liveView, st claude.LiveState) (adapter.Event, bool) {
+	if s.Ended || s.Harness != claude.Harness {
 		return adapter.Event{}, false
 	}
-	switch {
-	case st.Status == claude.LiveBusy:
-		return adapter.Event{Harness: s.Harness, SessionID: s.ID, Kind: adapter.KindUnstuck, At: st.At}, true
-	case st.Status == claude.LiveIdle && s.Reason == adapter.ReasonPermission:
-		return refused(s, rec, st.At), true
+	ev := adapter.Event{Harness: s.Harness, SessionID: s.ID, At: latest(st.At, s.LastEventAt)}
+	answered := s.Stuck && st.At.After(s.Since) && st.At.After(s.LastEventAt)
+	switch st.Status {
+	case claude.LiveBusy:
+		if !answered {
+			return adapter.Event{}, false
+		}
+		ev.Kind, ev.At, ev.By = adapter.KindUnstuck, st.At, adapter.ByHuman
+		if s.Reason == adapter.ReasonStopped {
+			// A dialog is answered by its operator. Who submitted a prompt, its hook says,
+			// or the transcript when the turn ends.
+			ev.By = adapter.ByUnknown
+		}
+		return ev, true
+	case claude.LiveIdle, claude.LiveShell:
+		switch {
+		case answered && s.Reason == adapter.ReasonPermission:
+			return refused(s, v.rec, st.At), true
+		case !s.Stuck && (v.prev.Status == claude.LiveBusy || v.prev.Status == claude.LiveWaiting):
+			tail := claude.Line{At: ev.At}
+			if v.tail != nil {
+				tail = *v.tail
+			}
+			stop := stuckFromTail(s, v.rec, tail)
+			stop.At, stop.By = ev.At, v.turnBy
+			if stop.By == "" && !v.hooked {
+				stop.By = adapter.ByHuman // no one says a task woke it: a new wait
+			}
+			return stop, true
+		case !s.Stuck && v.prev.Status == "" && v.tail != nil && v.tail.State == claude.TailWaiting:
+			// First seen at its prompt after a turn (the daemon started later): it waits.
+			// A reminder of a known wait: a session the operator dismissed stays so.
+			stop := stuckFromTail(s, v.rec, *v.tail)
+			stop.At, stop.Backup = ev.At, true
+			return stop, true
+		}
+		return adapter.Event{}, false
+	case claude.LiveWaiting:
+		detail, summary, ask := liveWords(st.WaitingFor, v.call)
+		switch {
+		case !s.Stuck:
+		case s.Reason == adapter.ReasonStopped && st.At.After(s.Since):
+			// A wait after the stop it was queued for (a woken session asks): same place.
+		case !liveWordsOnly(s):
+			return adapter.Event{}, false // its words are a hook's
+		case s.Detail == detail && s.Summary == summary:
+			return adapter.Event{}, false
+		}
+		ev.Stuck(adapter.ReasonPermission, detail, summary)
+		ev.Ask = ask
+		return ev, true
 	}
 	return adapter.Event{}, false
+}
+
+// liveWordsOnly reports whether stuck session s has only the words the live state gave it
+// with no call known (liveWords): a hook's words, or a call's, are never replaced.
+func liveWordsOnly(s queue.Session) bool {
+	if s.Reason != adapter.ReasonPermission {
+		return false
+	}
+	switch s.Detail {
+	case DetailDialog, DetailAsking:
+		return true
+	case claude.DetailQuestion:
+		return s.Summary == liveQuestion
+	}
+	return false
+}
+
+// liveQuestion is the summary of a question no hook or transcript has put in words yet.
+const liveQuestion = "Claude Code asks a question: see its pane"
+
+// liveWords says what a Claude Code waiting for waitingFor waits for, given the call it is
+// about to make (nil when unknown): the detail, the summary and what it asks. A permission
+// for a known call asks as a PermissionRequest for it would (its command, allow or deny);
+// anything the daemon cannot put in words is answered in its pane (AskNone), never
+// approved blind.
+func liveWords(waitingFor string, call *adapter.ToolCall) (detail, summary string, ask *adapter.Ask) {
+	inPane := &adapter.Ask{Kind: adapter.AskNone, From: "live"}
+	switch {
+	case waitingFor == claude.WaitingPermission && call != nil,
+		waitingFor == claude.WaitingInput && call != nil && call.Detail == claude.DetailQuestion:
+		a := *call.Ask
+		return call.Detail, call.Summary, &a
+	case waitingFor == claude.WaitingPermission:
+		return DetailAsking, "Claude Code asks permission; no hook said for what: see its pane", inPane
+	case waitingFor == claude.WaitingInput:
+		return claude.DetailQuestion, liveQuestion, inPane
+	case waitingFor == claude.WaitingDialog && call != nil && call.Mode == "auto":
+		return DetailDialog, adapter.CleanText("auto mode can't check actions in this session: choose in the pane "+
+			"to approve each one yourself or to leave auto mode (next: "+call.Summary+")", adapter.MaxSummaryLen), inPane
+	case waitingFor == "" || waitingFor == claude.WaitingDialog:
+		return DetailDialog, "Claude Code shows a dialog: answer it in its pane", inPane
+	}
+	return DetailDialog, adapter.CleanText("Claude Code waits: "+waitingFor, adapter.MaxSummaryLen), inPane
 }
 
 // LiveStates watches the state-file folders of every Claude Code configuration folder in
@@ -50,12 +175,18 @@ type LiveStates struct {
 	Sweep  time.Duration // how often folders are looked for and files re-stat'ed
 	Watch  bool          // use fsnotify; off, the sweep alone reads changes
 	Own    string        // the daemon's own Claude Code configuration folder, or ""
-	Log    *slog.Logger
+	// Tmux and Servers find the pane a state file's process runs in (nil: the file's
+	// session is followed only once a hook has bound it): the tmux servers to look in,
+	// and a client for one.
+	Tmux    func(socket string) *tmuxctl.Server
+	Servers func() []string
+	Log     *slog.Logger
 
 	watcher *fsnotify.Watcher
 	watched map[string]bool      // state folders under watch
 	seen    map[string]fileStamp // state file → what it was when last read
 	owner   map[string]string    // state file → the session it named when last read
+	located map[string]located   // state file → where its process was last looked for
 }
 
 type fileStamp struct {
@@ -63,11 +194,23 @@ type fileStamp struct {
 	modTime time.Time
 }
 
+// located is where the process of a state file was found (ok), or not, for the reading
+// that asked: the same process, pane word and servers are not looked for again.
+type located struct {
+	key string
+	at  place
+	ok  bool
+}
+
+// place is a verified pane of a process: the pane on its tmux server, and the program.
+type place struct {
+	pane, socket string
+	prog         adapter.Program
+}
+
 // Run follows the state files until ctx ends.
 func (l *LiveStates) Run(ctx context.Context) error {
-	l.watched = make(map[string]bool)
-	l.seen = make(map[string]fileStamp)
-	l.owner = make(map[string]string)
+	l.init()
 	if l.Watch {
 		w, err := fsnotify.NewWatcher()
 		if err != nil {
@@ -100,7 +243,17 @@ func (l *LiveStates) Run(ctx context.Context) error {
 			l.Log.Warn("watch Claude Code state files", "err", err)
 		case <-tick.C:
 			l.sweep(ctx)
+			l.Engine.dialogs.forget(func(id string) bool { _, ok := l.Engine.Session(id); return ok }, time.Hour)
 		}
+	}
+}
+
+func (l *LiveStates) init() {
+	if l.seen == nil {
+		l.watched = make(map[string]bool)
+		l.seen = make(map[string]fileStamp)
+		l.owner = make(map[string]string)
+		l.located = make(map[string]located)
 	}
 }
 
@@ -171,6 +324,7 @@ func (l *LiveStates) removed(ctx context.Context, path string) {
 	}
 	delete(l.seen, path)
 	delete(l.owner, path)
+	delete(l.located, path)
 	s, ok := l.Engine.Session(id)
 	if !ok || s.Harness != claude.Harness {
 		return
@@ -188,9 +342,16 @@ func (l *LiveStates) read(ctx context.Context, path string) {
 	if !strings.HasSuffix(path, ".json") {
 		return
 	}
+	l.init()
 	_ = guard(l.Log, "reading a Claude Code state file", []any{"file", path}, func() {
 		info, err := os.Stat(path)
-		if err != nil {
+		if err != nil || !info.Mode().IsRegular() {
+			return // a FIFO or a device would hang or harm the read
+		}
+		if !ownedByUs(info) {
+			// Another user's file says nothing about our sessions (a shared
+			// CLAUDE_CONFIG_DIR): it must never bind or answer one.
+			l.Log.Debug("Claude Code state file of another user", "file", path)
 			return
 		}
 		st, err := claude.ReadLiveState(path)
@@ -202,19 +363,122 @@ func (l *LiveStates) read(ctx context.Context, path string) {
 		}
 		l.seen[path] = fileStamp{info.Size(), info.ModTime()}
 		l.owner[path] = st.SessionID
-		s, ok := l.Engine.Session(st.SessionID)
-		if !ok {
-			return
-		}
-		ev, ok := liveEvent(s, l.Engine.latestPrompt(s.ID), st)
-		if !ok {
-			return
-		}
-		if _, err := l.Engine.Ingest(ctx, ev); err != nil {
-			l.Log.Warn("apply Claude Code state", "session", s.ID, "err", err)
-			return
-		}
-		l.Log.Info("Claude Code state", "session", s.ID, "status", st.Status, "event", ev.Kind, "detail", ev.Detail)
-		logDialogClosed(l.Log, ev)
+		l.take(ctx, path, st)
 	})
+}
+
+// take applies state st, read from the file at path: the session it names is bound to its
+// pane if need be (bind), then follows what st says (apply).
+func (l *LiveStates) take(ctx context.Context, path string, st claude.LiveState) {
+	l.init()
+	l.Engine.dialogs.noteLive(st)
+	if s, ok := l.bind(ctx, path, st); ok {
+		l.apply(ctx, s, st)
+	}
+}
+
+// apply ingests what st means for session s now (liveEvent), reading its transcript only
+// when the rule needs its words: the call a permission dialog is about, or how a turn ended.
+func (l *LiveStates) apply(ctx context.Context, s queue.Session, st claude.LiveState) {
+	call, _, prev, hooked := l.Engine.dialogs.view(s.ID)
+	v := liveView{rec: l.Engine.latestPrompt(s.ID), call: call, prev: prev, hooked: hooked}
+	if st.Status == claude.LiveWaiting && v.call == nil {
+		v.call = transcriptCall(l.Engine, s) // without hooks, the call is in the transcript
+	}
+	if (st.Status == claude.LiveIdle || st.Status == claude.LiveShell) && !s.Stuck {
+		v.tail, v.turnBy = turnEnd(s.TranscriptPath)
+	}
+	ev, ok := liveEvent(s, v, st)
+	if !ok {
+		return
+	}
+	if _, err := l.Engine.Ingest(ctx, ev); err != nil {
+		l.Log.Warn("apply Claude Code state", "session", s.ID, "err", err)
+		return
+	}
+	l.Log.Info("Claude Code state", "session", s.ID, "status", st.Status, "waiting_for", st.WaitingFor,
+		"event", ev.Kind, "detail", ev.Detail)
+	logDialogClosed(l.Log, ev)
+	if v.call == nil && ev.Ask != nil && ev.Ask.Kind == adapter.AskNone && s.TranscriptPath != "" {
+		go l.awaitCall(ctx, s)
+	}
+}
+
+// awaitCall looks in s's transcript, for a moment, for the call a dialog queued without
+// one is about: Claude Code writes it down a little after it opens the dialog, and a
+// session without hooks has no PreToolUse to say it.
+func (l *LiveStates) awaitCall(ctx context.Context, s queue.Session) {
+	_ = guard(l.Log, "looking for a dialog's call", []any{"session", s.ID}, func() {
+		for range 10 {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+			now, ok := l.Engine.Session(s.ID)
+			if !ok || !now.Stuck || !liveWordsOnly(now) {
+				return // its words came, or it moved on
+			}
+			if call := transcriptCall(l.Engine, now); call != nil {
+				if err := l.Engine.pairLive(ctx, s.ID, call); err != nil {
+					l.Log.Warn("apply a dialog's call", "session", s.ID, "err", err)
+				}
+				return
+			}
+		}
+	})
+}
+
+// transcriptCall returns the call a permission dialog of s is about, read from the end of
+// its transcript (its last tool_use with no result, in the turn that runs), or nil; a call
+// already over (done, or closed with an earlier dialog) is none.
+func transcriptCall(e *Engine, s queue.Session) *adapter.ToolCall {
+	if s.TranscriptPath == "" {
+		return nil
+	}
+	var use *claude.ToolUse
+	done, mode := map[string]bool{}, ""
+	_, _ = transcript.ReadTail(s.TranscriptPath, maxTailScan, func(b []byte) bool {
+		c := claude.Calls(b)
+		for _, id := range c.Results {
+			done[id] = true
+		}
+		for i := len(c.Uses) - 1; i >= 0 && use == nil; i-- {
+			if !done[c.Uses[i].ID] {
+				use = &c.Uses[i]
+			}
+		}
+		if mode == "" {
+			mode = c.Mode // the latest the transcript records
+		}
+		return c.Prompt
+	})
+	if use == nil || e.dialogs.over(s.ID, use.ID) {
+		return nil
+	}
+	call := claude.PendingCall(use.ID, use.Name, mode, use.Input)
+	call.Ask.From = adapter.AskFromTranscript
+	return call
+}
+
+// turnEnd returns the last conversation line of a transcript (nil when none), and who
+// submitted the prompt of its last turn ("" when it does not say).
+func turnEnd(path string) (*claude.Line, string) {
+	if path == "" {
+		return nil, ""
+	}
+	var last *claude.Line
+	by := ""
+	_, _ = transcript.ReadTail(path, maxTailScan, func(b []byte) bool {
+		l := claude.ClassifyLine(b)
+		if l.Conversation && last == nil {
+			last = &l
+		}
+		if l.Prompt {
+			by = l.By
+			return true
+		}
+		return false
+	})
+	return last, by
 }

@@ -48,8 +48,9 @@ func decide(s queue.Session, rec *queue.Prompt, lines []claude.Line) verdict {
 	if !ok {
 		return verdict{}
 	}
+	by := "" // who submitted the last prompt read, when its line says
 	unstuck := func(at time.Time) adapter.Event {
-		return adapter.Event{Harness: s.Harness, SessionID: s.ID, Kind: adapter.KindUnstuck, At: at}
+		return adapter.Event{Harness: s.Harness, SessionID: s.ID, Kind: adapter.KindUnstuck, At: at, By: by}
 	}
 	if s.Stuck {
 		var progress, prompt time.Time
@@ -58,7 +59,7 @@ func decide(s queue.Session, rec *queue.Prompt, lines []claude.Line) verdict {
 				progress = l.At
 			}
 			if l.Prompt && l.At.After(s.Since) {
-				prompt = l.At
+				prompt, by = l.At, l.By
 			}
 		}
 		switch {
@@ -72,6 +73,14 @@ func decide(s queue.Session, rec *queue.Prompt, lines []claude.Line) verdict {
 			// Esc or a No at the dialog: no hook says so, but the session now waits at its
 			// prompt.
 			return verdict{events: []adapter.Event{refused(s, rec, tail.At)}}
+		case s.Reason == adapter.ReasonStopped && s.Detail == "" && tail.State == claude.TailWaiting &&
+			(tail.Interrupt || s.Summary == "" && tail.Text != ""):
+			// Queued at its turn's end before the transcript had the last words (Claude
+			// Code's state file says idle before its reply, or the interrupt of an Esc, is
+			// written down; an Esc's partial reply comes first): the words, for the same wait.
+			words := stuckFromTail(s, rec, tail)
+			words.At = latest(tail.At, s.LastEventAt)
+			return verdict{events: []adapter.Event{words}}
 		}
 		return verdict{}
 	}
@@ -402,6 +411,15 @@ func (r *Reconciler) readTranscript(ctx context.Context, s queue.Session, classi
 	}
 	r.Engine.SetTranscriptPosition(s.ID, s.TranscriptPath, pos, tailAt)
 
+	if s.Stuck && liveWordsOnly(s) && len(lines) > 0 {
+		// A dialog queued before the transcript had its call (Claude Code writes it down
+		// a moment later): its words, now.
+		if call := transcriptCall(r.Engine, s); call != nil {
+			if err := r.Engine.pairLive(ctx, s.ID, call); err != nil {
+				r.Log.Warn("reconcile", "session", s.ID, "err", err)
+			}
+		}
+	}
 	v := decide(s, r.Engine.latestPrompt(s.ID), lines)
 	for _, ev := range v.events {
 		if _, err := r.Engine.Ingest(ctx, ev); err != nil {

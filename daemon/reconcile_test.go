@@ -701,3 +701,27 @@ func TestRefusedSaysWhoDenied(t *testing.T) {
 		})
 	}
 }
+
+// TestDecideGivesLateWords: a session its state file queued at its turn's end before the
+// transcript had the reply takes the reply's words when they are written, in its place; one
+// with words keeps them.
+func TestDecideGivesLateWords(t *testing.T) {
+	bare := queue.Session{ID: "S", Harness: "claude", Stuck: true, Reason: adapter.ReasonStopped, Since: at(10), LastEventAt: at(10)}
+	v := decide(bare, nil, []claude.Line{text(at(9.9))})
+	if len(v.events) != 1 || v.events[0].Kind != adapter.KindStuck || v.events[0].Summary == "" || !v.events[0].At.Equal(at(10)) {
+		t.Fatalf("a bare stop: %+v", v)
+	}
+	said := bare
+	said.Summary = "hi there"
+	if v := decide(said, nil, []claude.Line{text(at(9.9))}); len(v.events) != 0 {
+		t.Fatalf("a stop with words: %+v", v)
+	}
+	// Esc mid-turn: the state file says idle before the interrupt is written down, and the
+	// partial reply may come first.
+	for _, s := range []queue.Session{bare, said} {
+		v = decide(s, nil, []claude.Line{interruptLine(at(10.1))})
+		if len(v.events) != 1 || v.events[0].Detail != claude.DetailInterrupted || v.events[0].Summary != "interrupted" {
+			t.Fatalf("a stop (%q), then its interrupt: %+v", s.Summary, v)
+		}
+	}
+}

@@ -34,29 +34,31 @@ func ParseHook(body []byte, meta Meta) (adapter.Event, error) {
 func classify(ev *adapter.Event, p *adapter.HookPayload) bool {
 	switch p.HookEventName {
 	case "PermissionRequest":
-		if detail, summary, ok := humanTool(p.ToolName, p.ToolInput); ok {
-			// Claude Code 2.1.197 asks permission for the question or plan it has just
-			// shown: the same wait as the PreToolUse before it, so it says the same.
-			ev.Stuck(adapter.ReasonPermission, detail, summary)
-			ev.Ask = humanToolAsk(detail, summary, p.ToolInput)
-			ev.Ask.Subject = Subject(p.ToolName, p.ToolInput)
-			break
-		}
-		summary := toolSummary(p.ToolName, p.ToolInput)
-		ev.Stuck(adapter.ReasonPermission, p.ToolName, summary)
-		ev.Ask = adapter.PermissionAsk(adapter.CleanText(summary, adapter.MaxSummaryLen), adapter.AskFromHook)
-		ev.Ask.Subject = Subject(p.ToolName, p.ToolInput)
+		// Claude Code 2.1.197 asks permission for the question or plan it has just shown:
+		// the same wait as the PreToolUse before it, so it says the same.
+		call := PendingCall("", p.ToolName, p.PermissionMode, p.ToolInput)
+		ev.Stuck(adapter.ReasonPermission, call.Detail, call.Summary)
+		ev.Ask = call.Ask
 	case "PreToolUse":
-		// A question or a plan blocks on the human as soon as the tool starts; any other
-		// tool starting is progress. Its Subject is the PermissionRequest's that follows,
-		// so that both are one record.
-		if detail, summary, ok := humanTool(p.ToolName, p.ToolInput); ok {
-			ev.Stuck(adapter.ReasonPermission, detail, summary)
-			ev.Ask = humanToolAsk(detail, summary, p.ToolInput)
-			ev.Ask.Subject = Subject(p.ToolName, p.ToolInput)
+		// A question or a plan blocks on the human as soon as the tool starts. Any other
+		// tool is about to run, and most never ask: that alone queues nothing, but the call
+		// is what a permission dialog opening now asks about (Claude Code 2.1.332's auto
+		// mode fires no PermissionRequest), so it rides along for the daemon to pair.
+		// Its Subject is the PermissionRequest's that follows, so that both are one record.
+		ev.Call = PendingCall(p.ToolUseID, p.ToolName, p.PermissionMode, p.ToolInput)
+		if _, _, ok := humanTool(p.ToolName, p.ToolInput); ok {
+			ev.Stuck(adapter.ReasonPermission, ev.Call.Detail, ev.Call.Summary)
+			ev.Ask = ev.Call.Ask
 			break
 		}
+		ev.Kind = adapter.KindTouch
+	case "PostToolUse", "PostToolUseFailure":
 		ev.Kind = adapter.KindUnstuck
+		if p.ToolUseID != "" {
+			ev.Call = &adapter.ToolCall{ID: p.ToolUseID, Done: true, Tool: p.ToolName}
+		}
+	case "UserPromptSubmit":
+		ev.Kind, ev.By = adapter.KindUnstuck, promptBy(p.Source, p.Prompt)
 	case "Notification":
 		// Late backups: permission_prompt comes 6 s after a dialog, idle_prompt after 60 s idle.
 		switch p.Notification {
@@ -65,7 +67,10 @@ func classify(ev *adapter.Event, p *adapter.HookPayload) bool {
 		case "idle_prompt":
 			ev.Stuck(adapter.ReasonStopped, "idle", p.Message)
 		case "elicitation_dialog", "agent_needs_input":
+			// A dialog of its own (2.1.332's "Auto mode can't check actions" offer): not a
+			// yes or no, so it is answered in its pane.
 			ev.Stuck(adapter.ReasonPermission, "input", p.Message)
+			ev.Ask = &adapter.Ask{Kind: adapter.AskNone, From: adapter.AskFromHook}
 		default:
 			ev.Kind = adapter.KindTouch
 		}
@@ -76,6 +81,40 @@ func classify(ev *adapter.Event, p *adapter.HookPayload) bool {
 		return adapter.ClassifyHook(ev, p)
 	}
 	return true
+}
+
+// PendingCall is tool call id of tool with input, about to run in permission mode mode,
+// with the words and Ask that a permission for it is queued with: for a question or a plan
+// what it asks, for any other tool what it wants to do, allow or deny. Its Ask's Subject
+// fingerprints the whole call, as the PermissionRequest for it does.
+func PendingCall(id, tool, mode string, input json.RawMessage) *adapter.ToolCall {
+	call := &adapter.ToolCall{ID: id, Tool: tool, Mode: mode}
+	if detail, summary, ok := humanTool(tool, input); ok {
+		call.Detail, call.Summary = detail, summary
+		call.Ask = humanToolAsk(detail, summary, input)
+	} else {
+		call.Detail, call.Summary = tool, toolSummary(tool, input)
+		call.Ask = adapter.PermissionAsk(adapter.CleanText(call.Summary, adapter.MaxSummaryLen), adapter.AskFromHook)
+	}
+	call.Summary = adapter.CleanText(call.Summary, adapter.MaxSummaryLen)
+	call.Detail = adapter.CleanText(call.Detail, 80)
+	call.ID = adapter.CleanText(call.ID, 200)
+	call.Ask.Subject = Subject(tool, input)
+	return call
+}
+
+// taskNotification opens the prompt Claude Code submits by itself when a background task
+// ends (observed, 2.1.332): the session was woken, not answered.
+const taskNotification = "<task-notification>"
+
+// promptBy says who submitted a prompt: a person, unless Claude Code says another source
+// (the SDK types declare "source"; 2.1.332 sent none) or the prompt is a background task's
+// notification.
+func promptBy(source, prompt string) string {
+	if (source != "" && source != "user") || strings.HasPrefix(strings.TrimLeft(prompt, " \t\r\n"), taskNotification) {
+		return adapter.ByOther
+	}
+	return adapter.ByHuman
 }
 
 // Details of the tools that exist to ask the human something.

@@ -162,7 +162,7 @@ func TestParseRealHooks(t *testing.T) {
 		{"SessionStart-startup.json", adapter.KindStart, "", "startup", ""},
 		{"SessionStart-clear.json", adapter.KindStart, "", "clear", ""},
 		{"UserPromptSubmit.json", adapter.KindUnstuck, "", "", ""},
-		{"PreToolUse-Bash.json", adapter.KindUnstuck, "", "", ""},
+		{"PreToolUse-Bash.json", adapter.KindTouch, "", "", ""},
 		{"PermissionRequest-Bash.json", adapter.KindStuck, adapter.ReasonPermission, "Bash", "Bash: ls /tmp"},
 		{"PermissionRequest-Write.json", adapter.KindStuck, adapter.ReasonPermission, "Write", "Write: /home/dev/work/hello.txt"},
 		{"PreToolUse-AskUserQuestion.json", adapter.KindStuck, adapter.ReasonPermission, DetailQuestion, "Which color do you prefer? [Red / Blue]"},

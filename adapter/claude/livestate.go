@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/trailboss/trailboss/adapter"
@@ -24,6 +26,17 @@ const (
 // MaxLiveStateSize bounds how much of a state file is read: the real ones are ~400 bytes.
 const MaxLiveStateSize = 64 << 10
 
+// LiveShell is the status of a Claude Code whose turn is over while a background task of
+// it runs (observed, 2.1.332): at its prompt, as idle.
+const LiveShell = "shell"
+
+// What a waiting Claude Code waits for (LiveState.WaitingFor), as 2.1.332 writes it.
+const (
+	WaitingPermission = "permission prompt" // a permission dialog, or a plan's approval
+	WaitingInput      = "input needed"      // a question (AskUserQuestion)
+	WaitingDialog     = "dialog open"       // another dialog: auto mode's offer, a startup question
+)
+
 // LiveState is what one state file says.
 type LiveState struct {
 	PID        int
@@ -31,6 +44,12 @@ type LiveState struct {
 	Status     string    // LiveIdle, LiveBusy, LiveWaiting, or another value a newer version writes
 	WaitingFor string    // with LiveWaiting: "permission prompt", …
 	At         time.Time // statusUpdatedAt: when Status last changed
+	// Since 2.1.332: where the process runs, as it says. Words, not proof: the daemon
+	// checks them against the process tree before it believes them.
+	Tmux      string // "session:@window.%pane" when TMUX_PANE was in its environment; else ""
+	ProcStart uint64 // the process's start time (/proc/PID/stat field 22); 0 when not said
+	Cwd       string
+	Kind      string // "interactive", …
 }
 
 type liveStateFile struct {
@@ -40,6 +59,20 @@ type liveStateFile struct {
 	WaitingFor      string `json:"waitingFor"`
 	StatusUpdatedAt int64  `json:"statusUpdatedAt"`
 	UpdatedAt       int64  `json:"updatedAt"`
+	Tmux            string `json:"tmux"`
+	ProcStart       string `json:"procStart"`
+	Cwd             string `json:"cwd"`
+	Kind            string `json:"kind"`
+}
+
+// TmuxPane returns the pane id that a state file's tmux field names ("%N" after the last
+// "."), or "" when it names none that is a pane id.
+func (s LiveState) TmuxPane() string {
+	i := strings.LastIndexByte(s.Tmux, '.')
+	if i < 0 || !adapter.ValidPane(s.Tmux[i+1:]) {
+		return ""
+	}
+	return s.Tmux[i+1:]
 }
 
 // ParseLiveState reads one state file's bytes. It returns an error wrapping
@@ -62,8 +95,40 @@ func ParseLiveState(b []byte) (LiveState, error) {
 	case at <= 0:
 		return LiveState{}, fmt.Errorf("%w: Claude Code state file: no statusUpdatedAt", adapter.ErrInvalid)
 	}
-	return LiveState{PID: f.PID, SessionID: f.SessionID, Status: f.Status, WaitingFor: f.WaitingFor,
-		At: time.UnixMilli(at)}, nil
+	st := LiveState{PID: f.PID, SessionID: f.SessionID, Status: f.Status, WaitingFor: f.WaitingFor,
+		At: time.UnixMilli(at), Tmux: f.Tmux, Cwd: f.Cwd, Kind: f.Kind}
+	if n, err := strconv.ParseUint(f.ProcStart, 10, 64); err == nil {
+		st.ProcStart = n
+	}
+	return st, nil
+}
+
+// TranscriptPath returns where Claude Code keeps the transcript of session id started in
+// folder cwd under configuration folder configDir:
+// <config>/projects/<cwd, every character but a letter or a digit made "-">/<id>.jsonl
+// (observed: /home/dev/work → -home-dev-work, /tmp/x_1.y → -tmp-x-1-y). Very long folder
+// names are cut and hashed by Claude Code: when that path does not exist, the one project
+// folder that holds <id>.jsonl is taken. It returns "" when id or cwd cannot name a file.
+func TranscriptPath(configDir, cwd, id string) string {
+	if configDir == "" || !filepath.IsAbs(cwd) || id == "" || strings.ContainsAny(id, "/\\\x00") || id == "." || id == ".." {
+		return ""
+	}
+	project := []byte(cwd)
+	for i, c := range project {
+		letter := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+		if !letter && (c < '0' || c > '9') {
+			project[i] = '-'
+		}
+	}
+	projects := filepath.Join(configDir, "projects")
+	path := filepath.Join(projects, string(project), id+".jsonl")
+	if _, err := os.Lstat(path); err == nil {
+		return path
+	}
+	if found, _ := filepath.Glob(filepath.Join(projects, "*", id+".jsonl")); len(found) == 1 {
+		return found[0]
+	}
+	return path
 }
 
 // ConfigDir returns Claude Code's configuration folder for an environment: $CLAUDE_CONFIG_DIR,

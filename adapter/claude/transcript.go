@@ -54,17 +54,25 @@ type Line struct {
 	Interrupt    bool      // a user line whose text is an interrupt marker
 	Detail       string    // for waiting lines: "interrupted" for interrupt markers, "" otherwise
 	Text         string    // for an assistant text line: its text, adapter.CleanText(..., 300); empty otherwise
+	// By says, for a prompt, who submitted it (adapter.ByHuman, adapter.ByOther), as 2.1.332
+	// writes it (origin.kind "human", promptSource "typed"; origin.kind "task-notification",
+	// promptSource "system"); "" when the line does not say (older versions).
+	By string
 }
 
 // transcriptLine holds the fields of a transcript line that the tail rule reads. Unknown
 // fields are ignored; a known field of the wrong JSON type makes the line malformed.
 type transcriptLine struct {
-	Type             string          `json:"type"`
-	IsSidechain      bool            `json:"isSidechain"`
-	IsMeta           bool            `json:"isMeta"`
-	IsCompactSummary bool            `json:"isCompactSummary"`
-	Timestamp        json.RawMessage `json:"timestamp"` // raw, so that an odd timestamp costs only At
-	Message          *struct {
+	Type             string `json:"type"`
+	IsSidechain      bool   `json:"isSidechain"`
+	IsMeta           bool   `json:"isMeta"`
+	IsCompactSummary bool   `json:"isCompactSummary"`
+	PromptSource     string `json:"promptSource"`
+	Origin           *struct {
+		Kind string `json:"kind"`
+	} `json:"origin"`
+	Timestamp json.RawMessage `json:"timestamp"` // raw, so that an odd timestamp costs only At
+	Message   *struct {
 		Content    json.RawMessage `json:"content"` // a string or an array of blocks
 		StopReason *string         `json:"stop_reason"`
 	} `json:"message"`
@@ -217,6 +225,33 @@ func classifyUser(l *Line, raw *transcriptLine, text string, blocks []contentBlo
 		return
 	}
 	l.State, l.Prompt, l.Progress = TailWorking, true, true
+	l.By = submittedBy(raw, text, blocks)
+}
+
+// submittedBy says who submitted a prompt line: what the line says of itself, else a
+// background task's notification by its words, else "" (it does not say).
+func submittedBy(raw *transcriptLine, text string, blocks []contentBlock) string {
+	kind := ""
+	if raw.Origin != nil {
+		kind = raw.Origin.Kind
+	}
+	switch {
+	case kind == "human":
+		return adapter.ByHuman
+	case kind != "" || raw.PromptSource == "system":
+		return adapter.ByOther // a background task, a schedule, a loop: Claude Code itself
+	case raw.PromptSource != "":
+		return adapter.ByHuman // typed, or another way a person submits
+	}
+	for _, bl := range blocks {
+		if bl.Type == "text" {
+			text += bl.Text
+		}
+	}
+	if strings.HasPrefix(strings.TrimSpace(text), taskNotification) {
+		return adapter.ByOther
+	}
+	return ""
 }
 
 func isInterruptMarker(s string) bool {
@@ -245,4 +280,64 @@ func Tail(lines []Line) (Line, bool) {
 		}
 	}
 	return Line{}, false
+}
+
+// ToolUse is one tool_use block of an assistant transcript line: a call the model made.
+type ToolUse struct {
+	ID    string
+	Name  string
+	Input json.RawMessage
+}
+
+// LineCalls is what one transcript line says of tool calls.
+type LineCalls struct {
+	Uses    []ToolUse // the tool_use blocks of an assistant line
+	Results []string  // the ids of the tool_result blocks of a user line
+	Prompt  bool      // a person's (or a task's) prompt: a turn begins, nothing before it is pending
+	Mode    string    // the permission mode the line records (user and permission-mode lines), or ""
+}
+
+// Calls returns what one transcript line says of tool calls. Claude Code writes a call's
+// line before it asks permission for it (observed, 2.1.197 and 2.1.332), so the last call
+// with no result is the one a permission dialog open now is about. Sidechain lines
+// (subagents) say nothing of their parent's calls.
+func Calls(b []byte) LineCalls {
+	var raw struct {
+		Type           string `json:"type"`
+		IsSidechain    bool   `json:"isSidechain"`
+		PermissionMode string `json:"permissionMode"`
+		Message        *struct {
+			Content json.RawMessage `json:"content"`
+		} `json:"message"`
+	}
+	if json.Unmarshal(b, &raw) != nil || raw.IsSidechain {
+		return LineCalls{}
+	}
+	out := LineCalls{Mode: raw.PermissionMode}
+	if raw.Message == nil {
+		return out
+	}
+	var blocks []struct {
+		Type      string          `json:"type"`
+		ID        string          `json:"id"`
+		Name      string          `json:"name"`
+		Input     json.RawMessage `json:"input"`
+		ToolUseID string          `json:"tool_use_id"`
+	}
+	if json.Unmarshal(raw.Message.Content, &blocks) != nil {
+		out.Prompt = ClassifyLine(b).Prompt
+		return out
+	}
+	for _, bl := range blocks {
+		switch {
+		case raw.Type == "assistant" && bl.Type == "tool_use" && bl.ID != "":
+			out.Uses = append(out.Uses, ToolUse{ID: bl.ID, Name: bl.Name, Input: bl.Input})
+		case raw.Type == "user" && bl.Type == "tool_result":
+			out.Results = append(out.Results, bl.ToolUseID)
+		}
+	}
+	if raw.Type == "user" && len(out.Results) == 0 {
+		out.Prompt = ClassifyLine(b).Prompt
+	}
+	return out
 }

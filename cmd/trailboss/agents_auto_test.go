@@ -1,124 +1,292 @@
 package main
 
-// The real Claude Code 2.1.332 in auto mode, answered by keys (issue 19). With a custom API
-// URL (our fake) auto mode's safety check cannot run, so each action that needs it asks
-// with an unnumbered dialog, No first ("❯ No / Yes"), that fires no PermissionRequest:
-// there is no hook to hold, and an answer from the API is typed into the pane, picking the
-// option by its label as the screen draws it.
+// The real Claude Code 2.1.332 in auto mode, the mode a fresh install starts in, against
+// the fake Messages API (a custom API URL, as behind a gateway): its permission dialogs fire
+// no PermissionRequest, and come after an offer "Auto mode can't check actions in this
+// session". What the queue says about each, and how soon (the figures are logged).
 
 import (
-	"errors"
-	"fmt"
+	"encoding/json"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/trailboss/trailboss/daemon/client"
-	"github.com/trailboss/trailboss/daemon/wire"
+	"github.com/trailboss/trailboss/hooks"
 )
 
-// autoModeDialog has Claude Code run command and waits until its auto-mode dialog for it
-// is on screen. The offer shown before the first one ("Auto mode can't check actions in
-// this session") is answered as its person would, once it is read, with Enter: stay in
-// auto mode. (Claude Code drops an Enter that comes as a dialog appears: one pressed as
-// soon as the offer was seen was lost.)
-func (w *claudeWorld) autoModeDialog(pane, command string) {
+// newAutoClaudeWorld is a claudeWorld of Claude Code 2.1.332 with settings that do not set
+// permissions.defaultMode (auto mode). withHooks runs `trailboss setup`; without, Claude
+// Code has no hooks at all and Trail Boss knows it only from its state files.
+func newAutoClaudeWorld(t *testing.T, withHooks bool) *claudeWorld {
+	t.Helper()
+	w := newClaudeWorldOf(t, claudeAutoMode(), withHooks)
+	// The onboarding this version has seen, so that it shows no notes about itself.
+	path := filepath.Join(w.home, ".claude.json")
+	var state map[string]any
+	b, err := os.ReadFile(path)
+	if err == nil {
+		err = json.Unmarshal(b, &state)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	state["lastOnboardingVersion"] = w.cc.cli.wanted()
+	if b, err = json.Marshal(state); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// startAutoClaude starts Claude Code in a new pane, prefixed by launcher words (such as
+// "env -u TMUX_PANE"), and waits until its session is bound to that pane and its auto mode
+// is on. It returns the pane.
+func (w *claudeWorld) startAutoClaude(launcher ...string) string {
 	w.t.Helper()
-	w.typeLine(pane, "run "+command)
-	dialog := regexp.MustCompile(`(?s)` + regexp.QuoteMeta(command) + `.*Do you want to proceed\?.*❯ No`)
-	const offer = "Enter to stay in auto mode"
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		s := w.screen(pane)
-		switch {
-		case dialog.MatchString(s):
+	pane := w.pane("ANTHROPIC_BASE_URL="+w.fake.URL, "ANTHROPIC_API_KEY="+fakeAnthropicKey,
+		"DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1",
+		"DISABLE_ERROR_REPORTING=1")
+	w.typeLine(pane, strings.Join(append(launcher, hooks.ShellWord(w.bin)), " "))
+	w.waitSession(pane, "Claude Code's session bound to its pane", 60*time.Second)
+	w.waitScreen(pane, `auto mode on`, 30*time.Second)
+	return pane
+}
+
+// queued waits until pane's item satisfies cond and returns it with how long after its
+// stuck moment (the source's own time: the state file's, or the hook's) it was seen queued.
+func (w *claudeWorld) queued(pane, what string, cond func(client.Item) bool) (client.Item, time.Duration) {
+	w.t.Helper()
+	it, _ := w.waitItem(pane, what, 20*time.Second, cond)
+	return it, time.Since(it.Since)
+}
+
+// approveNoFirst answers a No-first dialog ("❯ No / Yes") Yes as a person does: Down,
+// then Enter once the screen shows Yes chosen.
+func (w *claudeWorld) approveNoFirst(pane string) {
+	w.t.Helper()
+	w.pressUntil(pane, "Down", "Yes chosen", func(s string) bool { return strings.Contains(s, "❯ Yes") })
+	time.Sleep(300 * time.Millisecond) // what a person takes between seeing Yes chosen and Enter
+	w.keys(pane, "Enter")
+}
+
+// pressUntil presses key in pane until its screen satisfies done, once a second at most:
+// Claude Code (2.1.318 and later) ignores a key that comes as its dialog is drawn, which a
+// person sees and presses again.
+func (w *claudeWorld) pressUntil(pane, key, what string, done func(screen string) bool) {
+	w.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !done(w.screen(pane)) {
+		if time.Now().After(deadline) {
+			w.t.Fatalf("pane %s: %s did not bring %s within 10 s; it shows:\n%s", pane, key, what, w.screen(pane))
+		}
+		time.Sleep(300 * time.Millisecond) // a person sees the dialog before pressing
+		if done(w.screen(pane)) {
 			return
-		case strings.Contains(s, offer):
-			time.Sleep(500 * time.Millisecond)
-			w.keys(pane, "Enter")
-			for gone := time.Now().Add(5 * time.Second); strings.Contains(w.screen(pane), offer) && time.Now().Before(gone); {
-				time.Sleep(50 * time.Millisecond)
-			}
-		case time.Now().After(deadline):
-			w.t.Fatalf("no auto-mode dialog for %q within 30 s; the pane shows:\n%s", command, s)
 		}
-		time.Sleep(50 * time.Millisecond)
+		w.keys(pane, key)
+		for end := time.Now().Add(time.Second); time.Now().Before(end) && !done(w.screen(pane)); {
+			time.Sleep(20 * time.Millisecond)
+		}
 	}
 }
 
-// autoModePrompt returns the pending permission record of pane's auto-mode dialog for
-// command. The dialog fires no PermissionRequest: the record is the daemon's own, from
-// the PreToolUse and the live state. A daemon that makes none yet skips the test.
-func (w *claudeWorld) autoModePrompt(pane, command string) *wire.Prompt {
+// throughTheOffer waits for pane's next dialog; when it is auto mode's offer, it checks the
+// offer is queued as what it is, and stays in auto mode (Enter). It reports whether there
+// was an offer.
+func (w *claudeWorld) throughTheOffer(pane string) bool {
 	w.t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if it, ok := w.item(pane); ok && it.Prompt != nil && it.Prompt.Kind == wire.KindPermission &&
-			strings.Contains(it.Prompt.Question, command) {
-			return it.Prompt
-		}
+	w.waitScreen(pane, `Auto mode can't check actions in this session|Do you want to`, 20*time.Second)
+	if !strings.Contains(w.screen(pane), "Enter to stay in auto mode") {
+		return false
 	}
-	seen := "the pane is not queued"
-	if it, ok := w.item(pane); ok {
-		seen = fmt.Sprintf("the pane is queued as %s/%s with prompt %+v", it.Reason, it.Detail, it.Prompt)
+	_, lag := w.queued(pane, "auto mode's offer", func(it client.Item) bool { return it.Detail == "dialog" })
+	// Its words need the call it holds up: a hook's PreToolUse, or the transcript, which
+	// Claude Code writes a moment after the dialog opens.
+	it, said := w.queued(pane, "auto mode's offer in its words", func(it client.Item) bool {
+		return it.Detail == "dialog" && strings.Contains(it.Summary, "auto mode can't check actions")
+	})
+	if it.Reason != "permission" || it.Prompt != nil {
+		w.t.Fatalf("the offer: %+v (prompt %+v)", it, it.Prompt)
 	}
-	msg := fmt.Sprintf("NOT RUN: no prompt record for Claude Code %s's auto-mode dialog within 10 s of it being drawn (%s): "+
-		"the daemon does not make one for an auto-mode permission yet (the dialog fires PreToolUse, no PermissionRequest); "+
-		"this test runs once it does", w.cc.cli.wanted(), seen)
-	// Never a silent skip: make test lists the note after the run, as it does for a CLI
-	// that could not be installed.
-	if f, err := os.OpenFile(filepath.Join(agentsCache(w.t), skippedNote), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644); err == nil {
-		fmt.Fprintf(f, "%s: %s\n", w.t.Name(), msg)
-		f.Close()
-	}
-	w.t.Skip(msg)
-	return nil
+	w.t.Logf("auto mode's offer → queued %v after it opened, in its words %v after: %q", lag.Round(time.Millisecond),
+		said.Round(time.Millisecond), it.Summary)
+	w.pressUntil(pane, "Enter", "the dialog behind the offer", func(s string) bool {
+		return !strings.Contains(s, "Enter to stay in auto mode")
+	})
+	return true
 }
 
-// TestRealClaudeCodeAutoModeAnsweredByKeys: an allow from the API moves the highlight onto
-// Yes and presses Enter, and the command runs; a deny presses Enter on No, Claude Code says
-// "Interrupted" and the command does not run; an answer again is refused.
-func TestRealClaudeCodeAutoModeAnsweredByKeys(t *testing.T) {
-	w := newClaudeWorld(t, claudeAutoMode())
-	pane := w.startClaude()
-	w.waitScreen(pane, `auto mode on`, 10*time.Second)
-	scratch := t.TempDir() // outside the work folder: auto mode asks before touching it
-
-	// (a) allow: the command runs.
-	allowed := filepath.Join(scratch, "allowed.txt")
-	w.autoModeDialog(pane, "touch "+allowed)
-	p := w.autoModePrompt(pane, "touch "+allowed)
-	answered := time.Now()
-	got, err := w.answer(p.ID, wire.Answer{Choice: "allow"})
-	if err != nil || !got.Delivered || got.Via != wire.ViaKeys {
-		t.Fatalf("API allow: %+v, %v; want delivered by keys\nscreen:\n%s", got, err, w.screen(pane))
-	}
-	t.Logf("API allow: %+v, answered in %v", got, time.Since(answered).Round(time.Millisecond))
-	w.tm.WaitFor(t, "the allowed command to run", 15*time.Second, func() bool { return fileExists(allowed) })
-	t.Logf("the allowed command ran %v after the answer was sent", time.Since(answered).Round(time.Millisecond))
-	var refused *client.AnswerRefusedError
-	if _, err := w.answer(p.ID, wire.Answer{Choice: "allow"}); !errors.As(err, &refused) {
-		t.Fatalf("the same allow again: %v; want a 409", err)
-	}
-	w.waitItem(pane, "the turn after the allowed command", 20*time.Second, func(it client.Item) bool {
-		return isStopped(it) && strings.HasPrefix(it.Summary, "done:")
+// permissionFor waits for pane's permission dialog for command and checks it is queued
+// with the command and a prompt record that takes allow or deny; it returns how long after
+// the dialog opened it was seen queued: after its stuck moment, or, for a dialog behind
+// auto mode's offer (its item keeps the offer's place and moment), after the test saw it
+// drawn.
+func (w *claudeWorld) permissionFor(pane, command string, afterOffer bool) time.Duration {
+	w.t.Helper()
+	w.waitScreen(pane, `Do you want to proceed\?`, 20*time.Second)
+	drawn := time.Now()
+	it, lag := w.queued(pane, "the permission for "+command, func(it client.Item) bool {
+		return isPermission(it) && it.Detail == "Bash" && strings.Contains(it.Summary, command)
 	})
-
-	// (b) deny: the command does not run, and Claude Code waits for its person.
-	denied := filepath.Join(scratch, "denied.txt")
-	w.autoModeDialog(pane, "touch "+denied)
-	p = w.autoModePrompt(pane, "touch "+denied)
-	got, err = w.answer(p.ID, wire.Answer{Choice: "deny", Channel: "popup"})
-	if err != nil || !got.Delivered || got.Via != wire.ViaKeys {
-		t.Fatalf("API deny: %+v, %v; want delivered by keys\nscreen:\n%s", got, err, w.screen(pane))
+	if afterOffer {
+		lag = time.Since(drawn)
 	}
-	w.waitScreen(pane, `Interrupted`, 10*time.Second)
-	it, took := w.waitItem(pane, "the refused session to be queued again", 10*time.Second, isStopped)
-	t.Logf("API deny: %+v; queued again in %v: %+v", got, took, it)
-	time.Sleep(time.Second) // a command that was let through would have run by now
+	p := it.Prompt
+	if it.Detail != "Bash" || p == nil || p.Kind != "permission" || !strings.Contains(p.Question, command) ||
+		len(p.Choices) != 2 || p.Choices[0].Key != "allow" || p.Choices[1].Key != "deny" || it.Harness != "claude" {
+		w.t.Fatalf("the permission for %s: %+v, prompt %+v", command, it, p)
+	}
+	if lag > time.Second {
+		w.t.Errorf("the permission for %s was queued %v after its dialog opened, want ≤ 1 s", command, lag)
+	}
+	return lag
+}
+
+// touchApproved has the session in pane run touch file: through the offer if it comes, a
+// permission queued with its command within 1 s, approved in the pane, out of the queue
+// within 1 s, the turn's end queued, the file there. The figures are logged after say.
+func (w *claudeWorld) touchApproved(pane, file, say string) {
+	w.t.Helper()
+	w.typeLine(pane, "run touch "+file)
+	w.waitGone(pane, "the prompt to take the item out", 5*time.Second)
+	lag := w.permissionFor(pane, "touch "+file, w.throughTheOffer(pane))
+	w.t.Logf("%spermission → queued with its command %v after its dialog opened", say, lag.Round(time.Millisecond))
+	w.approveNoFirst(pane)
+	left := w.waitGone(pane, "the approved permission to leave the queue", 5*time.Second)
+	w.t.Logf("%sapproval keypress → out of the queue in %v", say, left.Round(time.Millisecond))
+	if left > time.Second {
+		w.t.Errorf("the approved permission left the queue %v after the keypress, want ≤ 1 s", left)
+	}
+	w.waitItem(pane, "the turn after the approval", 20*time.Second, isStopped)
+	if _, err := os.Stat(file); err != nil {
+		w.t.Fatalf("the approved command did not run: %v", err)
+	}
+}
+
+// TestRealClaudeCodeAutoMode: with Trail Boss's hooks, each wait of auto mode is queued
+// with its words within a second, and leaves the queue within a second of its answer.
+func TestRealClaudeCodeAutoMode(t *testing.T) {
+	w := newAutoClaudeWorld(t, true)
+	pane := w.startAutoClaude()
+
+	w.typeLine(pane, "say hi")
+	it, lag := w.queued(pane, "the finished turn", isStopped)
+	if it.Summary != "hi from the fake model" {
+		t.Fatalf("finished turn: %+v", it)
+	}
+	t.Logf("turn end → queued %v after Claude Code went idle", lag.Round(time.Millisecond))
+
+	// The first action that needs the check: the offer, then the dialog. Approved: out.
+	w.touchApproved(pane, filepath.Join(w.home, "first.txt"), "")
+
+	// Two dialogs in one turn, each with its own command.
+	a, b := filepath.Join(w.home, "a.txt"), filepath.Join(w.home, "b.txt")
+	w.typeLine(pane, "twice touch "+a+" ; touch "+b)
+	w.waitGone(pane, "the prompt to take the item out", 5*time.Second)
+	lag = w.permissionFor(pane, "touch "+a, w.throughTheOffer(pane))
+	w.approveNoFirst(pane)
+	w.waitScreen(pane, `Second of two`, 20*time.Second)
+	lagB := w.permissionFor(pane, "touch "+b, w.throughTheOffer(pane))
+	if it, _ := w.item(pane); strings.Contains(it.Summary, "touch "+a) {
+		t.Fatalf("the second dialog shows the first's command: %+v", it)
+	}
+	t.Logf("two dialogs in a row → queued %v and %v after each opened", lag.Round(time.Millisecond), lagB.Round(time.Millisecond))
+	w.approveNoFirst(pane)
+	w.waitItem(pane, "the turn after both approvals", 20*time.Second, isStopped)
+	for _, f := range []string{a, b} {
+		if _, err := os.Stat(f); err != nil {
+			t.Fatalf("an approved command did not run: %v", err)
+		}
+	}
+
+	// Esc at a dialog: it waits at its prompt, in the same place.
+	denied := filepath.Join(w.home, "denied.txt")
+	w.typeLine(pane, "run touch "+denied)
+	w.permissionFor(pane, "touch "+denied, w.throughTheOffer(pane))
+	before, _ := w.item(pane)
+	w.keys(pane, "Escape")
+	it, took := w.waitItem(pane, "Esc to relabel the item", 5*time.Second, func(it client.Item) bool { return it.Detail == "refused" })
+	if !isStopped(it) || !strings.Contains(it.Summary, "touch "+denied) || !it.Since.Equal(before.Since) {
+		t.Fatalf("after Esc: %+v (before %+v)", it, before)
+	}
+	t.Logf("Esc at the dialog → relabelled in %v", took.Round(time.Millisecond))
 	if _, err := os.Stat(denied); err == nil {
-		t.Fatal("the denied command ran")
+		t.Fatal("the refused command ran")
+	}
+
+	// A background task's end wakes the session: out while it works, and back in the
+	// place of its first stop.
+	w.typeLine(pane, "background sleep 3")
+	stop, _ := w.queued(pane, "the turn that started a background task", func(it client.Item) bool {
+		return isStopped(it) && it.Detail == "" && strings.HasPrefix(it.Summary, "done:")
+	})
+	out := w.waitGone(pane, "the background task's wake-up to take the item out", 30*time.Second)
+	back := time.Now()
+	woken, _ := w.queued(pane, "the woken turn's end", func(it client.Item) bool { return it.Summary == "background done" })
+	if !woken.Since.Equal(stop.Since) {
+		t.Fatalf("the woken turn's end took a new place: since %v, the first stop's %v", woken.Since, stop.Since)
+	}
+	t.Logf("woken by its background task %v after its stop: out while it worked, back %v later in its first stop's place",
+		out.Round(time.Millisecond), time.Since(back).Round(time.Millisecond))
+}
+
+// TestRealClaudeCodeAutoModeWithoutHooks: a Claude Code whose hooks were never set up is
+// found from its state file alone, bound to its pane, and its turn ends, its auto-mode
+// offer and permissions are queued within a second, a permission with the command its
+// transcript holds.
+func TestRealClaudeCodeAutoModeWithoutHooks(t *testing.T) {
+	w := newAutoClaudeWorld(t, false)
+	if _, err := os.Stat(filepath.Join(w.home, ".claude", "settings.json")); err == nil {
+		t.Fatal("the world has settings: hooks may be set")
+	}
+	pane := w.startAutoClaude()
+
+	w.typeLine(pane, "say hi")
+	it, lag := w.queued(pane, "the finished turn", isStopped)
+	t.Logf("without hooks: turn end → queued %v after Claude Code went idle (words: %q)", lag.Round(time.Millisecond), it.Summary)
+	if lag > time.Second {
+		t.Errorf("the turn's end was queued %v after it, want ≤ 1 s", lag)
+	}
+	// Claude Code can say idle before it writes its reply down: the words follow.
+	it, _ = w.queued(pane, "the finished turn's words", func(it client.Item) bool { return it.Summary != "" })
+	if it.Summary != "hi from the fake model" {
+		t.Fatalf("finished turn: %+v", it)
+	}
+	t.Logf("without hooks: turn end → queued with its words %v after Claude Code went idle", time.Since(it.Since).Round(time.Millisecond))
+
+	w.touchApproved(pane, filepath.Join(w.home, "nohooks.txt"), "without hooks (the command from the transcript): ")
+
+	// A Claude Code that was there before the daemon: found, and its finished turn queued.
+	w.typeLine(pane, "say hi again")
+	w.waitGone(pane, "the prompt to take the item out", 5*time.Second)
+	w.stopDaemon()
+	w.waitScreen(pane, `(?s)say hi again.*hi from the fake model`, 20*time.Second)
+	started := time.Now()
+	w.restartDaemon()
+	it, _ = w.queued(pane, "the turn that ended before the daemon started", func(it client.Item) bool {
+		return isStopped(it) && it.Summary == "hi from the fake model"
+	})
+	t.Logf("without hooks: a session found by a daemon started after its turn ended: queued %v after the daemon's start", time.Since(started).Round(time.Millisecond))
+}
+
+// TestRealClaudeCodeWithoutTMUX_PANE: a Claude Code started with TMUX_PANE unset, whose
+// state file then names no pane, is bound to the pane it runs in, and queued there: with
+// hooks (whose environment has no TMUX_PANE either), and without (from the process alone).
+func TestRealClaudeCodeWithoutTMUX_PANE(t *testing.T) {
+	for _, withHooks := range []bool{true, false} {
+		w := newAutoClaudeWorld(t, withHooks)
+		pane := w.startAutoClaude("env", "-u", "TMUX_PANE")
+		w.typeLine(pane, "say hi")
+		it, _ := w.queued(pane, "the finished turn in its pane", func(it client.Item) bool {
+			return isStopped(it) && it.Summary != ""
+		})
+		if it.Pane != pane || it.Summary != "hi from the fake model" {
+			t.Fatalf("hooks %v: finished turn: %+v", withHooks, it)
+		}
 	}
 }

@@ -36,6 +36,13 @@ type claudeWorld struct {
 // claudeAutoMode).
 func newClaudeWorld(t *testing.T, cc claudeSetup) *claudeWorld {
 	t.Helper()
+	return newClaudeWorldOf(t, cc, true)
+}
+
+// newClaudeWorldOf is a claudeWorld of the Claude Code of cc, its hooks set up by
+// `trailboss setup` when withHooks.
+func newClaudeWorldOf(t *testing.T, cc claudeSetup, withHooks bool) *claudeWorld {
+	t.Helper()
 	bin := requireAgent(t, cc.cli)
 	w := &claudeWorld{agentWorld: newAgentWorld(t, "--sweep", "1s"), cc: cc, bin: bin}
 	fake, err := anthropic.Start()
@@ -44,7 +51,9 @@ func newClaudeWorld(t *testing.T, cc claudeSetup) *claudeWorld {
 	}
 	t.Cleanup(fake.Close)
 	w.fake = fake
-	w.run("trailboss", "setup", "--no-tmux")
+	if withHooks {
+		w.run("trailboss", "setup", "--no-tmux")
+	}
 	w.seedClaudeState()
 	if cc.defaultMode != "" {
 		w.setDefaultMode(cc.defaultMode)

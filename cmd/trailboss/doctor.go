@@ -254,6 +254,11 @@ func (d *doctor) hooks() []finding {
 						if ev == "PermissionRequest" && h.Async {
 							out = append(out, d.asyncPermissionHook(path))
 						}
+						if ev == "PreToolUse" && g.Matcher != nil && *g.Matcher != "*" && *g.Matcher != "" {
+							out = append(out, finding{level: note, fix: "trailboss setup",
+								what: "the PreToolUse hook in " + path + " hooks only " + *g.Matcher + " (an older setup's): " +
+									"a permission Claude Code asks in auto mode (which fires no PermissionRequest) is queued without its command"})
+						}
 					}
 				}
 			}
@@ -264,7 +269,7 @@ func (d *doctor) hooks() []finding {
 	}
 	switch {
 	case len(where) == 0:
-		out = append(out, finding{level: bad, what: "Claude Code hooks not installed", fix: "trailboss setup"})
+		out = append(out, finding{level: bad, what: "Claude Code hooks not installed", fix: "trailboss setup", detail: withoutHooks})
 	case len(missing) > 0:
 		var ev []string
 		for _, e := range install.Events() {
@@ -310,8 +315,19 @@ func (d *doctor) workspaceTrust() finding {
 		detail: []string{"start claude in that folder once and accept; trust is kept in " + stateFile}}
 }
 
+// withoutHooks says what Trail Boss still sees of Claude Code without its hooks, and what
+// the hooks add.
+var withoutHooks = []string{
+	"without them, a Claude Code 2.1.332 or later in a tmux pane is still found from its state files",
+	"(~/.claude/sessions): finished turns, permissions, questions and dialogs are queued within a second,",
+	"with the words its transcript has; the hooks add what the agent said at a turn's end, a permission's",
+	"command even before it is written down, who submitted a prompt (a background task's wake-up keeps",
+	"its place), answers held for the popup and the phone, and sessions of older versions",
+}
+
 type hookGroupJSON struct {
-	Hooks []struct {
+	Matcher *string `json:"matcher"`
+	Hooks   []struct {
 		Command string `json:"command"`
 		Async   bool   `json:"async"`
 	} `json:"hooks"`

@@ -17,12 +17,7 @@ func init() { scriptCommands["waitqueuepane"] = cmdWaitQueuePane }
 // waitqueuepane [-within D] NAME PANE waits until the queue holds exactly one session, the
 // one in tmux pane PANE, and sets NAME to its id.
 func cmdWaitQueuePane(ts *testscript.TestScript, neg bool, args []string) {
-	timeout := 5 * time.Second
-	if len(args) >= 2 && args[0] == "-within" {
-		d, err := time.ParseDuration(args[1])
-		ts.Check(err)
-		timeout, args = d, args[2:]
-	}
+	timeout, args := within(ts, args, 5*time.Second)
 	if len(args) != 2 || neg {
 		ts.Fatalf("usage: waitqueuepane [-within D] NAME PANE")
 	}

@@ -587,12 +587,7 @@ func cmdTranscript(ts *testscript.TestScript, neg bool, args []string) {
 // waitqueue [-within D] [ID…] waits until the queue holds exactly these sessions in this
 // order; a cooling item is written ID~. No IDs: until the queue is empty.
 func cmdWaitQueue(ts *testscript.TestScript, neg bool, args []string) {
-	timeout := 5 * time.Second
-	if len(args) >= 2 && args[0] == "-within" {
-		d, err := time.ParseDuration(args[1])
-		ts.Check(err)
-		timeout, args = d, args[2:]
-	}
+	timeout, args := within(ts, args, 5*time.Second)
 	want := strings.Join(args, " ")
 	c := daemonClient(ts)
 	var got string
@@ -868,6 +863,16 @@ func cmdWaitOption(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // poll calls cond every 10 ms until it holds or timeout passes.
+// within takes a leading "-within D" off a command's args: D, or def when there is none.
+func within(ts *testscript.TestScript, args []string, def time.Duration) (time.Duration, []string) {
+	if len(args) < 2 || args[0] != "-within" {
+		return def, args
+	}
+	d, err := time.ParseDuration(args[1])
+	ts.Check(err)
+	return d, args[2:]
+}
+
 func poll(ts *testscript.TestScript, what string, timeout time.Duration, cond func() bool, detail ...func() string) {
 	deadline := time.Now().Add(timeout)
 	for {

@@ -13,6 +13,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/trailboss/trailboss/adapter"
 )
@@ -102,7 +103,7 @@ func Of(pid, tmuxPID int) adapter.Program {
 	if pid <= 0 || tmuxPID <= 1 {
 		return prog
 	}
-	if server, err := Read(tmuxPID); err != nil || !strings.HasPrefix(server.Comm, "tmux") {
+	if server, err := Read(tmuxPID); err != nil || !IsTmux(server) {
 		return prog // not a tmux server ("tmux: server"): TMUX named another process
 	}
 	var chain []Proc // from the hook up to the pane's process
@@ -166,3 +167,34 @@ func Within(pid, ancestor int) bool {
 	}
 	return false
 }
+
+// Chain returns process pid and its ancestors, nearest first, up to the first that cannot be
+// read or is init; nil when pid itself cannot be read.
+func Chain(pid int) []Proc {
+	var chain []Proc
+	for p, depth := pid, 0; depth < maxDepth && p > 1; depth++ {
+		proc, err := Read(p)
+		if err != nil {
+			break
+		}
+		chain = append(chain, proc)
+		p = proc.PPID
+	}
+	return chain
+}
+
+// Ours reports whether process pid runs as this process's user (the owner of its /proc
+// folder): a process of another user is never taken for one of the operator's agents.
+func Ours(pid int) bool {
+	info, err := os.Stat(fmt.Sprintf("%s/%d", Root, pid))
+	return err == nil && OwnedByUs(info)
+}
+
+// OwnedByUs reports whether info is of a file owned by this process's user.
+func OwnedByUs(info os.FileInfo) bool {
+	st, ok := info.Sys().(*syscall.Stat_t)
+	return ok && int(st.Uid) == os.Getuid()
+}
+
+// IsTmux reports whether p is a tmux server process ("tmux: server", or a tmux binary).
+func IsTmux(p Proc) bool { return strings.HasPrefix(p.Comm, "tmux") }

@@ -67,7 +67,10 @@ func PromptAsk(prev *Session, next Session, evAsk *adapter.Ask, cur *Prompt) (wa
 			// The same question seen again after it was answered is asked anew (a program
 			// that did not like the answer); seen before that, it is the same wait.
 			askedAgain := cur.Status == PromptAnswered && next.LastEventAt.After(cur.ClosedAt)
-			if evAsk.Same(&cur.Ask) && !askedAgain {
+			// A hook's own record replaces the same one read elsewhere (a transcript), so
+			// that the hook can hold it.
+			hookTakesIt := evAsk.From == adapter.AskFromHook && cur.Ask.From != adapter.AskFromHook && cur.Status == PromptPending
+			if evAsk.Same(&cur.Ask) && !askedAgain && !hookTakesIt {
 				return nil, false
 			}
 			return evAsk, true

@@ -15,6 +15,8 @@ func TestPromptAsk(t *testing.T) {
 	menu := &adapter.Ask{Kind: adapter.AskMenu, Question: "Which colour?", From: adapter.AskFromHook,
 		Choices: []adapter.AskChoice{{Key: "1", Label: "Red"}, {Key: "2", Label: "Blue"}}}
 	cur := &Prompt{SessionID: "s", Pane: "%1", TmuxSocket: "/s", Since: t0, Ask: *allow, Status: PromptPending}
+	transcriptAllow := adapter.PermissionAsk("Bash: make", adapter.AskFromTranscript)
+	fromTranscript := &Prompt{SessionID: "s", Pane: "%1", TmuxSocket: "/s", Since: t0, Ask: *transcriptAllow, Status: PromptPending}
 	stopped := stuck
 	stopped.Reason, stopped.Detail, stopped.Summary = adapter.ReasonStopped, "refused", "refused with Esc"
 	later := stuck
@@ -46,6 +48,8 @@ func TestPromptAsk(t *testing.T) {
 		{"newly stuck without one: derived from the reason", nil, stopped, nil, nil,
 			&adapter.Ask{Kind: adapter.AskFreeText, Question: "refused with Esc", From: "derived"}, true},
 		{"the same ask again keeps the record", &stuck, stuck, allow, cur, nil, false},
+		{"the hook's own record replaces the same ask read from a transcript (a hook can hold it)", &stuck, stuck, allow, fromTranscript, allow, true},
+		{"the same ask read from a transcript keeps the hook's record", &stuck, stuck, transcriptAllow, cur, nil, false},
 		{"a repeat without an ask keeps the record", &stuck, stuck, nil, cur, nil, false},
 		{"another ask for the same moment replaces it", &stuck, stuck, menu, cur, menu, true},
 		{"new words (refused at the dialog) replace it", &stuck, stopped, nil, cur,

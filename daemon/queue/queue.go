@@ -30,6 +30,11 @@ type Session struct {
 	Rank          int64     // queue order key: Since on enqueue, the tail on skip
 	CooldownUntil time.Time // set by skip; a cooling item is never the head
 	Dismissed     bool      // the operator dropped it until its next stuck event
+	// Parked is the stuck moment a stopped session keeps while something other than its
+	// operator (a background task's end, a schedule) has woken it: it leaves the queue while
+	// it works, and its next stop takes this place again, not the wake-up's. A prompt its
+	// operator submits, or a dialog they answer, clears it. Kept in memory only.
+	Parked time.Time
 
 	LastEventAt time.Time // source time of the last applied event: older ones change nothing
 	PaneAt      time.Time // source time of the event that bound Pane
@@ -44,20 +49,26 @@ type Session struct {
 // Apply returns s after ev, and whether anything changed. s is nil for a session never seen.
 // A session's events apply in source-time order: one older than the last applied event
 // changes nothing, because hooks run in parallel and their POSTs race.
+//
+// A touch says nothing about waiting: it binds the session to its pane (when it names one,
+// and no later event bound another) but does not move LastEventAt, so that a touch stamped
+// late (a hook process slow to start) cannot make an earlier stuck or unstuck look old.
 func Apply(s *Session, ev adapter.Event) (Session, bool) {
 	var next Session
 	if s != nil {
 		if ev.At.Before(s.LastEventAt) {
-			return *s, false
+			return late(*s, ev)
 		}
 		next = *s
 	} else {
 		next = Session{ID: ev.SessionID}
 	}
 	before := next
-	next.LastEventAt = ev.At
+	if ev.Kind != adapter.KindTouch || next.LastEventAt.IsZero() {
+		next.LastEventAt = ev.At
+	}
 	next.Harness = ev.Harness
-	if ev.Pane != "" {
+	if ev.Pane != "" && (ev.Kind != adapter.KindTouch || rebinds(next, ev)) {
 		if ev.Program != (adapter.Program{}) || ev.Pane != next.Pane || ev.TmuxSocket != next.TmuxSocket {
 			next.Program = ev.Program
 		}
@@ -80,7 +91,11 @@ func Apply(s *Session, ev adapter.Event) (Session, bool) {
 		case !next.Stuck && next.Dismissed && ev.Backup:
 			// The operator dropped it; a reminder of the same wait does not bring it back.
 		case !next.Stuck:
-			next.Stuck, next.Since, next.Rank = true, ev.At, ev.At.UnixNano()
+			since := ev.At
+			if !next.Parked.IsZero() && next.Parked.Before(since) && ev.By != adapter.ByHuman {
+				since = next.Parked // woken by a task, stopped again: its first stop's place
+			}
+			next.Stuck, next.Since, next.Rank, next.Parked = true, since, since.UnixNano(), time.Time{}
 			next.Reason, next.Detail, next.Summary = ev.Reason, ev.Detail, ev.Summary
 			next.CooldownUntil, next.Dismissed = time.Time{}, false
 		case ev.Backup:
@@ -96,12 +111,52 @@ func Apply(s *Session, ev adapter.Event) (Session, bool) {
 			}
 		}
 	case adapter.KindUnstuck:
+		next.Parked = parked(next, ev.By)
 		next.unstick()
 	case adapter.KindEnd:
 		next.retire()
 	}
 	// LastEventAt alone moving is bookkeeping, but it must be stored for ordering.
 	return next, next != before
+}
+
+// rebinds reports whether touch ev binds s anew: to another pane or program, and not
+// older than the binding it would replace. A touch that says where s already is changes
+// nothing, so that a hook fired on every tool call writes nothing.
+func rebinds(s Session, ev adapter.Event) bool {
+	moved := ev.Pane != s.Pane || ev.TmuxSocket != s.TmuxSocket || (ev.Program != adapter.Program{} && ev.Program != s.Program)
+	return moved && !ev.At.Before(s.PaneAt)
+}
+
+// parked returns the place s keeps as ev, an unstuck event said to be by, moves it on: a
+// stopped session woken by something other than its operator keeps its stop's place (or
+// the one it kept already), and so does one whose source cannot tell yet (ByUnknown: a
+// prompt's hook will say, and its operator's clears it). Its operator's prompt clears the
+// place, as does any answer to a dialog, and an event that does not say who (as before
+// sources said). An event while it works (a tool ran) says nothing of who woke it.
+func parked(s Session, by string) time.Time {
+	switch {
+	case by == adapter.ByHuman:
+		return time.Time{}
+	case !s.Stuck:
+		return s.Parked
+	case s.Reason != adapter.ReasonStopped || (by != adapter.ByOther && by != adapter.ByUnknown):
+		return time.Time{} // a dialog answered (only its operator answers one), or said by no one
+	case !s.Parked.IsZero() && s.Parked.Before(s.Since):
+		return s.Parked
+	}
+	return s.Since
+}
+
+// late returns s after ev, an event older than s's last one: nothing changes, except that
+// an operator's prompt clears the place s kept for a wake-up after it (the hook that says a
+// person typed can come a moment after the live state saw the session go busy).
+func late(s Session, ev adapter.Event) (Session, bool) {
+	if ev.Kind == adapter.KindUnstuck && ev.By == adapter.ByHuman && !s.Stuck && !s.Parked.IsZero() && ev.At.After(s.Parked) {
+		s.Parked = time.Time{}
+		return s, true
+	}
+	return s, false
 }
 
 func (s *Session) unstick() {

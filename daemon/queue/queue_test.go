@@ -192,3 +192,75 @@ func TestHead(t *testing.T) {
 		}
 	}
 }
+
+// TestTouchIsNotNewerNews: a touch (a PreToolUse, or a pane found for a session) binds the
+// pane but never makes an earlier wait look old: a touch stamped late must not drop the
+// stuck event that its source saw before it.
+func TestTouchIsNotNewerNews(t *testing.T) {
+	s := replay(ev(adapter.KindStart, 1), ev(adapter.KindTouch, 5, func(e *adapter.Event) { e.Pane = "%2" }))
+	if !s.LastEventAt.Equal(at(1)) || s.Pane != "%2" || !s.PaneAt.Equal(at(5)) {
+		t.Fatalf("after a touch: %+v", s)
+	}
+	s = replay(ev(adapter.KindStart, 1), ev(adapter.KindTouch, 5), ev(adapter.KindStuck, 3))
+	if !s.Stuck || !s.Since.Equal(at(3)) {
+		t.Fatalf("a wait seen before a late touch was dropped: %+v", s)
+	}
+	// A touch older than the pane's binding does not move it back.
+	s = replay(ev(adapter.KindStart, 1), ev(adapter.KindTouch, 6, func(e *adapter.Event) { e.Pane = "%2" }),
+		ev(adapter.KindTouch, 6, func(e *adapter.Event) { e.Pane = "%3"; e.At = at(4) }))
+	if s.Pane != "%2" {
+		t.Fatalf("an older touch rebound the pane: %+v", s)
+	}
+	if _, changed := Apply(&s, ev(adapter.KindTouch, 7, func(e *adapter.Event) { e.Pane = "%2" })); changed {
+		t.Fatal("a touch that says nothing new changed the session (every tool call would write)")
+	}
+}
+
+// TestWokenSessionKeepsItsPlace: a session woken by something other than its operator (a
+// background task's end) leaves the queue while it works, and its next stop takes the
+// place of its first; its operator's prompt, or an answered dialog, gives a new place.
+func TestWokenSessionKeepsItsPlace(t *testing.T) {
+	by := func(who string) func(*adapter.Event) { return func(e *adapter.Event) { e.By = who } }
+	perm := func(e *adapter.Event) { e.Reason, e.Summary = adapter.ReasonPermission, "Bash: make" }
+	tests := []struct {
+		name   string
+		events []adapter.Event
+		stuck  bool
+		since  time.Time
+	}{
+		{"woken by a task: out while it works",
+			[]adapter.Event{ev(adapter.KindStuck, 1), ev(adapter.KindUnstuck, 5, by(adapter.ByOther))}, false, time.Time{}},
+		{"woken by a task, stops again: its first stop's place",
+			[]adapter.Event{ev(adapter.KindStuck, 1), ev(adapter.KindUnstuck, 5, by(adapter.ByOther)), ev(adapter.KindStuck, 9)}, true, at(1)},
+		{"woken twice: still the first place",
+			[]adapter.Event{ev(adapter.KindStuck, 1), ev(adapter.KindUnstuck, 5, by(adapter.ByOther)), ev(adapter.KindStuck, 9),
+				ev(adapter.KindUnstuck, 12, by(adapter.ByOther)), ev(adapter.KindStuck, 15)}, true, at(1)},
+		{"its operator's prompt: a new place",
+			[]adapter.Event{ev(adapter.KindStuck, 1), ev(adapter.KindUnstuck, 5, by(adapter.ByHuman)), ev(adapter.KindStuck, 9)}, true, at(9)},
+		{"busy first (who unknown), then the hook says a task woke it",
+			[]adapter.Event{ev(adapter.KindStuck, 1), ev(adapter.KindUnstuck, 5, by(adapter.ByUnknown)), ev(adapter.KindUnstuck, 5, by(adapter.ByOther)), ev(adapter.KindStuck, 9)}, true, at(1)},
+		{"busy first (who unknown), then the operator's prompt's hook, stamped a moment earlier",
+			[]adapter.Event{ev(adapter.KindStuck, 1), ev(adapter.KindUnstuck, 5, by(adapter.ByUnknown)), ev(adapter.KindUnstuck, 4, by(adapter.ByHuman)), ev(adapter.KindStuck, 9)}, true, at(9)},
+		{"busy (who unknown), its turn's end says its operator began it: a new wait",
+			[]adapter.Event{ev(adapter.KindStuck, 1), ev(adapter.KindUnstuck, 5, by(adapter.ByUnknown)), ev(adapter.KindStuck, 9, by(adapter.ByHuman))}, true, at(9)},
+		{"busy (who unknown), its turn's end says a task began it: the first place",
+			[]adapter.Event{ev(adapter.KindStuck, 1), ev(adapter.KindUnstuck, 5, by(adapter.ByUnknown)), ev(adapter.KindStuck, 9, by(adapter.ByOther))}, true, at(1)},
+		{"a source that does not say who: its operator, as before",
+			[]adapter.Event{ev(adapter.KindStuck, 1), ev(adapter.KindUnstuck, 5), ev(adapter.KindStuck, 9)}, true, at(9)},
+		{"a tool of the woken turn ran: still the first place",
+			[]adapter.Event{ev(adapter.KindStuck, 1), ev(adapter.KindUnstuck, 5, by(adapter.ByOther)), ev(adapter.KindUnstuck, 6), ev(adapter.KindStuck, 9)}, true, at(1)},
+		{"a woken turn asks, the operator answers: the turn's end is a new wait",
+			[]adapter.Event{ev(adapter.KindStuck, 1), ev(adapter.KindUnstuck, 5, by(adapter.ByOther)), ev(adapter.KindStuck, 7, perm),
+				ev(adapter.KindUnstuck, 8), ev(adapter.KindStuck, 11)}, true, at(11)},
+		{"a woken turn that asks keeps the place while it asks",
+			[]adapter.Event{ev(adapter.KindStuck, 1), ev(adapter.KindUnstuck, 5, by(adapter.ByOther)), ev(adapter.KindStuck, 7, perm)}, true, at(1)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := replay(tt.events...)
+			if s.Stuck != tt.stuck || !s.Since.Equal(tt.since) || (s.Stuck && s.Rank != tt.since.UnixNano()) {
+				t.Fatalf("stuck=%v since=%v rank=%d, want stuck=%v since=%v", s.Stuck, s.Since, s.Rank, tt.stuck, tt.since)
+			}
+		})
+	}
+}

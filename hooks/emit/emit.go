@@ -36,6 +36,10 @@ const EmitReserve = 25 * time.Millisecond
 // held, and the phone would never see it.
 const HoldAckTimeout = 2 * time.Second
 
+// slimAbove is the size over which a payload that does not hold is slimmed to what the
+// daemon reads before it is sent (adapter.Slim).
+const slimAbove = 64 << 10
+
 // maxPayload is one byte over what the daemon accepts, so that an oversized payload is
 // still sent and refused by the daemon (and logged) rather than silently cut.
 const maxPayload = 1<<20 + 1
@@ -82,6 +86,11 @@ func (e *Emitter) Emit(ctx context.Context) error {
 		req = permissionRequestOf(body)
 	}
 	if req == nil {
+		if len(body) > slimAbove {
+			// A PreToolUse of every tool comes to the daemon now: a large Write's content,
+			// or a PostToolUse's output, is not read there, and is not sent.
+			body = adapter.Slim(body, adapter.HookFields)
+		}
 		return e.emitHook(postCtx, "/v1/hooks/claude", "claude", emittedAt, body, nil)
 	}
 	cancel()

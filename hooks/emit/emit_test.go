@@ -3,6 +3,7 @@ package emit
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net"
@@ -395,5 +396,45 @@ func TestLogFailureRotatesPast64KiB(t *testing.T) {
 	old, _ = os.ReadFile(path + ".1")
 	if len(old) != 64<<10+1 || old[0] != 'y' {
 		t.Fatalf("emit.log.1 after a second rotation: %d bytes starting %q", len(old), old[:1])
+	}
+}
+
+// TestEmitSlimsALargePayload: a PreToolUse now comes for every tool, a large Write's content
+// with it; over 64 KB a payload that does not hold is sent as what the daemon reads (the
+// call whole but its long strings cut), so that it is never refused as too large.
+func TestEmitSlimsALargePayload(t *testing.T) {
+	rc := &recorder{}
+	srv := httptest.NewServer(rc)
+	defer srv.Close()
+	content := strings.Repeat("x", 512<<10)
+	big := `{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Write","tool_use_id":"toolu_1",` +
+		`"tool_input":{"file_path":"/w/big.txt","content":"` + content + `"}}`
+	e := emitter(t, strings.TrimPrefix(srv.URL, "http://"), strings.NewReader(big), 2*time.Second)
+	if err := e.Emit(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if rc.count() != 1 {
+		t.Fatalf("%d requests, want 1", rc.count())
+	}
+	var got struct {
+		ToolUseID string `json:"tool_use_id"`
+		ToolInput struct {
+			FilePath string `json:"file_path"`
+			Content  string `json:"content"`
+		} `json:"tool_input"`
+	}
+	if err := json.Unmarshal(rc.bodies[0], &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(rc.bodies[0]) > 64<<10 || got.ToolUseID != "toolu_1" || got.ToolInput.FilePath != "/w/big.txt" || !strings.HasPrefix(content, got.ToolInput.Content) {
+		t.Fatalf("sent %d bytes: %+v", len(rc.bodies[0]), got)
+	}
+	// A small one goes as it came.
+	rc2 := &recorder{}
+	srv2 := httptest.NewServer(rc2)
+	defer srv2.Close()
+	e = emitter(t, strings.TrimPrefix(srv2.URL, "http://"), strings.NewReader(payload), 2*time.Second)
+	if err := e.Emit(context.Background()); err != nil || !bytes.Equal(rc2.bodies[0], []byte(payload)) {
+		t.Fatalf("a small payload was changed (%v): %s", err, rc2.bodies[0])
 	}
 }

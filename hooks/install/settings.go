@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -34,21 +35,26 @@ import (
 type Event struct {
 	Name, Matcher string
 	Sync          bool
+	// Former are matchers earlier releases wrote for this event: an install upgrades our
+	// group under one of them in place rather than add a second.
+	Former []string
 }
 
 // Events returns the hook events Trail Boss installs, in the order of the README's block.
 func Events() []Event {
 	return []Event{
-		{"SessionStart", "", false},
-		{"UserPromptSubmit", "", false},
-		{"Stop", "", false},
-		{"StopFailure", "", false},
-		{"PermissionRequest", "*", true},
-		{"PreToolUse", "AskUserQuestion|ExitPlanMode", false},
-		{"PostToolUse", "*", false},
-		{"PostToolUseFailure", "*", false},
-		{"Notification", "permission_prompt|idle_prompt|elicitation_dialog", false},
-		{"SessionEnd", "", false},
+		{Name: "SessionStart"},
+		{Name: "UserPromptSubmit"},
+		{Name: "Stop"},
+		{Name: "StopFailure"},
+		{Name: "PermissionRequest", Matcher: "*", Sync: true},
+		// Every tool: in Claude Code 2.1.332's auto mode a permission dialog fires no
+		// PermissionRequest, and the PreToolUse before it is what says what it asks.
+		{Name: "PreToolUse", Matcher: "*", Former: []string{"AskUserQuestion|ExitPlanMode"}},
+		{Name: "PostToolUse", Matcher: "*"},
+		{Name: "PostToolUseFailure", Matcher: "*"},
+		{Name: "Notification", Matcher: "permission_prompt|idle_prompt|elicitation_dialog"},
+		{Name: "SessionEnd"},
 	}
 }
 
@@ -726,6 +732,9 @@ func (d *doc) installStep(command string) ([]byte, bool, error) {
 		if list.kind != kArray {
 			return nil, false, shapeError(d, list, fmt.Sprintf("hooks.%s is not a list", ev.Name))
 		}
+		if next, edited := d.formerStep(list, ev, command); edited {
+			return next, true, nil
+		}
 		found := false
 		for _, g := range list.elems {
 			hs := groupHooks(g)
@@ -751,6 +760,28 @@ func (d *doc) installStep(command string) ([]byte, bool, error) {
 		}
 	}
 	return nil, false, nil
+}
+
+// formerStep makes the first edit that moves our hook out from under a matcher an earlier
+// release wrote for ev, if any: a group that holds only our hooks gets ev's matcher; from a
+// group shared with the user's hooks ours is taken out (the next step adds our own group).
+func (d *doc) formerStep(list *node, ev Event, command string) ([]byte, bool) {
+	for _, g := range list.elems {
+		m := g.get("matcher")
+		hs := groupHooks(g)
+		if m == nil || m.kind != kString || hs == nil || !slices.Contains(ev.Former, m.str) {
+			continue
+		}
+		if groupDoomed(g, command) {
+			return splice(d.b, m.start, m.end, quote(ev.Matcher)), true
+		}
+		for j, h := range hs.elems {
+			if ours(h, command) {
+				return d.remove(hs, j), true
+			}
+		}
+	}
+	return nil, false
 }
 
 // shapeStep makes the first edit that our hook h needs to be what ev's hook is, if any: a

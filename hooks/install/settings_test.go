@@ -563,3 +563,49 @@ func TestInstallRepointsStaleBinary(t *testing.T) {
 		t.Errorf("Uninstall =\n%s\nwant\n%s", back, want)
 	}
 }
+
+// TestInstallUpgradesAFormerMatcher: an older setup hooked PreToolUse for questions and
+// plans only; Claude Code 2.1.332's auto mode asks permission with no PermissionRequest, so
+// setup now hooks every tool. Our group is given the new matcher in place; from a group the
+// user shares with us, ours is taken out and our own group added: one hook of ours either
+// way, and the user's hook stays where it was.
+func TestInstallUpgradesAFormerMatcher(t *testing.T) {
+	ours := `{"type": "command", "command": "trailboss emit", "async": true}`
+	theirs := `{"type": "command", "command": "~/bin/audit"}`
+	for name, tt := range map[string]struct{ in, want string }{
+		"our own group": {
+			in:   `{"hooks": {"PreToolUse": [{"matcher": "AskUserQuestion|ExitPlanMode", "hooks": [` + ours + `]}]}}`,
+			want: `{"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [` + ours + `]}]}}`,
+		},
+		"a group shared with the user": {
+			in:   `{"hooks": {"PreToolUse": [{"matcher": "AskUserQuestion|ExitPlanMode", "hooks": [` + theirs + `, ` + ours + `]}]}}`,
+			want: `{"hooks": {"PreToolUse": [{"matcher": "AskUserQuestion|ExitPlanMode", "hooks": [` + theirs + `]}, {"matcher": "*", "hooks": [` + ours + `]}]}}`,
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			out, err := Install([]byte(tt.in), cmd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got struct {
+				Hooks map[string]json.RawMessage `json:"hooks"`
+			}
+			if err := json.Unmarshal(out, &got); err != nil {
+				t.Fatal(err)
+			}
+			var want struct {
+				Hooks map[string]json.RawMessage `json:"hooks"`
+			}
+			if err := json.Unmarshal([]byte(tt.want), &want); err != nil {
+				t.Fatal(err)
+			}
+			if !SameJSON(got.Hooks["PreToolUse"], want.Hooks["PreToolUse"]) {
+				t.Fatalf("PreToolUse after install: %s\nwant %s", got.Hooks["PreToolUse"], want.Hooks["PreToolUse"])
+			}
+			again, err := Install(out, cmd)
+			if err != nil || !bytes.Equal(again, out) {
+				t.Fatalf("a second install changed it (%v):\n%s", err, again)
+			}
+		})
+	}
+}

@@ -17,7 +17,15 @@
 // case-insensitively by substring, the first match winning:
 //
 //	user text contains  reply                                                      stop_reason
+//	"<task-notification>…" (the prompt Claude Code submits when a background task
+//	ends; matched at its start, before any other script)
+//	                    text "background done"                                     end_turn
 //	"say hi"            text "hi from the fake model"                              end_turn
+//	"background CMD"    Bash {"command": CMD, "description": "In the background:   tool_use
+//	                    CMD", "run_in_background": true} (CMD: the rest of that line)
+//	"twice A ; B"       Bash {"command": A, "description": "First of two, then:    tool_use
+//	                    B"}; its result is followed by Bash {"command": B,
+//	                    "description": "Second of two: B"}, whose result ends the turn
 //	"run CMD"           Bash {"command": CMD, "description": "Run CMD"}            tool_use
 //	                    (CMD: the rest of that line)
 //	"write FILE"        Write {"file_path": FILE,                                  tool_use

@@ -144,14 +144,28 @@ func choose(req request) reply {
 	}
 	planFile := planFilePath(req.Messages)
 	prompt, result, isResult := lastUserTurn(req.Messages)
+	if next, ok := secondOfTwo(req.Messages); isResult && ok && slices.Contains(req.Tools, tool{"Bash"}) {
+		return reply{tool: "Bash", input: bashInput(next, "Second of two: "+next, false)}
+	}
 	if isResult {
 		if planFile != "" && strings.HasPrefix(result, "File created successfully at: "+planFile) {
 			return offered("ExitPlanMode", exitPlan{planText})
 		}
 		return reply{text: "done: " + firstRunes(result, 60)}
 	}
+	if strings.HasPrefix(prompt, taskNotification) {
+		// Claude Code's own prompt when a background task ends: never a script's words.
+		return reply{text: "background done"}
+	}
 	if indexFold(prompt, "say hi") >= 0 {
 		return reply{text: "hi from the fake model"}
+	}
+	if cmd := argument(prompt, "background ", true); cmd != "" {
+		return offered("Bash", bashInput(cmd, "In the background: "+cmd, true))
+	}
+	if cmds := argument(prompt, "twice ", true); strings.Contains(cmds, " ; ") {
+		first, second, _ := strings.Cut(cmds, " ; ")
+		return offered("Bash", bashInput(first, firstOfTwo+second, false))
 	}
 	if cmd := argument(prompt, "run ", true); cmd != "" {
 		return offered("Bash", struct {
@@ -185,6 +199,52 @@ func choose(req request) reply {
 		return reply{fail: true}
 	}
 	return reply{text: "ok"}
+}
+
+// taskNotification opens the prompt Claude Code submits by itself when a background task ends.
+const taskNotification = "<task-notification>"
+
+// firstOfTwo opens the description of the first Bash call of the "twice" script; the
+// second command follows it.
+const firstOfTwo = "First of two, then: "
+
+// bashInput is a Bash tool input.
+func bashInput(cmd, description string, background bool) json.RawMessage {
+	in := map[string]any{"command": cmd, "description": description}
+	if background {
+		in["run_in_background"] = true
+	}
+	b, err := json.Marshal(in)
+	if err != nil {
+		panic(err) // strings and a bool
+	}
+	return b
+}
+
+// secondOfTwo returns the second command of the "twice" script when the last assistant
+// message is its first call: the fake keeps no state, the conversation does.
+func secondOfTwo(msgs []requestMessage) (string, bool) {
+	for _, m := range slices.Backward(msgs) {
+		if m.Role != "assistant" {
+			continue
+		}
+		var calls []struct {
+			Type  string `json:"type"`
+			Input struct {
+				Description string `json:"description"`
+			} `json:"input"`
+		}
+		if json.Unmarshal(m.Content, &calls) != nil {
+			return "", false
+		}
+		for _, c := range calls {
+			if next, ok := strings.CutPrefix(c.Input.Description, firstOfTwo); c.Type == "tool_use" && ok {
+				return next, true
+			}
+		}
+		return "", false
+	}
+	return "", false
 }
 
 // schemaText returns a JSON object with every property given: a string
@@ -232,6 +292,10 @@ func lastUserTurn(msgs []requestMessage) (text, result string, isResult bool) {
 			case "text":
 				if t := stripNoise(b.Text); t != "" {
 					text, result, isResult, said = t, "", false, true
+				} else if i := strings.Index(b.Text, taskNotification); i >= 0 {
+					// Claude Code (2.1.332) wraps a background task's notification in a
+					// system reminder: it is what this turn says.
+					text, result, isResult, said = b.Text[i:], "", false, true
 				}
 			}
 		}

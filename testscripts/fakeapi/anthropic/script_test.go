@@ -52,6 +52,27 @@ func TestChoose(t *testing.T) {
 		{"run takes the rest of the line", prompt("please run sleep 8\nthanks", allTools), reply{tool: "Bash",
 			input: json.RawMessage(`{"command":"sleep 8","description":"Run sleep 8"}`)}},
 		{"run needs a command", prompt("run ", allTools), reply{text: "ok"}},
+		{"background", prompt("background sleep 3", allTools), reply{tool: "Bash",
+			input: json.RawMessage(`{"command":"sleep 3","description":"In the background: sleep 3","run_in_background":true}`)}},
+		{"twice", prompt("twice touch a ; touch b", allTools), reply{tool: "Bash",
+			input: json.RawMessage(`{"command":"touch a","description":"First of two, then: touch b"}`)}},
+		{"twice: the second call after the first's result", `{"tools":` + allTools + `,"messages":[` +
+			`{"role":"user","content":"twice touch a ; touch b"},` +
+			`{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"touch a","description":"First of two, then: touch b"}}]},` +
+			`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":""}]}]}`,
+			reply{tool: "Bash", input: json.RawMessage(`{"command":"touch b","description":"Second of two: touch b"}`)}},
+		{"twice: the second's result ends the turn", `{"tools":` + allTools + `,"messages":[` +
+			`{"role":"user","content":"twice touch a ; touch b"},` +
+			`{"role":"assistant","content":[{"type":"tool_use","id":"t2","name":"Bash","input":{"command":"touch b","description":"Second of two: touch b"}}]},` +
+			`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t2","content":"ok"}]}]}`,
+			reply{text: "done: ok"}},
+		{"a background task's end, in a system reminder as 2.1.332 sends it", `{"tools":` + allTools + `,"messages":[` +
+			`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"started"}]},` +
+			`{"role":"assistant","content":[{"type":"text","text":"done: started"}]},` +
+			`{"role":"user","content":[{"type":"text","text":"<system-reminder>\n[SYSTEM NOTIFICATION - NOT USER INPUT]\n\n<task-notification>\n<summary>Background command \"Run x\" completed</summary>\n</task-notification>\n</system-reminder>"}]}]}`,
+			reply{text: "background done"}},
+		{"a background task's end is not a script", prompt("<task-notification>\n<summary>Background command \"Run x\" completed</summary>\n</task-notification>", allTools),
+			reply{text: "background done"}},
 		{"running is not run", prompt("keep running", allTools), reply{text: "ok"}},
 		{"run not offered", prompt("run touch probe.txt", `[{"name":"Read"}]`),
 			reply{text: "tool Bash not offered"}},
