@@ -20,7 +20,8 @@ import (
 )
 
 // runEmit is what every Claude Code hook runs. It must never slow or break Claude Code: it
-// always exits 0, prints nothing and gives up within emit.EmitTimeout, except for a
+// always exits 0, prints nothing and gives up within emit.EmitTimeout once it has read its
+// payload (emit.PayloadReadTimeout at most), except for a
 // PermissionRequest that the daemon says to hold (holding is on): that one waits for the
 // person's answer and prints Claude Code's decision, or nothing (emit.Emitter.Emit).
 // Failures go to emit.log in the state directory. It takes no flags, so nothing is parsed

@@ -24,15 +24,15 @@ const CodexPath = "/v1/hooks/codex"
 // returns an error wrapping ErrSharedAppServer (see there).
 func (e *Emitter) EmitCodex(ctx context.Context, arg []byte) error {
 	emittedAt := e.Now()
-	ctx, cancel := context.WithTimeout(ctx, e.Timeout)
-	defer cancel()
 	body := arg
 	if body == nil {
 		var err error
-		if body, err = readWithin(ctx, e.Stdin, maxPayload); err != nil {
+		if body, err = readPayload(ctx, e.Stdin); err != nil {
 			return fmt.Errorf("read codex payload: %w", err)
 		}
 	}
+	ctx, cancel := context.WithTimeout(ctx, e.Timeout)
+	defer cancel()
 	if e.Getenv("TMUX_PANE") != "" || e.Getenv("TMUX") != "" {
 		if pid := codexAppServer(); pid != 0 {
 			return fmt.Errorf("%w (pid %d): not sent", ErrSharedAppServer, pid)

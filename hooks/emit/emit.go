@@ -74,13 +74,12 @@ type Emitter struct {
 // nothing else.
 func (e *Emitter) Emit(ctx context.Context) error {
 	emittedAt := e.Now()
-	postCtx, cancel := context.WithTimeout(ctx, e.Timeout)
-	defer cancel()
-
-	body, err := readWithin(postCtx, e.Stdin, maxPayload)
+	body, err := readPayload(ctx, e.Stdin)
 	if err != nil {
 		return fmt.Errorf("read hook payload: %w", err)
 	}
+	postCtx, cancel := context.WithTimeout(ctx, e.Timeout)
+	defer cancel()
 	var req *permissionRequest
 	if e.Hold {
 		req = permissionRequestOf(body)
@@ -210,6 +209,21 @@ func withCause(what string, err error) error {
 		return fmt.Errorf("%s at %s: %w", what, down.Addr, down.Cause)
 	}
 	return err
+}
+
+// PayloadReadTimeout bounds reading a hook's payload, apart from the time the daemon gets.
+// The harness writes it as it starts the hook, so it is there at once — unless the machine
+// is so loaded that the hook itself barely runs: sharing the daemon's 300 ms, a read cut
+// short lost the event (seen at load 10: "read hook payload: context deadline exceeded",
+// nothing spooled). Waiting longer slows no one: an async hook is not waited for, and a
+// harness waiting on a sync one is what wrote the payload.
+const PayloadReadTimeout = time.Second
+
+// readPayload reads a hook's payload from r, within PayloadReadTimeout.
+func readPayload(ctx context.Context, r io.Reader) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, PayloadReadTimeout)
+	defer cancel()
+	return readWithin(ctx, r, maxPayload)
 }
 
 // readWithin reads at most limit bytes of r, giving up when ctx ends (a hook's stdin is

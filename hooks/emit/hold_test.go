@@ -615,3 +615,32 @@ func TestPermissionRequestOf(t *testing.T) {
 		}
 	}
 }
+
+// slowReader gives its payload only after a delay, as a hook's stdin does on a machine so
+// loaded that the hook barely runs.
+type slowReader struct {
+	delay time.Duration
+	r     io.Reader
+	once  sync.Once
+}
+
+func (s *slowReader) Read(p []byte) (int, error) {
+	s.once.Do(func() { time.Sleep(s.delay) })
+	return s.r.Read(p)
+}
+
+// A payload that comes later than the daemon's whole budget is still sent: reading it has a
+// budget of its own. (Sharing the 300 ms, such an event was lost: neither sent nor spooled.)
+func TestAPayloadReadLateIsStillSent(t *testing.T) {
+	d := newHoldingDaemon(t, nil)
+	e := emitter(t, d.addr(), &slowReader{delay: 2 * EmitTimeout, r: strings.NewReader(preToolUse)}, EmitTimeout-EmitReserve)
+	if err := e.Emit(context.Background()); err != nil {
+		t.Fatalf("a payload read %v late: %v; want it sent", 2*EmitTimeout, err)
+	}
+	if posts, _ := d.counts(); posts != 1 {
+		t.Fatalf("%d posts; want the late payload posted once", posts)
+	}
+	if left := spooled(t, e.StateDir); len(left) != 0 {
+		t.Fatalf("%d spooled events; want none: the daemon took it", len(left))
+	}
+}
