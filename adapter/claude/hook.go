@@ -46,7 +46,7 @@ func classify(ev *adapter.Event, p *adapter.HookPayload) bool {
 		// mode fires no PermissionRequest), so it rides along for the daemon to pair.
 		// Its Subject is the PermissionRequest's that follows, so that both are one record.
 		ev.Call = PendingCall(p.ToolUseID, p.ToolName, p.PermissionMode, p.ToolInput)
-		if _, _, ok := humanTool(p.ToolName, p.ToolInput); ok {
+		if asksHuman(p.ToolName) {
 			ev.Stuck(adapter.ReasonPermission, ev.Call.Detail, ev.Call.Summary)
 			ev.Ask = ev.Call.Ask
 			break
@@ -134,6 +134,9 @@ func humanTool(tool string, input json.RawMessage) (detail, summary string, ok b
 	}
 	return "", "", false
 }
+
+// asksHuman reports whether tool is one of humanTool's, without reading its input.
+func asksHuman(tool string) bool { return tool == "AskUserQuestion" || tool == "ExitPlanMode" }
 
 // toolSummary says what a tool wants to do, in the words the operator needs to decide.
 func toolSummary(tool string, input json.RawMessage) string {
