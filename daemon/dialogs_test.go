@@ -342,7 +342,8 @@ func TestAHookTakesTheRecordFromTheTranscript(t *testing.T) {
 	body := strings.ReplaceAll(string(fixture2332(t, "hooks", "default-mode", "PermissionRequest-Write.json")), "0f58aeb4-7123-4444-9ea2-54f3a470e14e", realSession)
 	w.hookJSON(body, 1.6)
 	own := w.wantRecord("after the PermissionRequest", "Write: /home/dev/work/hello.txt")
-	if own.ID == read.ID || own.Ask.From != adapter.AskFromHook {
-		t.Fatalf("the PermissionRequest did not make the record its own: %+v (was %s)", own, read.ID)
+	// Its own, under the same id: a popup or phone already showing the record answers it.
+	if own.ID != read.ID || own.Ask.From != adapter.AskFromHook || own.Status != queue.PromptPending {
+		t.Fatalf("the PermissionRequest did not make the record its own, keeping its id: %+v (was %s)", own, read.ID)
 	}
 }

@@ -84,7 +84,12 @@ func (e *Engine) followPrompt(prev *queue.Session, next queue.Session, evAsk *ad
 	cur := e.prompts.latest[next.ID]
 	want, change := queue.PromptAsk(prev, next, evAsk, cur)
 	now := e.now()
-	if change && cur != nil && cur.Status == queue.PromptPending {
+	// The same call asked again in better words (a PermissionRequest after the live state
+	// or the transcript opened a record for its dialog) keeps its record's id: a popup or a
+	// phone already showing it answers the same prompt, not one "moved on".
+	same := change && want != nil && cur != nil && cur.Status == queue.PromptPending &&
+		cur.Ask.Subject != "" && cur.Ask.Subject == want.Subject
+	if change && !same && cur != nil && cur.Status == queue.PromptPending {
 		status := queue.PromptWithdrawn
 		if next.Ended {
 			status = queue.PromptFailed
@@ -96,7 +101,11 @@ func (e *Engine) followPrompt(prev *queue.Session, next queue.Session, evAsk *ad
 		if ttl <= 0 {
 			ttl = DefaultPromptTTL
 		}
-		p := queue.Prompt{ID: "p" + randomHex(8), Nonce: randomHex(8), SessionID: next.ID, Harness: next.Harness,
+		id, nonce := "p"+randomHex(8), randomHex(8)
+		if same {
+			id, nonce = cur.ID, cur.Nonce
+		}
+		p := queue.Prompt{ID: id, Nonce: nonce, SessionID: next.ID, Harness: next.Harness,
 			Pane: next.Pane, TmuxSocket: next.TmuxSocket, Program: next.Program, Ask: *want, Since: next.Since, CreatedAt: now,
 			ExpiresAt: now.Add(ttl), Status: queue.PromptPending}
 		delete(e.prompts.byID, idOf(cur))
