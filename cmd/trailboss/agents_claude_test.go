@@ -247,7 +247,11 @@ func realClaudeCode(t *testing.T, cc claudeSetup) {
 
 	// A Write permission, approved.
 	w.typeLine(pane, "write hello.txt")
-	it, _ = w.waitItem(pane, "the Write permission", 15*time.Second, isPermission)
+	// The live state may queue the dialog before the hook that names the file arrives (a
+	// loaded machine): it is queued at once, and named within a moment.
+	it, _ = w.waitItem(pane, "the Write permission, named", 15*time.Second, func(it client.Item) bool {
+		return isPermission(it) && it.Detail != "asking"
+	})
 	if it.Detail != "Write" || !strings.Contains(it.Summary, "hello.txt") {
 		t.Fatalf("Write permission: %+v", it)
 	}
