@@ -56,7 +56,7 @@ type Session struct {
 func Apply(s *Session, ev adapter.Event) (Session, bool) {
 	var next Session
 	if s != nil {
-		if ev.At.Before(s.LastEventAt) {
+		if ev.At.Before(s.LastEventAt) || endsACallOfAnEndedTurn(*s, ev) {
 			return late(*s, ev)
 		}
 		next = *s
@@ -146,6 +146,15 @@ func parked(s Session, by string) time.Time {
 		return s.Parked
 	}
 	return s.Since
+}
+
+// endsACallOfAnEndedTurn reports whether ev, a tool call that finished (a PostToolUse),
+// comes to a session whose turn ended: the call belongs to that turn, and says nothing of
+// a new one, which begins with a prompt. Hooks run in parallel, so a PostToolUse can come
+// (and be stamped) a few milliseconds after the Stop that followed it; taken for news, it
+// would take the stopped session out of the queue while it waits for its person.
+func endsACallOfAnEndedTurn(s Session, ev adapter.Event) bool {
+	return ev.Kind == adapter.KindUnstuck && ev.Call != nil && ev.Call.Done && s.Stuck && s.Reason == adapter.ReasonStopped
 }
 
 // late returns s after ev, an event older than s's last one: nothing changes, except that

@@ -264,3 +264,20 @@ func TestWokenSessionKeepsItsPlace(t *testing.T) {
 		})
 	}
 }
+
+// A PostToolUse stamped after the Stop that followed it (hooks race) does not take the
+// stopped session out of the queue; a prompt, or a dialog's tool that finished, does.
+func TestAToolThatFinishedDoesNotWakeAStoppedTurn(t *testing.T) {
+	done := func(e *adapter.Event) { e.Call = &adapter.ToolCall{ID: "toolu_1", Done: true, Tool: "Bash"} }
+	s := replay(ev(adapter.KindStuck, 5), ev(adapter.KindUnstuck, 6, done))
+	if !s.Stuck || !s.Since.Equal(at(5)) || !s.LastEventAt.Equal(at(5)) {
+		t.Fatalf("a late PostToolUse changed the stopped session: %+v", s)
+	}
+	if s = replay(ev(adapter.KindStuck, 5), ev(adapter.KindUnstuck, 6)); s.Stuck {
+		t.Fatalf("a prompt did not wake the stopped session: %+v", s)
+	}
+	permission := func(e *adapter.Event) { e.Reason = adapter.ReasonPermission }
+	if s = replay(ev(adapter.KindStuck, 5, permission), ev(adapter.KindUnstuck, 6, done)); s.Stuck {
+		t.Fatalf("the tool a dialog asked about ran, and the session stayed queued: %+v", s)
+	}
+}
