@@ -8,6 +8,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,7 +17,6 @@ import (
 
 	"github.com/trailboss/trailboss/daemon/client"
 	"github.com/trailboss/trailboss/daemon/wire"
-	"github.com/trailboss/trailboss/hooks/emit"
 	"github.com/trailboss/trailboss/hooks/install"
 )
 
@@ -50,18 +50,17 @@ func (w *agentWorld) heldEmits() []proc {
 	return out
 }
 
-// waitHeld waits until a hook of this world holds, and returns it: a `trailboss emit` that
-// has run longer than any hook that does not hold may (emit.EmitTimeout).
-func (w *agentWorld) waitHeld(what string, timeout time.Duration) proc {
+// waitHeld waits until a hook of this world holds prompt id, and returns it: a live
+// `trailboss emit` whose trace (TRAILBOSS_EMIT_TRACE) says the daemon told it to hold that
+// prompt. How long a hook has run says nothing: on a busy machine a hook that does not
+// hold can take a second to start.
+func (w *agentWorld) waitHeld(what, id string, timeout time.Duration) proc {
 	w.t.Helper()
-	seen := map[int]time.Time{}
 	var held proc
 	w.tm.WaitFor(w.t, what, timeout, func() bool {
+		trace, _ := os.ReadFile(filepath.Join(w.tm.Dir, "emit.trace"))
 		for _, p := range w.heldEmits() {
-			if _, ok := seen[p.pid]; !ok {
-				seen[p.pid] = time.Now()
-			}
-			if time.Since(seen[p.pid]) > emit.EmitTimeout+100*time.Millisecond {
+			if strings.Contains(string(trace), fmt.Sprintf(" pid %d holds prompt %s\n", p.pid, id)) {
 				held = p
 				return true
 			}
@@ -126,7 +125,7 @@ func realClaudeCodeAnsweredThroughTheHook(t *testing.T, cc claudeSetup) {
 		t.Fatalf("Bash permission: %+v", it)
 	}
 	w.waitScreen(pane, `Do you want to proceed\?`, 10*time.Second)
-	w.waitHeld("the PermissionRequest hook to hold", 10*time.Second)
+	w.waitHeld("the PermissionRequest hook to hold", p.ID, 10*time.Second)
 	answered := time.Now()
 	got, err := w.answer(p.ID, wire.Answer{Choice: "allow"})
 	if err != nil || !got.Delivered || got.Via != wire.ViaHook {
@@ -146,7 +145,7 @@ func realClaudeCodeAnsweredThroughTheHook(t *testing.T, cc claudeSetup) {
 	w.typeLine(pane, "run touch denied.txt")
 	_, p = w.waitPrompt(pane, "the permission to deny", wire.KindPermission, 15*time.Second)
 	w.waitScreen(pane, `Do you want to proceed\?`, 10*time.Second)
-	w.waitHeld("the hook to hold for the denial", 10*time.Second)
+	w.waitHeld("the hook to hold for the denial", p.ID, 10*time.Second)
 	got, err = w.answer(p.ID, wire.Answer{Choice: "deny", Channel: "popup"})
 	if err != nil || !got.Delivered || got.Via != wire.ViaHook {
 		t.Fatalf("API deny: %+v, %v; want delivered via the hook", got, err)
@@ -174,7 +173,7 @@ func realClaudeCodeAnsweredThroughTheHook(t *testing.T, cc claudeSetup) {
 	if it.Detail != "question" || len(p.Choices) < 2 || p.Choices[1].Key != "2" || p.Choices[1].Label != "Blue" {
 		t.Fatalf("question: %+v, prompt %+v", it, p)
 	}
-	w.waitHeld("the hook to hold for the question", 10*time.Second)
+	w.waitHeld("the hook to hold for the question", p.ID, 10*time.Second)
 	got, err = w.answer(p.ID, wire.Answer{Choice: "2"})
 	if err != nil || !got.Delivered || got.Via != wire.ViaHook {
 		t.Fatalf("API answer 2: %+v, %v; want delivered via the hook", got, err)
@@ -188,8 +187,8 @@ func realClaudeCodeAnsweredThroughTheHook(t *testing.T, cc claudeSetup) {
 	w.typeLine(pane, "run touch terminal.txt")
 	_, p = w.waitPrompt(pane, "the permission to answer in the terminal", wire.KindPermission, 15*time.Second)
 	w.waitScreen(pane, `Do you want to proceed\?`, 10*time.Second)
-	held := w.waitHeld("the hook to hold", 10*time.Second)
-	w.keys(pane, "Enter")
+	held := w.waitHeld("the hook to hold", p.ID, 10*time.Second)
+	w.pressWhenShown(pane, `Do you want to proceed\?`, time.Second, "Enter")
 	pressed := time.Now()
 	released := w.waitReleased("the held hook to exit after the terminal's answer", 30*time.Second)
 	t.Logf("terminal answer → held hook (pid %d) exited in %v", held.pid, released)
@@ -214,8 +213,8 @@ func realClaudeCodeAnsweredThroughTheHook(t *testing.T, cc claudeSetup) {
 	w.typeLine(pane, "run touch escaped.txt")
 	_, p = w.waitPrompt(pane, "the permission to refuse with Esc", wire.KindPermission, 15*time.Second)
 	w.waitScreen(pane, `Do you want to proceed\?`, 10*time.Second)
-	held = w.waitHeld("the hook to hold", 10*time.Second)
-	w.keys(pane, "Escape")
+	held = w.waitHeld("the hook to hold", p.ID, 10*time.Second)
+	w.pressWhenShown(pane, `Do you want to proceed\?`, time.Second, "Escape")
 	released = w.waitReleased("the held hook to exit after Esc in the terminal", 30*time.Second)
 	t.Logf("Esc in the terminal → held hook (pid %d) exited in %v", held.pid, released)
 	if _, err = w.answer(p.ID, wire.Answer{Choice: "allow"}); !errors.As(err, &refused) {
@@ -243,7 +242,7 @@ func realClaudeCodeAnsweredThroughTheHook(t *testing.T, cc claudeSetup) {
 	if it.Detail != "plan" {
 		t.Fatalf("plan: %+v, prompt %+v", it, p)
 	}
-	w.waitHeld("the hook to hold for the plan", 10*time.Second)
+	w.waitHeld("the hook to hold for the plan", p.ID, 10*time.Second)
 	got, err = w.answer(p.ID, wire.Answer{Choice: "allow"})
 	if err != nil || !got.Delivered || got.Via != wire.ViaHook {
 		t.Fatalf("API allow for the plan: %+v, %v; want delivered via the hook", got, err)

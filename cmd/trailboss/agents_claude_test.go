@@ -189,7 +189,7 @@ func (w *agentWorld) bindKeys() {
 		w.t.Fatal(err)
 	}
 	w.tm.Tmux(w.t, "source-file", conf)
-	for _, k := range []string{"PATH", "TRAILBOSS_STATE_DIR", "HOME"} {
+	for _, k := range []string{"PATH", "TRAILBOSS_STATE_DIR", "HOME", "TRAILBOSS_EMIT_TRACE"} {
 		w.tm.Tmux(w.t, "set-environment", "-g", k, envValue(w.env, k))
 	}
 }

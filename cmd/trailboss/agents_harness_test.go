@@ -291,7 +291,7 @@ func (w *agentWorld) pane(extraEnv ...string) string {
 // paneEnv is what a pane's shell needs beyond the tmux server's environment.
 func (w *agentWorld) paneEnv() []string {
 	var out []string
-	for _, k := range []string{"PATH", "TRAILBOSS_STATE_DIR", "TRAILBOSS_ADDR", "HOME"} {
+	for _, k := range []string{"PATH", "TRAILBOSS_STATE_DIR", "TRAILBOSS_ADDR", "HOME", "TRAILBOSS_EMIT_TRACE"} {
 		out = append(out, k+"="+envValue(w.env, k))
 	}
 	return append(out, "PS1=$ ")

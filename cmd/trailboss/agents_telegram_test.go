@@ -49,7 +49,7 @@ func realClaudeCodeAllowedFromThePhone(t *testing.T, cc claudeSetup) {
 		t.Fatalf("Bash permission: %+v", it)
 	}
 	w.waitScreen(pane, `Do you want to proceed\?`, 10*time.Second)
-	w.waitHeld("the PermissionRequest hook to hold", 10*time.Second)
+	w.waitHeld("the PermissionRequest hook to hold", p.ID, 10*time.Second)
 	var msg telegramtest.Message
 	if err := bot.Wait(5*time.Second, func() bool {
 		for _, m := range bot.Messages() {
@@ -98,7 +98,7 @@ func realClaudeCodeAllowedFromThePhone(t *testing.T, cc claudeSetup) {
 	w.typeLine(pane, "ask me")
 	w.waitScreen(pane, `Which colour\?`, 15*time.Second)
 	_, q := w.waitPrompt(pane, "the question's prompt", wire.KindChoice, 15*time.Second)
-	w.waitHeld("the hook to hold for the question", 10*time.Second)
+	w.waitHeld("the hook to hold for the question", q.ID, 10*time.Second)
 	var qmsg telegramtest.Message
 	if err := bot.Wait(5*time.Second, func() bool {
 		for _, m := range bot.Messages() {

@@ -69,6 +69,7 @@ func traceEmit(path string, em *emit.Emitter) (done func()) {
 		}
 	}
 	line("start")
+	em.Holding = func(id string) { line("holds prompt " + id) }
 	return func() {
 		var p struct {
 			Event string `json:"hook_event_name"`

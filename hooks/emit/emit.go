@@ -56,6 +56,9 @@ type Emitter struct {
 	Stdout  io.Writer // where a held PermissionRequest prints its decision
 	Timeout time.Duration
 	Now     func() time.Time
+	// Holding, when set, is told the prompt a PermissionRequest holds for, as it begins to
+	// (TRAILBOSS_EMIT_TRACE writes it down).
+	Holding func(promptID string)
 }
 
 // Emit reads the hook payload from stdin and posts it with the hook's tmux location. What
@@ -100,6 +103,9 @@ func (e *Emitter) Emit(ctx context.Context) error {
 		return err
 	}
 	cancelAck()
+	if e.Holding != nil {
+		e.Holding(ack.Hold.PromptID)
+	}
 	return e.hold(ctx, req, *ack.Hold, emittedAt)
 }
 
