@@ -73,6 +73,9 @@ type Event struct {
 	// stuck event, ByHuman says the turn that ended was its operator's: a new wait, whatever
 	// place an earlier stop kept.
 	By string
+	// Submitted marks an unstuck event that says a prompt was submitted (a turn begins),
+	// as opposed to a dialog answered or a tool that ran.
+	Submitted bool
 }
 
 // Who moved a session on (Event.By).

@@ -58,7 +58,7 @@ func classify(ev *adapter.Event, p *adapter.HookPayload) bool {
 			ev.Call = &adapter.ToolCall{ID: p.ToolUseID, Done: true, Tool: p.ToolName}
 		}
 	case "UserPromptSubmit":
-		ev.Kind, ev.By = adapter.KindUnstuck, promptBy(p.Source, p.Prompt)
+		ev.Kind, ev.By, ev.Submitted = adapter.KindUnstuck, promptBy(p.Source, p.Prompt), true
 	case "Notification":
 		// Late backups: permission_prompt comes 6 s after a dialog, idle_prompt after 60 s idle.
 		switch p.Notification {
