@@ -69,7 +69,7 @@ func (d *Deliverer) Answer(ctx context.Context, id string, a wire.Answer) (wire.
 		a.Channel = ChannelAPI
 	}
 	audit := wire.Delivery{At: time.Now(), Channel: adapter.CleanText(a.Channel, 40), PromptID: adapter.CleanText(id, 40),
-		Actor: adapter.CleanText(a.Actor, 120), Claimed: adapter.CleanText(a.Claimed, 40)}
+		Actor: adapter.CleanText(a.Actor, 120), Claimed: adapter.CleanText(a.Claimed, 40), Choice: adapter.CleanText(a.Choice, 40)}
 	out, err := d.answer(ctx, id, a, &audit)
 	switch {
 	case err == nil && out.Confirmed:

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/trailboss/trailboss/daemon/client"
+	"github.com/trailboss/trailboss/daemon/wire"
 )
 
 // runLog lists the audit log of deliveries, newest first.
@@ -42,7 +43,7 @@ func runLog(ctx context.Context, e *env, args []string) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "TIME\tCHANNEL\tVIA\tPANE\tSESSION\tPROMPT\tBYTES\tRESULT\tWHO")
+	fmt.Fprintln(tw, "TIME\tCHANNEL\tVIA\tPANE\tSESSION\tPROMPT\tANSWER\tRESULT\tWHO")
 	for _, d := range ds {
 		result := d.Result
 		if d.Reason != "" {
@@ -52,10 +53,22 @@ func runLog(ctx context.Context, e *env, args []string) error {
 		if d.Claimed != "" {
 			channel += " (said " + d.Claimed + ")" // the daemon's word first, then the caller's
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", d.At.Local().Format("15:04:05"), channel, dash(d.Via),
-			dash(d.Pane), clipRunes(dash(d.SessionID), 12), d.PromptID, d.Length, clipRunes(result, 70), dash(d.Actor))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", d.At.Local().Format("15:04:05"), channel, dash(d.Via),
+			dash(d.Pane), clipRunes(dash(d.SessionID), 12), d.PromptID, answerOf(d), clipRunes(result, 70), dash(d.Actor))
 	}
 	return tw.Flush()
+}
+
+// answerOf says what an answer was: the choice it made, or how long a reply was (its text
+// is never kept).
+func answerOf(d wire.Delivery) string {
+	switch {
+	case d.Choice != "":
+		return clipRunes(d.Choice, 20)
+	case d.Length > 0:
+		return fmt.Sprintf("%d bytes", d.Length)
+	}
+	return "-"
 }
 
 func dash(s string) string {

@@ -117,9 +117,9 @@ func (s *Store) ForgetOldPrompts(ctx context.Context, now time.Time) error {
 
 // RecordDelivery appends one delivery attempt to the audit log.
 func (s *Store) RecordDelivery(ctx context.Context, d wire.Delivery) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO deliveries (at, channel, prompt_id, session_id, pane, via, length, result, reason, actor, claimed)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, nanos(d.At), d.Channel, d.PromptID, d.SessionID, d.Pane, d.Via,
-		d.Length, d.Result, d.Reason, d.Actor, d.Claimed)
+	_, err := s.db.ExecContext(ctx, `INSERT INTO deliveries (at, channel, prompt_id, session_id, pane, via, length, result, reason, actor, claimed, choice)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, nanos(d.At), d.Channel, d.PromptID, d.SessionID, d.Pane, d.Via,
+		d.Length, d.Result, d.Reason, d.Actor, d.Claimed, d.Choice)
 	if err != nil {
 		return fmt.Errorf("record delivery: %w", writeError(err))
 	}
@@ -128,7 +128,7 @@ func (s *Store) RecordDelivery(ctx context.Context, d wire.Delivery) error {
 
 // Deliveries returns the last limit delivery attempts, newest first.
 func (s *Store) Deliveries(ctx context.Context, limit int) ([]wire.Delivery, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT at, channel, prompt_id, session_id, pane, via, length, result, reason, actor, claimed
+	rows, err := s.db.QueryContext(ctx, `SELECT at, channel, prompt_id, session_id, pane, via, length, result, reason, actor, claimed, choice
 		FROM deliveries ORDER BY seq DESC LIMIT ?`, limit)
 	if err != nil {
 		return nil, fmt.Errorf("list deliveries: %w", err)
@@ -138,7 +138,7 @@ func (s *Store) Deliveries(ctx context.Context, limit int) ([]wire.Delivery, err
 	for rows.Next() {
 		var d wire.Delivery
 		var at int64
-		if err := rows.Scan(&at, &d.Channel, &d.PromptID, &d.SessionID, &d.Pane, &d.Via, &d.Length, &d.Result, &d.Reason, &d.Actor, &d.Claimed); err != nil {
+		if err := rows.Scan(&at, &d.Channel, &d.PromptID, &d.SessionID, &d.Pane, &d.Via, &d.Length, &d.Result, &d.Reason, &d.Actor, &d.Claimed, &d.Choice); err != nil {
 			return nil, fmt.Errorf("list deliveries: %w", err)
 		}
 		d.At = fromNanos(at)

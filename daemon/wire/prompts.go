@@ -134,8 +134,11 @@ type Delivery struct {
 	Pane      string    `json:"pane"`
 	Via       string    `json:"via"`    // hook, keys, pty, or "" when refused before a path
 	Length    int       `json:"length"` // bytes of what was typed or decided; never the text
-	Result    string    `json:"result"` // delivered, confirmed, refused, failed
-	Reason    string    `json:"reason"` // why refused or failed
+	// Choice is the choice the answer made (allow, deny, an option's key); "" for a reply,
+	// whose text is never kept.
+	Choice string `json:"choice,omitempty"`
+	Result string `json:"result"` // delivered, confirmed, refused, failed
+	Reason string `json:"reason"` // why refused or failed
 	// Actor is who answered, as the daemon knows it: "uid 1000 pid 4242 trailboss" (the
 	// unix socket's peer), "uid 1000 over TCP from 127.0.0.1:51234", "telegram user 42 (Ann)".
 	Actor string `json:"actor"`
