@@ -262,6 +262,22 @@ type applied struct {
 	prompt   *queue.Prompt
 }
 
+// promptsAnOpenDialog reports whether ev, a prompt submitted, comes to a session whose
+// dialog still waits for its answer (queued for a permission, its record pending); e.mu
+// must be held. A dialog takes the keyboard, so no prompt is submitted while it is open:
+// this one was fired before the dialog opened. Hooks run in parallel, and a prompt's hook
+// slow to start under load is stamped after the PermissionRequest that came a model call
+// later; taken for news, it would withdraw the record that hook holds. A dialog closed
+// with no answer through Trail Boss (Esc, a key) is seen by the live state or the
+// transcript, which take the session out of its permission wait first.
+func (e *Engine) promptsAnOpenDialog(prev *queue.Session, ev adapter.Event) bool {
+	if ev.Kind != adapter.KindUnstuck || !ev.Submitted || prev == nil || !prev.Stuck || prev.Reason != adapter.ReasonPermission {
+		return false
+	}
+	p := e.prompts.latest[ev.SessionID]
+	return p.Pending(e.now()) && p.Since.Equal(prev.Since)
+}
+
 // apply stages what ev does under e.mu; the lock is released however it returns, so that
 // a bug met by one event cannot leave every other caller waiting for it.
 func (e *Engine) apply(ctx context.Context, ev adapter.Event) (applied, error) {
@@ -284,6 +300,9 @@ func (e *Engine) apply(ctx context.Context, ev adapter.Event) (applied, error) {
 		}
 	}
 	wasStuck := prev != nil && prev.Stuck
+	if e.promptsAnOpenDialog(prev, ev) {
+		return applied{batch: e.pendingBatch(ev.SessionID)}, nil
+	}
 	next, changed := queue.Apply(prev, ev)
 	if !changed {
 		// Nothing new, but an earlier change of this session may still be on its way to

@@ -421,3 +421,41 @@ func TestPaneWithoutServerIsNoPane(t *testing.T) {
 		t.Fatalf("a pane without a server released the session on that pane: %+v", s)
 	}
 }
+
+// A prompt's hook stamped after the dialog that came a model call later (hooks race, and a
+// prompt cannot be submitted while a dialog holds the keyboard) does not take the dialog
+// out of the queue, nor withdraw its record; once the dialog's record is answered, the
+// next prompt does.
+func TestAPromptDoesNotAnswerAnOpenDialog(t *testing.T) {
+	e, _ := newEngine(t)
+	dialog := event("s1", adapter.KindStuck, at(5), "%1")
+	dialog.Reason, dialog.Detail, dialog.Summary = adapter.ReasonPermission, "Bash", "Bash: make deploy"
+	dialog.Ask = adapter.PermissionAsk("Bash: make deploy", adapter.AskFromHook)
+	ingest(t, e, dialog)
+	rec, ok := e.PendingPrompt("s1")
+	if !ok {
+		t.Fatal("the dialog has no record")
+	}
+	prompt := event("s1", adapter.KindUnstuck, at(5.2), "%1")
+	prompt.Submitted, prompt.By = true, adapter.ByHuman
+	if ingest(t, e, prompt) {
+		t.Fatal("a prompt fired before the dialog opened changed the session")
+	}
+	if s, _ := e.Session("s1"); !s.Stuck || s.Reason != adapter.ReasonPermission {
+		t.Fatalf("a prompt fired before the dialog opened took it out of the queue: %+v", s)
+	}
+	if now, ok := e.PendingPrompt("s1"); !ok || now.ID != rec.ID {
+		t.Fatalf("the dialog's record was withdrawn: %+v (was %s)", now, rec.ID)
+	}
+
+	if _, err := e.ClaimPrompt(context.Background(), rec.ID, "deny", "popup"); err != nil {
+		t.Fatal(err)
+	}
+	prompt.At = at(9)
+	if !ingest(t, e, prompt) {
+		t.Fatal("the prompt after the dialog was answered changed nothing")
+	}
+	if s, _ := e.Session("s1"); s.Stuck {
+		t.Fatalf("the prompt after the dialog was answered left it queued: %+v", s)
+	}
+}

@@ -59,14 +59,18 @@ func runLog(ctx context.Context, e *env, args []string) error {
 	return tw.Flush()
 }
 
-// answerOf says what an answer was: the choice it made, or how long a reply was (its text
-// is never kept).
+// answerOf says what an answer was: the choice it made, and how many bytes were typed or
+// decided (a reply's text is never kept, only its length).
 func answerOf(d wire.Delivery) string {
+	size := fmt.Sprintf("%d bytes", d.Length)
+	if d.Length == 1 {
+		size = "1 byte"
+	}
 	switch {
 	case d.Choice != "":
-		return clipRunes(d.Choice, 20)
+		return clipRunes(d.Choice, 20) + ", " + size
 	case d.Length > 0:
-		return fmt.Sprintf("%d bytes", d.Length)
+		return size
 	}
 	return "-"
 }

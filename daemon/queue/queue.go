@@ -56,7 +56,7 @@ type Session struct {
 func Apply(s *Session, ev adapter.Event) (Session, bool) {
 	var next Session
 	if s != nil {
-		if ev.At.Before(s.LastEventAt) || endsACallOfAnEndedTurn(*s, ev) || promptsADialog(*s, ev) {
+		if ev.At.Before(s.LastEventAt) || endsACallOfAnEndedTurn(*s, ev) {
 			return late(*s, ev)
 		}
 		next = *s
@@ -155,17 +155,6 @@ func parked(s Session, by string) time.Time {
 // would take the stopped session out of the queue while it waits for its person.
 func endsACallOfAnEndedTurn(s Session, ev adapter.Event) bool {
 	return ev.Kind == adapter.KindUnstuck && ev.Call != nil && ev.Call.Done && s.Stuck && s.Reason == adapter.ReasonStopped
-}
-
-// promptsADialog reports whether ev, a prompt submitted, comes to a session waiting on a
-// dialog: a dialog takes the keyboard, so no prompt is submitted while it is open, and
-// this one was fired before the dialog opened. Hooks run in parallel, so a prompt's hook
-// slow to start can be stamped after the PermissionRequest that came a turn's model call
-// later; taken for news, it would withdraw the record the PermissionRequest holds. A
-// dialog closed with no hook (Esc) is seen by the live state, which then lets the prompt
-// in.
-func promptsADialog(s Session, ev adapter.Event) bool {
-	return ev.Kind == adapter.KindUnstuck && ev.Submitted && s.Stuck && s.Reason == adapter.ReasonPermission
 }
 
 // late returns s after ev, an event older than s's last one: nothing changes, except that

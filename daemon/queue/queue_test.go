@@ -281,21 +281,3 @@ func TestAToolThatFinishedDoesNotWakeAStoppedTurn(t *testing.T) {
 		t.Fatalf("the tool a dialog asked about ran, and the session stayed queued: %+v", s)
 	}
 }
-
-// A prompt's hook stamped after the dialog that came a model call later (hooks race) does
-// not take the dialog out of the queue; once the dialog is closed (Esc: a refused stop), a
-// prompt does.
-func TestAPromptDoesNotAnswerADialog(t *testing.T) {
-	submitted := func(e *adapter.Event) { e.Submitted, e.By = true, adapter.ByHuman }
-	permission := func(e *adapter.Event) { e.Reason = adapter.ReasonPermission }
-	s := replay(ev(adapter.KindStuck, 5, permission), ev(adapter.KindUnstuck, 6, submitted))
-	if !s.Stuck || s.Reason != adapter.ReasonPermission || !s.LastEventAt.Equal(at(5)) {
-		t.Fatalf("a prompt's late hook took the dialog out of the queue: %+v", s)
-	}
-	if s = replay(ev(adapter.KindStuck, 5, permission), ev(adapter.KindUnstuck, 6)); s.Stuck {
-		t.Fatalf("the dialog answered (the live state went busy) stayed queued: %+v", s)
-	}
-	if s = replay(ev(adapter.KindStuck, 5, permission), ev(adapter.KindStuck, 6), ev(adapter.KindUnstuck, 7, submitted)); s.Stuck {
-		t.Fatalf("a prompt after the dialog was refused did not take the session out of the queue: %+v", s)
-	}
-}
