@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/trailboss/trailboss/daemon/lineage"
@@ -71,8 +72,8 @@ func (d *Deliverer) awaitPrompt(ctx context.Context, tm *tmuxctl.Server, rec que
 			}
 			return "", keystrokes{}, fmt.Errorf("read pane %s: %w", rec.Pane, err)
 		}
-		if screen != prev || still.IsZero() {
-			prev, still = screen, time.Now()
+		if view := stillView(rec.Harness, screen); view != prev || still.IsZero() {
+			prev, still = view, time.Now()
 		}
 		keys, err := plan(rec, a, screen)
 		if err == nil && settling(rec) && time.Since(still) < claudeHoldStill {
@@ -101,6 +102,29 @@ func (d *Deliverer) awaitPrompt(ctx context.Context, tm *tmuxctl.Server, rec que
 // 120 ms of the dialog first being seen was dropped 6 times in 9, one sent 140 ms or more
 // after it never (9 of 9); arrow keys were taken from 20 ms on (14 of 14).
 const claudeHoldStill = 300 * time.Millisecond
+
+// stillView is the part of screen that must hold still before an answer is typed into a
+// program of harness: for Claude Code, all but its banner, whose logo (2.1.332) plays a
+// short animation as a turn ends, a frame every 100–200 ms for about 0.8 s, and longer on
+// a loaded machine: at load 16 it never held still 300 ms within the 1.5 s an answer waits,
+// and the answer at the stop was refused (TestRealClaudeCodeTextAnsweredAtTheStop, 2 runs
+// of 3). The banner is the first lines of the screen, up to two lines past its "Claude
+// Code v…" line; once the conversation has scrolled it away, the screen is the view.
+func stillView(harness, screen string) string {
+	if harness != "claude" {
+		return screen
+	}
+	lines := strings.Split(screen, "\n")
+	for i, l := range lines[:min(len(lines), bannerLines)] {
+		if strings.Contains(l, "Claude Code v") {
+			return strings.Join(lines[min(i+3, len(lines)):], "\n")
+		}
+	}
+	return screen
+}
+
+// bannerLines is how far from the top of the screen Claude Code's banner line is looked for.
+const bannerLines = 6
 
 // settling reports whether an answer to rec waits for its pane to hold still for
 // claudeHoldStill before it is typed: any answer to Claude Code, whose input box is drawn

@@ -459,3 +459,42 @@ func TestAPromptDoesNotAnswerAnOpenDialog(t *testing.T) {
 		t.Fatalf("the prompt after the dialog was answered left it queued: %+v", s)
 	}
 }
+
+// TestAWaitAnsweredInThePaneStaysWithoutARecord: auto mode's offer is queued with no
+// prompt record (it is answered in its pane); the sweep saving the session's transcript
+// position, or a skip, writes its row again and must not give it one (observed: an
+// allow/deny record derived from its words, after a turn end that had a record of its own).
+func TestAWaitAnsweredInThePaneStaysWithoutARecord(t *testing.T) {
+	ctx := context.Background()
+	e, _ := newEngine(t)
+	start := event("A", adapter.KindStart, at(1), "%1")
+	start.TranscriptPath = "/tmp/tbx-test/a.jsonl"
+	ingest(t, e, start)
+	ingest(t, e, event("A", adapter.KindStuck, at(2), "")) // a turn's end: its record asks for text
+	if p := e.latestPrompt("A"); p == nil || p.Status != queue.PromptPending {
+		t.Fatalf("the turn's end has record %+v, want a pending one", p)
+	}
+	ingest(t, e, event("A", adapter.KindUnstuck, at(3), ""))
+	offer := event("A", adapter.KindStuck, at(4), "")
+	offer.Stuck(adapter.ReasonPermission, DetailDialog, "auto mode can't check actions in this session")
+	offer.Ask = &adapter.Ask{Kind: adapter.AskNone, From: "live"}
+	ingest(t, e, offer)
+	noRecord := func(after string) {
+		t.Helper()
+		for _, it := range e.Items() {
+			if it.ID == "A" && it.Prompt != nil {
+				t.Fatalf("after %s the offer has a record: %+v", after, it.Prompt)
+			}
+		}
+	}
+	noRecord("it was queued")
+	e.SetTranscriptPosition("A", start.TranscriptPath, transcript.Position{Offset: 4096}, at(4))
+	if err := e.FlushPositions(ctx); err != nil {
+		t.Fatal(err)
+	}
+	noRecord("its transcript position was saved")
+	if err := e.SkipSession(ctx, "A"); err != nil {
+		t.Fatal(err)
+	}
+	noRecord("a skip")
+}

@@ -102,7 +102,9 @@ func (w *agentWorld) waitPrompt(pane, what, kind string, timeout time.Duration) 
 // TestRealClaudeCodeAnsweredThroughTheHook: an API allow runs the command, a deny refuses
 // it and the session waits for its person again, a question answered through the API
 // shows the chosen option, a plan approved through the API leaves plan mode, and an answer
-// typed in the terminal first wins and releases the hook.
+// typed in the terminal first wins and releases the hook. In auto mode a tool's dialog
+// fires no PermissionRequest: nothing holds it, and the API's allow and deny are typed
+// into the pane; questions and plans are still answered through the hook.
 func TestRealClaudeCodeAnsweredThroughTheHook(t *testing.T) {
 	eachClaude(t, realClaudeCodeAnsweredThroughTheHook)
 }
@@ -117,53 +119,71 @@ func realClaudeCodeAnsweredThroughTheHook(t *testing.T, cc claudeSetup) {
 		t.Fatalf("setup did not write the synchronous PermissionRequest hook:\n%s", settings)
 	}
 	pane := w.startClaude()
+	// How a tool's permission is answered from the API: through its held PermissionRequest
+	// hook, or, in auto mode, where no such hook fires, by keys.
+	toolVia := wire.ViaHook
+	if cc.auto {
+		toolVia = wire.ViaKeys
+	}
 
-	// (a) allow through the API: the held hook prints the decision, the command runs.
-	w.typeLine(pane, "run touch allowed.txt")
+	// (a) allow through the API: the held hook prints the decision (in auto mode: Yes is
+	// picked in the pane), the command runs.
+	allowed := w.asking("allowed.txt")
+	w.typeLine(pane, "run touch "+allowed)
+	w.dialogOpens(pane)
 	it, p := w.waitPrompt(pane, "the Bash permission's prompt", wire.KindPermission, 15*time.Second)
-	if it.Detail != "Bash" || !strings.Contains(it.Summary, "touch allowed.txt") {
+	if it.Detail != "Bash" || !strings.Contains(it.Summary, "touch "+allowed) {
 		t.Fatalf("Bash permission: %+v", it)
 	}
 	w.waitScreen(pane, `Do you want to proceed\?`, 10*time.Second)
-	w.waitHeld("the PermissionRequest hook to hold", p.ID, 10*time.Second)
+	if !cc.auto {
+		w.waitHeld("the PermissionRequest hook to hold", p.ID, 10*time.Second)
+	}
 	answered := time.Now()
 	got, err := w.answer(p.ID, wire.Answer{Choice: "allow"})
-	if err != nil || !got.Delivered || got.Via != wire.ViaHook {
-		t.Fatalf("API allow: %+v, %v; want delivered via the hook", got, err)
+	if err != nil || !got.Delivered || got.Via != toolVia {
+		t.Fatalf("API allow: %+v, %v; want delivered via %s\nscreen:\n%s", got, err, toolVia, w.screen(pane))
 	}
-	w.tm.WaitFor(t, "the allowed command to run", 10*time.Second, func() bool { return fileExists(filepath.Join(w.work, "allowed.txt")) })
+	w.tm.WaitFor(t, "the allowed command to run", 10*time.Second, func() bool { return fileExists(allowed) })
 	ran := time.Since(answered)
 	t.Logf("API allow: %+v; the command ran %v after the answer was sent", got, ran.Round(time.Millisecond))
-	w.waitReleased("the hook to exit after printing its decision", 5*time.Second)
-	w.waitScreen(pane, `Allowed by PermissionRequest hook`, 5*time.Second)
+	if !cc.auto {
+		w.waitReleased("the hook to exit after printing its decision", 5*time.Second)
+		w.waitScreen(pane, `Allowed by PermissionRequest hook`, 5*time.Second)
+	}
 	w.waitItem(pane, "the turn after the allowed command", 15*time.Second, func(it client.Item) bool {
 		return isStopped(it) && strings.HasPrefix(it.Summary, "done:")
 	})
 
 	// (b) deny through the API: the terminal's "No" — refused, and the session waits for
 	// its person, queued again.
-	w.typeLine(pane, "run touch denied.txt")
+	denied := w.asking("denied.txt")
+	w.typeLine(pane, "run touch "+denied)
 	_, p = w.waitPrompt(pane, "the permission to deny", wire.KindPermission, 15*time.Second)
 	w.waitScreen(pane, `Do you want to proceed\?`, 10*time.Second)
-	w.waitHeld("the hook to hold for the denial", p.ID, 10*time.Second)
-	got, err = w.answer(p.ID, wire.Answer{Choice: "deny", Channel: "popup"})
-	if err != nil || !got.Delivered || got.Via != wire.ViaHook {
-		t.Fatalf("API deny: %+v, %v; want delivered via the hook", got, err)
+	if !cc.auto {
+		w.waitHeld("the hook to hold for the denial", p.ID, 10*time.Second)
 	}
-	w.waitReleased("the hook to exit after the denial", 5*time.Second)
+	got, err = w.answer(p.ID, wire.Answer{Choice: "deny", Channel: "popup"})
+	if err != nil || !got.Delivered || got.Via != toolVia {
+		t.Fatalf("API deny: %+v, %v; want delivered via %s\nscreen:\n%s", got, err, toolVia, w.screen(pane))
+	}
+	if !cc.auto {
+		w.waitReleased("the hook to exit after the denial", 5*time.Second)
+	}
 	w.waitScreen(pane, `Interrupted`, 10*time.Second)
 	it, took := w.waitItem(pane, "the refused session to be queued again", 10*time.Second, isStopped)
 	t.Logf("API deny → queued again in %v: %+v", took, it)
-	if fileExists(filepath.Join(w.work, "denied.txt")) {
+	if fileExists(denied) {
 		t.Fatal("the denied command ran")
 	}
 	// The item says what happened: denied from the channel (the popup, as the caller said),
 	// not Esc, which Claude Code's "Interrupted" looks like — here and in the prompt it
 	// asks next, which the popup and the phone show.
-	if it.Detail != "denied" || !strings.HasPrefix(it.Summary, "denied from the popup: Bash: touch denied.txt") ||
+	if it.Detail != "denied" || !strings.HasPrefix(it.Summary, "denied from the popup: Bash: touch "+denied) ||
 		strings.Contains(it.Summary, "Esc") || it.Prompt == nil || !strings.HasPrefix(it.Prompt.Question, "denied from the popup") {
-		t.Fatalf("after a deny through the hook the item reads %q (detail %q, prompt %+v); want \"denied from the popup: Bash: touch denied.txt …\"",
-			it.Summary, it.Detail, it.Prompt)
+		t.Fatalf("after a deny through the API the item reads %q (detail %q, prompt %+v); want \"denied from the popup: Bash: touch %s …\"",
+			it.Summary, it.Detail, it.Prompt, denied)
 	}
 
 	// (c) a question answered through the API: Claude Code shows the chosen option.
@@ -183,17 +203,25 @@ func realClaudeCodeAnsweredThroughTheHook(t *testing.T, cc claudeSetup) {
 	w.waitItem(pane, "the turn after the answer", 15*time.Second, isStopped)
 
 	// (d) the terminal answers first: the command runs, the hook lets go by itself (Claude
-	// Code does not end it), and a late API answer is refused.
-	w.typeLine(pane, "run touch terminal.txt")
+	// Code does not end it), and a late API answer is refused. (In auto mode no hook holds:
+	// the late answer alone is checked.)
+	terminal := w.asking("terminal.txt")
+	w.typeLine(pane, "run touch "+terminal)
 	_, p = w.waitPrompt(pane, "the permission to answer in the terminal", wire.KindPermission, 15*time.Second)
 	w.waitScreen(pane, `Do you want to proceed\?`, 10*time.Second)
-	held := w.waitHeld("the hook to hold", p.ID, 10*time.Second)
-	w.pressWhenShown(pane, `Do you want to proceed\?`, time.Second, "Enter")
+	var held proc
+	if !cc.auto {
+		held = w.waitHeld("the hook to hold", p.ID, 10*time.Second)
+	}
+	w.approve(pane)
 	pressed := time.Now()
-	released := w.waitReleased("the held hook to exit after the terminal's answer", 30*time.Second)
-	t.Logf("terminal answer → held hook (pid %d) exited in %v", held.pid, released)
+	var released time.Duration
+	if !cc.auto {
+		released = w.waitReleased("the held hook to exit after the terminal's answer", 30*time.Second)
+		t.Logf("terminal answer → held hook (pid %d) exited in %v", held.pid, released)
+	}
 	w.tm.WaitFor(t, "the command approved in the terminal to run", 10*time.Second, func() bool {
-		return fileExists(filepath.Join(w.work, "terminal.txt"))
+		return fileExists(terminal)
 	})
 	_, err = w.answer(p.ID, wire.Answer{Choice: "deny"})
 	var refused *client.AnswerRefusedError
@@ -210,18 +238,23 @@ func realClaudeCodeAnsweredThroughTheHook(t *testing.T, cc claudeSetup) {
 
 	// Refused in the terminal with Esc (no hook fires for it; the live state shows it):
 	// the hook lets go too, and nothing runs.
-	w.typeLine(pane, "run touch escaped.txt")
+	escaped := w.asking("escaped.txt")
+	w.typeLine(pane, "run touch "+escaped)
 	_, p = w.waitPrompt(pane, "the permission to refuse with Esc", wire.KindPermission, 15*time.Second)
 	w.waitScreen(pane, `Do you want to proceed\?`, 10*time.Second)
-	held = w.waitHeld("the hook to hold", p.ID, 10*time.Second)
+	if !cc.auto {
+		held = w.waitHeld("the hook to hold", p.ID, 10*time.Second)
+	}
 	w.pressWhenShown(pane, `Do you want to proceed\?`, time.Second, "Escape")
-	released = w.waitReleased("the held hook to exit after Esc in the terminal", 30*time.Second)
-	t.Logf("Esc in the terminal → held hook (pid %d) exited in %v", held.pid, released)
+	if !cc.auto {
+		released = w.waitReleased("the held hook to exit after Esc in the terminal", 30*time.Second)
+		t.Logf("Esc in the terminal → held hook (pid %d) exited in %v", held.pid, released)
+	}
 	if _, err = w.answer(p.ID, wire.Answer{Choice: "allow"}); !errors.As(err, &refused) {
 		t.Fatalf("a late API allow after Esc: %v; want a 409", err)
 	}
 	w.waitItem(pane, "the refusal to be queued", 10*time.Second, func(it client.Item) bool { return isStopped(it) && it.Detail == "refused" })
-	if fileExists(filepath.Join(w.work, "escaped.txt")) {
+	if fileExists(escaped) {
 		t.Fatal("the command refused with Esc ran")
 	}
 	if released > 2*time.Second {
@@ -230,12 +263,9 @@ func realClaudeCodeAnsweredThroughTheHook(t *testing.T, cc claudeSetup) {
 
 	// (e) a plan approved through the API: Claude Code leaves plan mode and goes on (last:
 	// it leaves the session in accept-edits mode, where a touch needs no permission). Its
-	// dialog is shown only in plan mode: Shift+Tab twice from the default mode. The model
-	// writes the plan file first; the dialog then asks "Ready to code?".
-	w.keys(pane, "BTab")
-	w.waitScreen(pane, `accept edits on`, 5*time.Second)
-	w.keys(pane, "BTab")
-	w.waitScreen(pane, `plan mode on`, 5*time.Second)
+	// dialog is shown only in plan mode. The model writes the plan file first; the dialog
+	// then asks "Ready to code?".
+	w.toPlanMode(pane)
 	w.typeLine(pane, "plan")
 	w.waitScreen(pane, `Ready to code\?`, 15*time.Second)
 	it, p = w.waitPrompt(pane, "the plan's prompt", wire.KindPermission, 15*time.Second)

@@ -51,7 +51,7 @@ func (w *claudeWorld) autoModeDialog(pane, command string) {
 
 // autoModePrompt returns the pending permission record of pane's auto-mode dialog for
 // command. The dialog fires no PermissionRequest: the record is the daemon's own, from
-// the PreToolUse and the live state. A daemon that makes none yet skips the test.
+// the PreToolUse and the live state.
 func (w *claudeWorld) autoModePrompt(pane, command string) *wire.Prompt {
 	w.t.Helper()
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
@@ -64,16 +64,7 @@ func (w *claudeWorld) autoModePrompt(pane, command string) *wire.Prompt {
 	if it, ok := w.item(pane); ok {
 		seen = fmt.Sprintf("the pane is queued as %s/%s with prompt %+v", it.Reason, it.Detail, it.Prompt)
 	}
-	msg := fmt.Sprintf("NOT RUN: no prompt record for Claude Code %s's auto-mode dialog within 10 s of it being drawn (%s): "+
-		"the daemon does not make one for an auto-mode permission yet (the dialog fires PreToolUse, no PermissionRequest); "+
-		"this test runs once it does", w.cc.cli.wanted(), seen)
-	// Never a silent skip: make test lists the note after the run, as it does for a CLI
-	// that could not be installed.
-	if f, err := os.OpenFile(filepath.Join(agentsCache(w.t), skippedNote), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644); err == nil {
-		fmt.Fprintf(f, "%s: %s\n", w.t.Name(), msg)
-		f.Close()
-	}
-	w.t.Skip(msg)
+	w.t.Fatalf("no prompt record for Claude Code %s's auto-mode dialog within 10 s of it being drawn (%s)", w.cc.cli.wanted(), seen)
 	return nil
 }
 

@@ -194,6 +194,52 @@ func (w *agentWorld) bindKeys() {
 	}
 }
 
+// asking returns where the world's Claude Code asks before writing file name: in the work
+// folder, or, in auto mode, which lets writes in the work folder through, outside it.
+func (w *claudeWorld) asking(name string) string {
+	if w.cc.auto {
+		return filepath.Join(w.home, name)
+	}
+	return filepath.Join(w.work, name)
+}
+
+// dialogOpens waits, in auto mode, until pane's next dialog is drawn, going through auto
+// mode's offer when it comes first (the session's first action that asks) and checking
+// it is queued as what it is (throughTheOffer). Other modes have no offer: it does nothing.
+func (w *claudeWorld) dialogOpens(pane string) {
+	w.t.Helper()
+	if w.cc.auto {
+		w.throughTheOffer(pane)
+	}
+}
+
+// approve answers the permission dialog in pane Yes as a person does, once it is drawn:
+// Enter on the first option, Yes; in auto mode, whose menu lists No first, Down then Enter.
+func (w *claudeWorld) approve(pane string) {
+	w.t.Helper()
+	if w.cc.auto {
+		w.waitScreen(pane, `Do you want to`, 10*time.Second)
+		w.approveNoFirst(pane)
+		return
+	}
+	w.pressWhenShown(pane, `Do you want to`, 10*time.Second, "Enter")
+}
+
+// toPlanMode cycles pane's Claude Code into plan mode with Shift+Tab, as a person does,
+// each step seen on the footer: from manual mode through accept edits; from auto mode
+// through manual mode first.
+func (w *claudeWorld) toPlanMode(pane string) {
+	w.t.Helper()
+	steps := []string{`accept edits on`, `plan mode on`}
+	if w.cc.auto {
+		steps = append([]string{`manual mode on`}, steps...)
+	}
+	for _, footer := range steps {
+		w.keys(pane, "BTab")
+		w.waitScreen(pane, footer, 5*time.Second)
+	}
+}
+
 func isStopped(it client.Item) bool    { return it.Reason == "stopped" }
 func isPermission(it client.Item) bool { return it.Reason == "permission" }
 
@@ -212,7 +258,8 @@ func realClaudeCode(t *testing.T, cc claudeSetup) {
 	if it.Summary != "hi from the fake model" || it.Harness != "claude" {
 		t.Fatalf("finished turn: %+v", it)
 	}
-	t.Logf("turn end → queued in %v", took)
+	t.Logf("turn end → queued %v after its stuck moment (%v after the wait for it began)",
+		time.Since(it.Since).Round(time.Millisecond), took.Round(time.Millisecond))
 
 	// prefix Tab from the attached client lands on the stuck pane.
 	other := w.pane()
@@ -231,22 +278,25 @@ func realClaudeCode(t *testing.T, cc claudeSetup) {
 	it, took = w.waitItem(pane, "Esc mid-turn", 5*time.Second, func(it client.Item) bool { return it.Detail == "interrupted" })
 	t.Logf("Esc mid-turn → queued in %v: %+v", took, it)
 
-	// A Bash permission: queued with its command; approved, it runs and the turn ends.
-	w.typeLine(pane, "run touch probe.txt")
+	// A Bash permission: queued with its command; approved, it runs and the turn ends. (In
+	// auto mode the first action that asks comes after auto mode's offer.)
+	probe := w.asking("probe.txt")
+	w.typeLine(pane, "run touch "+probe)
+	w.dialogOpens(pane)
 	it, _ = w.waitItem(pane, "the Bash permission", 15*time.Second, isPermission)
-	if it.Detail != "Bash" || !strings.Contains(it.Summary, "touch probe.txt") {
+	if it.Detail != "Bash" || !strings.Contains(it.Summary, "touch "+probe) {
 		t.Fatalf("Bash permission: %+v", it)
 	}
-	w.pressWhenShown(pane, `Do you want to proceed\?`, 10*time.Second, "Enter")
+	w.approve(pane)
 	w.waitItem(pane, "the turn after the approved command", 15*time.Second, func(it client.Item) bool {
 		return isStopped(it) && strings.HasPrefix(it.Summary, "done:")
 	})
-	if _, err := os.Stat(filepath.Join(w.work, "probe.txt")); err != nil {
+	if _, err := os.Stat(probe); err != nil {
 		t.Fatalf("the approved command did not run: %v", err)
 	}
 
 	// A Write permission, approved.
-	w.typeLine(pane, "write hello.txt")
+	w.typeLine(pane, "write "+w.asking("hello.txt"))
 	// The live state may queue the dialog before the hook that names the file arrives (a
 	// loaded machine): it is queued at once, and named within a moment.
 	it, _ = w.waitItem(pane, "the Write permission, named", 15*time.Second, func(it client.Item) bool {
@@ -255,31 +305,33 @@ func realClaudeCode(t *testing.T, cc claudeSetup) {
 	if it.Detail != "Write" || !strings.Contains(it.Summary, "hello.txt") {
 		t.Fatalf("Write permission: %+v", it)
 	}
-	w.pressWhenShown(pane, `Do you want to`, 10*time.Second, "Enter")
+	t.Logf("Write permission → queued, named, %v after its stuck moment", time.Since(it.Since).Round(time.Millisecond))
+	w.approve(pane)
 	w.waitItem(pane, "the turn after the approved write", 15*time.Second, func(it client.Item) bool {
 		return isStopped(it) && strings.HasPrefix(it.Summary, "done:")
 	})
 
 	// Denied with Esc: the item stays, now saying the session waits at its prompt.
-	w.typeLine(pane, "run touch denied.txt")
+	denied := w.asking("denied.txt")
+	w.typeLine(pane, "run touch "+denied)
 	w.waitItem(pane, "the permission to deny", 15*time.Second, isPermission)
 	w.pressWhenShown(pane, `Do you want to proceed\?`, 10*time.Second, "Escape")
 	it, took = w.waitItem(pane, "the denial to relabel the item", 5*time.Second, func(it client.Item) bool {
 		return isStopped(it) && it.Detail == "refused"
 	})
-	if !strings.Contains(it.Summary, "refused") || !strings.Contains(it.Summary, "touch denied.txt") {
+	if !strings.Contains(it.Summary, "refused") || !strings.Contains(it.Summary, "touch "+denied) {
 		t.Fatalf("denied permission: %+v", it)
 	}
 	t.Logf("Esc at the dialog → relabelled in %v", took)
-	if _, err := os.Stat(filepath.Join(w.work, "denied.txt")); err == nil {
+	if _, err := os.Stat(denied); err == nil {
 		t.Fatal("the denied command ran")
 	}
 
 	// An approved long command leaves the queue at the approval, not when it finishes.
 	// (A bare sleep runs without asking: Claude Code allows read-only commands.)
-	w.typeLine(pane, "run sleep 8 && touch slept.txt")
+	w.typeLine(pane, "run sleep 8 && touch "+w.asking("slept.txt"))
 	w.waitItem(pane, "the long command's permission", 15*time.Second, isPermission)
-	w.pressWhenShown(pane, `Do you want to proceed\?`, 10*time.Second, "Enter")
+	w.approve(pane)
 	approvedAt := time.Now()
 	left := w.waitGone(pane, "the approved long command to leave the queue", 5*time.Second)
 	// Ours is the time from Claude Code taking the key (its state file turns busy) to the
@@ -309,14 +361,11 @@ func realClaudeCode(t *testing.T, cc claudeSetup) {
 	w.waitGone(pane, "the answered question to leave the queue", 5*time.Second)
 	w.waitItem(pane, "the turn after the answer", 15*time.Second, isStopped)
 
-	// ExitPlanMode keeps its plan the same way. Its dialog is shown only in plan mode:
-	// Shift+Tab twice from the default mode. The model writes its plan into the plan file
-	// first (2.1.332 hands the hooks that file's text, not the plan the tool was called
-	// with), and both versions then ask "Ready to code?".
-	w.keys(pane, "BTab")
-	w.waitScreen(pane, `accept edits on`, 5*time.Second)
-	w.keys(pane, "BTab")
-	w.waitScreen(pane, `plan mode on`, 5*time.Second)
+	// ExitPlanMode keeps its plan the same way. Its dialog is shown only in plan mode. The
+	// model writes its plan into the plan file first (2.1.332 hands the hooks that file's
+	// text, not the plan the tool was called with), and both versions then ask "Ready to
+	// code?".
+	w.toPlanMode(pane)
 	w.typeLine(pane, "plan")
 	w.waitItem(pane, "the plan", 15*time.Second, func(it client.Item) bool { return it.Detail == "plan" })
 	w.waitScreen(pane, `Ready to code\?`, 10*time.Second)
@@ -363,17 +412,6 @@ func realClaudeCode(t *testing.T, cc claudeSetup) {
 		}
 		return true
 	})
-}
-
-// TestRealClaudeCodeAutoModeWorld: the auto-mode world (claudeAutoMode) starts Claude Code
-// as a fresh install does, in auto mode, reporting to the daemon; the auto-mode tests build
-// on it.
-func TestRealClaudeCodeAutoModeWorld(t *testing.T) {
-	w := newClaudeWorld(t, claudeAutoMode())
-	pane := w.startClaude()
-	if s := w.screen(pane); strings.Contains(s, "manual mode on") {
-		t.Fatalf("the auto-mode world is in manual mode:\n%s", s)
-	}
 }
 
 // TestRealClaudeCodeDoctor: doctor reads the version of the real claude on PATH, at both

@@ -59,13 +59,18 @@ type claudeSetup struct {
 	// startsIn is what the footer says once Claude Code has started in the mode wanted (a
 	// regexp); "" when its version shows no mode there (2.1.197's manual mode).
 	startsIn string
+	// auto: Claude Code runs in auto mode, where (against our fake, a custom API URL) it
+	// offers once "Auto mode can't check actions in this session", lets writes in the work
+	// folder through, and asks each other action with a No-first menu that fires no
+	// PermissionRequest: there is no hook to hold, and an answer from a channel is typed.
+	// Questions and plans still fire PermissionRequest.
+	auto bool
 }
 
 // claudeSetups returns what every real Claude Code test runs against, in this order: the
-// newest verified version in default (manual) mode, then the oldest supported, as a fresh
-// install of it starts (manual: it has no auto mode). Auto mode, where a fresh 2.1.332
-// starts, is a world of its own (claudeAutoMode): with a custom API URL its dialogs fire
-// no PermissionRequest, which these tests are built on.
+// newest verified version in default (manual) mode, the same in auto mode (where a fresh
+// install of it starts), then the oldest supported, as a fresh install of it starts
+// (manual: it has no auto mode).
 //
 // TRAILBOSS_CLAUDE_CODE_VERSION=V runs them against V alone, in manual mode: a new release
 // is tried this way before it becomes claude.NewestVerified.
@@ -76,6 +81,7 @@ func claudeSetups() []claudeSetup {
 	return []claudeSetup{
 		{name: claude.NewestVerified, cli: claudeCodeAt(claude.NewestVerified), defaultMode: "default",
 			startsIn: `⏸ manual mode on`},
+		claudeAutoMode(),
 		{name: claude.OldestSupported, cli: claudeCodeAt(claude.OldestSupported)},
 	}
 }
@@ -87,10 +93,10 @@ func claudeSetups() []claudeSetup {
 // hook (CLAUDE-CODE.md, "Claude Code 2.1.332").
 func claudeAutoMode() claudeSetup {
 	return claudeSetup{name: claude.NewestVerified + "-auto", cli: claudeCodeAt(claude.NewestVerified),
-		startsIn: `⏵⏵ auto mode on`}
+		startsIn: `⏵⏵ auto mode on`, auto: true}
 }
 
-// eachClaude runs test once for each of claudeSetups, as subtests named by version, one
+// eachClaude runs test once for each of claudeSetups, as subtests named by version and mode, one
 // after another (each starts its own tmux server, daemon and Claude Code).
 func eachClaude(t *testing.T, test func(t *testing.T, cc claudeSetup)) {
 	for _, cc := range claudeSetups() {

@@ -18,9 +18,6 @@ import (
 
 func TestRealClaudeCodeTextAnsweredAtTheStop(t *testing.T) {
 	eachClaude(t, realClaudeCodeTextAnsweredAtTheStop)
-	// A turn's end asks the same in auto mode, where a fresh 2.1.332 starts.
-	auto := claudeAutoMode()
-	t.Run(auto.name, func(t *testing.T) { realClaudeCodeTextAnsweredAtTheStop(t, auto) })
 }
 
 func realClaudeCodeTextAnsweredAtTheStop(t *testing.T, cc claudeSetup) {

@@ -61,6 +61,13 @@ func PromptAsk(prev *Session, next Session, evAsk *adapter.Ask, cur *Prompt) (wa
 	if !Answerable(next) || (evAsk != nil && evAsk.Kind == adapter.AskNone) {
 		return nil, cur != nil && cur.Status == PromptPending
 	}
+	if evAsk == nil && prev != nil && sameWait(*prev, next) && (cur == nil || !cur.Since.Equal(next.Since)) {
+		// Its row written again with nothing new about the wait (a skip, a read position
+		// saved, an event that changed no words), and no record made for it: its source
+		// said it is answered in the pane (auto mode's offer), or it had none to make. It
+		// stays so.
+		return nil, false
+	}
 	sameMoment := cur != nil && cur.Since.Equal(next.Since) && cur.Pane == next.Pane && cur.TmuxSocket == next.TmuxSocket
 	if sameMoment {
 		if evAsk != nil {
@@ -93,6 +100,12 @@ func PromptAsk(prev *Session, next Session, evAsk *adapter.Ask, cur *Prompt) (wa
 		return evAsk, true
 	}
 	return DeriveAsk(next), true
+}
+
+// sameWait reports whether a and b are the same wait in the same words, in the same pane.
+func sameWait(a, b Session) bool {
+	return a.Stuck && b.Stuck && a.Since.Equal(b.Since) && a.Reason == b.Reason && a.Detail == b.Detail &&
+		a.Summary == b.Summary && a.Pane == b.Pane && a.TmuxSocket == b.TmuxSocket
 }
 
 // DeriveAsk is the Ask of a stuck session whose source said none: a finished (or

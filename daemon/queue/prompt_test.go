@@ -34,6 +34,12 @@ func TestPromptAsk(t *testing.T) {
 	afterAnswer.LastEventAt = t0.Add(3 * time.Second)
 	unstuck := stuck
 	unstuck.Stuck = false
+	offer := stuck
+	offer.Detail, offer.Summary = "dialog", "auto mode can't check actions in this session: choose in the pane"
+	skipped := offer
+	skipped.Rank, skipped.Offset = 7, 1234
+	earlier := answered
+	earlier.Since = t0.Add(-time.Minute)
 
 	for _, c := range []struct {
 		name       string
@@ -64,6 +70,11 @@ func TestPromptAsk(t *testing.T) {
 		{"trailboss run needs no pane", nil, pty, allow, nil, allow, true},
 		{"a question without its options is answered in the pane", nil, question, nil, nil, nil, true},
 		{"a dialog of several screens is answered in the pane", &stuck, stuck, &adapter.Ask{Kind: adapter.AskNone}, cur, nil, true},
+		{"a dialog answered in the pane, its row written again (skipped, its transcript read): still no record",
+			&offer, skipped, nil, &earlier, nil, false},
+		{"the same with no record ever", &offer, skipped, nil, nil, nil, false},
+		{"a wait with no record for want of a pane gets one with its pane", &noPane, stuck, nil, nil,
+			adapter.PermissionAsk("Bash: make", "derived"), true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got, change := PromptAsk(c.prev, c.next, c.ask, c.cur)
