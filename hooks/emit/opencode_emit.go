@@ -1,0 +1,88 @@
+package emit
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/trailboss/trailboss/adapter/opencode"
+	"github.com/trailboss/trailboss/daemon/wire"
+)
+
+// OpenCodePath is the daemon's route for OpenCode plugin payloads.
+const OpenCodePath = "/v1/hooks/opencode"
+
+// EmitOpenCode posts one event of Trail Boss's OpenCode plugin (hooks/install/opencode.js),
+// read from Stdin, with the tmux place of the OpenCode that started it, and spools it
+// unless the daemon acknowledges it in time, as Emit does. The plugin starts it detached and
+// never waits for it, so OpenCode is never slowed, whatever the daemon does.
+//
+// With Hold, a permission or a question says it can hold. When the daemon answers that it
+// should, EmitOpenCode waits for the operator's answer and prints the plugin's reply on
+// Stdout, one JSON line (opencode.Reply), which the plugin gives OpenCode through its own
+// client: no key is typed. It prints nothing when the prompt stops waiting without an
+// answer (the keyboard answered first, it expired) or the daemon goes away: the dialog is
+// the keyboard's.
+func (e *Emitter) EmitOpenCode(ctx context.Context) error {
+	started := e.Now()
+	body, err := readPayload(ctx, e.Stdin)
+	if err != nil {
+		return fmt.Errorf("read opencode payload: %w", err)
+	}
+	at := pluginTime(body, started)
+	if !e.Hold || !opencode.Holdable(body) {
+		ctx, cancel := context.WithTimeout(ctx, e.Timeout)
+		defer cancel()
+		return e.emitHook(ctx, OpenCodePath, opencode.Harness, at, body, nil)
+	}
+	ackCtx, cancelAck := context.WithTimeout(ctx, max(e.Timeout, HoldAckTimeout))
+	defer cancelAck()
+	var ack wire.HookAck
+	if err := e.emitHook(ackCtx, OpenCodePath, opencode.Harness, at, body, &ack); err != nil || ack.Hold == nil {
+		return err
+	}
+	cancelAck()
+	if e.Holding != nil {
+		e.Holding(ack.Hold.PromptID)
+	}
+	w, err := e.awaitAnswer(ctx, *ack.Hold, started)
+	if err != nil || w == nil {
+		return err
+	}
+	p, _ := opencode.DecodePayload(body) // decoded by the daemon already
+	if w.Subject != p.Properties.ID {
+		return fmt.Errorf("prompt %s was answered, but it is not OpenCode's request %s (it names %q); nothing replied, the dialog is left to the keyboard",
+			ack.Hold.PromptID, p.Properties.ID, w.Subject)
+	}
+	if w.Answer == nil {
+		return fmt.Errorf("prompt %s was answered with nothing; nothing replied, the dialog is left to the keyboard", ack.Hold.PromptID)
+	}
+	reply, err := opencode.ReplyFor(body, w.Answer.Choice)
+	if err != nil {
+		return fmt.Errorf("prompt %s was answered, but: %w (nothing replied; the dialog is left to the keyboard)", ack.Hold.PromptID, err)
+	}
+	out, err := json.Marshal(reply)
+	if err != nil {
+		return err
+	}
+	return e.print(ack.Hold.PromptID, append(out, '\n'))
+}
+
+// pluginTime is when the plugin saw the event (its "at", in milliseconds since the epoch),
+// or fallback when it did not say or says nonsense. The plugin starts one process per event,
+// and processes started together run in any order: the plugin's clock keeps their order.
+func pluginTime(body []byte, fallback time.Time) time.Time {
+	var p struct {
+		At float64 `json:"at"`
+	}
+	if json.Unmarshal(body, &p) != nil || p.At <= 0 || math.IsInf(p.At, 0) || math.IsNaN(p.At) {
+		return fallback
+	}
+	at := time.UnixMicro(int64(math.Round(p.At * 1000)))
+	if at.Before(fallback.Add(-time.Hour)) || at.After(fallback.Add(time.Minute)) {
+		return fallback // a clock that far off is not the plugin's
+	}
+	return at
+}
