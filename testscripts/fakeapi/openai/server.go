@@ -45,6 +45,7 @@ func Start() (*Server, error) {
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/responses", s.handleResponses)
+	mux.HandleFunc("POST /v1/chat/completions", s.handleChat)
 	mux.HandleFunc("GET /v1/models", handleModels)
 	mux.HandleFunc("/", handleUnknown)
 	s.srv = &http.Server{Handler: mux, BaseContext: func(net.Listener) context.Context { return s.ctx }}
