@@ -21,9 +21,6 @@ import (
 	"github.com/trailboss/trailboss/testscripts/fakeapi/openai"
 )
 
-var openCodeCLI = agentPackage{npm: "opencode-ai", version: "1.18.33",
-	versionEnv: "TRAILBOSS_OPENCODE_VERSION", bin: "opencode"}
-
 // openCodeStart is how long OpenCode's TUI may take to start: 8–53 s were seen on a loaded
 // two-core machine (../shared/OPENCODE.md).
 const openCodeStart = 120 * time.Second
