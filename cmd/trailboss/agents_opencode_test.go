@@ -7,6 +7,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -182,12 +183,23 @@ func TestRealOpenCode(t *testing.T) {
 	if lat > detectWithin {
 		t.Errorf("permission queued %v after OpenCode asked, want within %v", lat, detectWithin)
 	}
+	if it.Prompt == nil || it.Prompt.Kind != wire.KindPermission {
+		t.Fatalf("the permission has no prompt record: %+v", it)
+	}
+	first := it.Prompt.ID
 	w.pressWhenShown(pane, `Permission required`, 30*time.Second, "Enter")
 	gone := w.waitGone(pane, "the approved permission to leave the queue", 10*time.Second)
 	t.Logf("permission left the queue %v after Enter", gone.Round(time.Millisecond))
 	if gone > detectWithin {
 		t.Errorf("the permission left the queue %v after Enter, want within %v", gone, detectWithin)
 	}
+	// The keyboard answered first: Trail Boss's answer comes too late, and is told so.
+	var refused *client.AnswerRefusedError
+	if d, err := w.answer(first, wire.Answer{Choice: "deny"}); !errors.As(err, &refused) {
+		t.Errorf("an API answer after the keyboard's: %+v, %v; want a 409", d, err)
+	}
+	released := w.waitReleased("the emit that held the permission to exit after the keyboard's answer", 10*time.Second)
+	t.Logf("keyboard answer → held emit exited in %v", released.Round(time.Millisecond))
 	w.waitFile(filepath.Join(w.work, "scratch", "x"), "the approved command to run")
 	w.waitItem(pane, "the turn after the approval", 60*time.Second, isStopped)
 
@@ -220,6 +232,7 @@ func TestRealOpenCode(t *testing.T) {
 	// the chosen option.
 	w.typeLine(pane, "ask me")
 	it, p = w.waitPrompt(pane, "the question's prompt", wire.KindChoice, 60*time.Second)
+	t.Logf("question queued %v after question.asked", time.Since(it.Since).Round(time.Millisecond))
 	if len(p.Choices) != 2 || p.Choices[0].Label != "Red" || p.Choices[1].Label != "Blue" || it.Detail != "question" {
 		t.Fatalf("question: %+v, prompt %+v", it, p)
 	}
