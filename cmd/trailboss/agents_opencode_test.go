@@ -223,7 +223,10 @@ func TestRealOpenCode(t *testing.T) {
 	if d, err := w.answer(p.ID, wire.Answer{Choice: "deny"}); err != nil || d.Via != wire.ViaHook {
 		t.Fatalf("deny through the API: %+v, %v", d, err)
 	}
-	w.waitItem(pane, "the turn the deny ended", 60*time.Second, isStopped)
+	it, _ = w.waitItem(pane, "the turn the deny ended", 60*time.Second, isStopped)
+	if strings.Contains(it.Summary, "done:") {
+		t.Errorf("the turn the deny ended is queued with an earlier turn's words: %+v", it)
+	}
 	if _, err := os.Stat(filepath.Join(w.work, "scratch", "z")); err == nil {
 		t.Errorf("the denied command ran")
 	}

@@ -16,7 +16,8 @@ const TRAILBOSS = __TRAILBOSS__
 
 export const TrailBoss = async ({ client }) => {
   const roles = new Map() // message id → role: the parts of user messages are not the turn's words
-  const lastText = new Map() // session → its last assistant text
+  const lastText = new Map() // session → its turn's last assistant text
+  const prompts = new Map() // session → the id of its latest user message
   const parents = new Map() // a subagent's session → the session that started it
   const known = new Set() // sessions registered with Trail Boss
   const busy = new Map() // session → its last status was busy
@@ -87,9 +88,18 @@ export const TrailBoss = async ({ client }) => {
     const type = event.type
     const props = event.properties || {}
     switch (type) {
-      case "message.updated":
-        if (props.info && props.info.id) roles.set(props.info.id, props.info.role)
+      case "message.updated": {
+        const info = props.info || {}
+        if (!info.id) return
+        roles.set(info.id, info.role)
+        if (info.role === "user" && prompts.get(info.sessionID) !== info.id) {
+          // A new prompt: the last turn's words are not this turn's (a turn that a reject
+          // ends has none of its own).
+          prompts.set(info.sessionID, info.id)
+          lastText.delete(info.sessionID)
+        }
         return
+      }
       case "message.part.updated": {
         const part = props.part || {}
         if (part.type === "text" && part.text && !part.synthetic && roles.get(part.messageID) === "assistant")
