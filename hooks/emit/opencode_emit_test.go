@@ -93,7 +93,7 @@ func TestOpenCodeAnswerOfAnotherRequestPrintsNothing(t *testing.T) {
 	ans := answeredWith("allow", "", "")
 	ans.Subject = "per_2"
 	d.answers <- ans
-	if err := wait(5*time.Second); err == nil || out.String() != "" {
+	if err := wait(5 * time.Second); err == nil || out.String() != "" {
 		t.Errorf("printed %q, err %v; want nothing and an error", out.String(), err)
 	}
 }
