@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -155,6 +156,13 @@ func TestRealOpenCode(t *testing.T) {
 		t.Fatalf("setup --opencode wrote no plugin: %v", err)
 	}
 	pane := w.startOpenCode()
+	// The plugin says it was loaded, and doctor says so.
+	w.tm.WaitFor(t, "the plugin to say it was loaded", 30*time.Second, func() bool {
+		doctor := exec.Command("trailboss", "doctor")
+		doctor.Env = w.env
+		out, _ := doctor.CombinedOutput() // it exits 1 for what this world lacks (Claude Code)
+		return strings.Contains(string(out), "✓ OpenCode loaded this plugin (pid ")
+	})
 
 	// The first prompt registers the session on its pane; its turn's end is queued
 	// stopped, with its words.

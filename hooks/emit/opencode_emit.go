@@ -5,9 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"time"
 
+	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/adapter/opencode"
+	"github.com/trailboss/trailboss/daemon/statedir"
 	"github.com/trailboss/trailboss/daemon/wire"
 )
 
@@ -32,6 +36,9 @@ func (e *Emitter) EmitOpenCode(ctx context.Context) error {
 		return fmt.Errorf("read opencode payload: %w", err)
 	}
 	at := pluginTime(body, started)
+	if loaded, ok := pluginLoaded(body, at); ok {
+		return writeLoaded(e.StateDir, loaded)
+	}
 	if !e.Hold || !opencode.Holdable(body) {
 		ctx, cancel := context.WithTimeout(ctx, e.Timeout)
 		defer cancel()
@@ -68,6 +75,54 @@ func (e *Emitter) EmitOpenCode(ctx context.Context) error {
 		return err
 	}
 	return e.print(ack.Hold.PromptID, append(out, '\n'))
+}
+
+// OpenCodePluginLoaded, in the state directory, says which plugin the OpenCode that started
+// last loaded, when, and its pid: the plugin reports it as it loads ("plugin.loaded"), for
+// trailboss doctor. Nothing goes to the daemon.
+const OpenCodePluginLoaded = "opencode-plugin.json"
+
+// LoadedPlugin is what OpenCodePluginLoaded holds.
+type LoadedPlugin struct {
+	Plugin string    `json:"plugin"` // install.OpenCodePluginID of the plugin that was loaded
+	PID    int       `json:"pid"`    // OpenCode's
+	At     time.Time `json:"at"`
+}
+
+// pluginLoaded returns what OpenCodePluginLoaded is to hold, when body is the plugin saying
+// it was loaded at at.
+func pluginLoaded(body []byte, at time.Time) ([]byte, bool) {
+	var p struct {
+		Type   string `json:"type"`
+		Plugin string `json:"plugin"`
+		PID    int    `json:"pid"`
+	}
+	if json.Unmarshal(body, &p) != nil || p.Type != "plugin.loaded" {
+		return nil, false
+	}
+	b, err := json.Marshal(LoadedPlugin{Plugin: adapter.CleanText(p.Plugin, 40), PID: p.PID, At: at.UTC()})
+	return b, err == nil
+}
+
+// writeLoaded replaces dir's OpenCodePluginLoaded with b: a temp file renamed, so doctor
+// never reads half of one.
+func writeLoaded(dir string, b []byte) error {
+	if _, _, err := statedir.Ensure(dir); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, "."+OpenCodePluginLoaded+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name()) // after the rename, nothing
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), filepath.Join(dir, OpenCodePluginLoaded))
 }
 
 // pluginTime is when the plugin saw the event (its "at", in milliseconds since the epoch),

@@ -2,6 +2,9 @@ package emit
 
 import (
 	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -149,5 +152,25 @@ func TestOpenCodeDaemonDownSpools(t *testing.T) {
 	}
 	if ev, err := spool.Read(files[0]); err != nil || ev.Harness != "opencode" || string(ev.Body) != openCodeIdle {
 		t.Fatalf("spooled %+v, %v", ev, err)
+	}
+}
+
+// The plugin saying it was loaded is written down for doctor, and not sent.
+func TestOpenCodePluginLoadedIsWrittenForDoctor(t *testing.T) {
+	d := newHoldingDaemon(t, nil)
+	e := emitter(t, d.addr(), strings.NewReader(`{"type":"plugin.loaded","plugin":"abc123","pid":42,"at":1795612124004.5}`), EmitTimeout-EmitReserve)
+	if err := e.EmitOpenCode(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if posts, _ := d.counts(); posts != 0 {
+		t.Errorf("%d posts, want none", posts)
+	}
+	b, err := os.ReadFile(filepath.Join(e.StateDir, OpenCodePluginLoaded))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got LoadedPlugin
+	if err := json.Unmarshal(b, &got); err != nil || got.Plugin != "abc123" || got.PID != 42 || got.At.IsZero() {
+		t.Errorf("wrote %s (%v)", b, err)
 	}
 }

@@ -8,7 +8,9 @@ package install
 
 import (
 	"bytes"
+	"crypto/sha256"
 	_ "embed"
+	"encoding/hex"
 	"encoding/json"
 )
 
@@ -34,8 +36,17 @@ func OpenCodePlugin(bin string, madeFolder bool) []byte {
 	if madeFolder {
 		b.WriteString(openCodeMadeFolder + "\n")
 	}
-	b.Write(bytes.Replace(openCodePlugin, []byte("__TRAILBOSS__"), word, 1))
+	id, _ := json.Marshal(OpenCodePluginID())
+	js := bytes.Replace(openCodePlugin, []byte("__TRAILBOSS__"), word, 1)
+	b.Write(bytes.Replace(js, []byte("__PLUGIN_ID__"), id, 1))
 	return b.Bytes()
+}
+
+// OpenCodePluginID names this version of the plugin: the plugin reports it when OpenCode
+// loads it, so doctor can tell an OpenCode that runs an older one.
+func OpenCodePluginID() string {
+	sum := sha256.Sum256(openCodePlugin)
+	return hex.EncodeToString(sum[:6])
 }
 
 // IsOpenCodePlugin reports whether b, a plugin file's bytes, is Trail Boss's.

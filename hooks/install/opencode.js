@@ -13,6 +13,7 @@
 import { spawn } from "node:child_process"
 
 const TRAILBOSS = __TRAILBOSS__
+const PLUGIN_ID = __PLUGIN_ID__
 
 export const TrailBoss = async ({ client }) => {
   const roles = new Map() // message id → role: the parts of user messages are not the turn's words
@@ -157,6 +158,9 @@ export const TrailBoss = async ({ client }) => {
       }
     }
   }
+
+  // Say it is loaded, for trailboss doctor (nothing private: its version and OpenCode's pid).
+  send({ type: "plugin.loaded", plugin: PLUGIN_ID, pid: process.pid, at: now() }, null, true)
 
   return {
     event: async ({ event }) => {
