@@ -64,12 +64,16 @@ export const TrailBoss = async ({ client }) => {
     } catch {}
   }
 
+  // reply gives OpenCode the operator's answer through its own client, in process: the
+  // TUI takes it as if it were answered at the keyboard. One that comes after the keyboard's
+  // is refused by OpenCode, and that is all.
   const reply = async (r) => {
     try {
+      const id = encodeURIComponent(r.requestID)
       if (r.reply) {
-        await client._client.post({ url: `/permission/${r.requestID}/reply`, body: { reply: r.reply } })
+        await client._client.post({ url: `/permission/${id}/reply`, body: { reply: r.reply } })
       } else if (r.answers) {
-        await client._client.post({ url: `/question/${r.requestID}/reply`, body: { answers: r.answers } })
+        await client._client.post({ url: `/question/${id}/reply`, body: { answers: r.answers } })
       }
     } catch {}
   }
