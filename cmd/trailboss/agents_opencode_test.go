@@ -56,6 +56,11 @@ func newOpenCodeWorld(t *testing.T) *openCodeWorld {
 	}
 	t.Cleanup(fake.Close)
 	w.fake = fake
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("the fake API's chat requests:\n%s", strings.Join(fake.ChatLog(), "\n"))
+		}
+	})
 	xdg := envValue(w.env, "XDG_CONFIG_HOME")
 	w.config = filepath.Join(xdg, "opencode")
 	// At every start OpenCode npm-installs @opencode-ai/plugin into its config folder and

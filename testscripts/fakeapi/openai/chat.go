@@ -119,6 +119,8 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	}
 	n := s.requests.Add(1)
 	text, call := chooseChat(req)
+	s.noteChat(n, req, text, call)
+	defer s.noteChat(n, chatRequest{}, "", nil) // the stream was written whole, or the client left
 	id := fmt.Sprintf("chatcmpl-%d", n)
 	created := time.Now().Unix()
 	chunk := func(delta map[string]any, finish any) map[string]any {
@@ -202,4 +204,37 @@ func (s *Server) OpenCodeConfig() []byte {
 	}
 	b, _ := json.MarshalIndent(cfg, "", "  ")
 	return b
+}
+
+// noteChat keeps one line about chat request n for ChatLog: what it asked and the reply
+// chosen, or, with an empty req, that its handler returned.
+func (s *Server) noteChat(n int64, req chatRequest, text string, call *chatCall) {
+	line := fmt.Sprintf("#%d done", n)
+	if req.Messages != nil {
+		last := req.Messages[len(req.Messages)-1]
+		what := "text " + strconvQuote(text)
+		if call != nil {
+			what = "call " + call.name
+		}
+		line = fmt.Sprintf("#%d %s: %d tools, last %s %s → %s", n, time.Now().Format("15:04:05.000"),
+			len(req.Tools), last.Role, strconvQuote(last.text()), what)
+	}
+	s.mu.Lock()
+	s.chats = append(s.chats, line)
+	s.mu.Unlock()
+}
+
+// ChatLog returns a line per chat completions request and per finished answer, in order:
+// for a test that failed, what the agent asked of the fake and when.
+func (s *Server) ChatLog() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.chats...)
+}
+
+func strconvQuote(s string) string {
+	if r := []rune(s); len(r) > 60 {
+		s = string(r[:60]) + "…"
+	}
+	return fmt.Sprintf("%q", s)
 }

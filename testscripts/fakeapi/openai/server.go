@@ -32,6 +32,7 @@ type Server struct {
 
 	mu     sync.Mutex
 	closed bool
+	chats  []string       // ChatLog
 	served sync.WaitGroup // the Serve loop and every stream handler
 }
 
