@@ -12,7 +12,6 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/trailboss/trailboss/adapter"
-	"github.com/trailboss/trailboss/adapter/claude"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/wire"
 )
@@ -195,14 +194,20 @@ func (a *API) deliveries(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, wire.Deliveries{Deliveries: ds})
 }
 
-// holdable reports whether a hook payload of harness may hold: a Claude Code
-// PermissionRequest, whose dialog is on screen while its hook runs. Never a PreToolUse,
-// which runs before its dialog is drawn, nor a Codex hook, which blocks its own prompt.
+// holdable reports whether a hook payload of harness may hold (holdables).
 func holdable(harness string, body []byte) bool {
+	h := holdables[harness]
+	return h != nil && h(body)
+}
+
+// claudeHoldable reports whether a Claude Code payload may hold: a PermissionRequest, whose
+// dialog is on screen while its hook runs; never a PreToolUse, which runs before its dialog
+// is drawn.
+func claudeHoldable(body []byte) bool {
 	var p struct {
 		Event string `json:"hook_event_name"`
 	}
-	return harness == claude.Harness && json.Unmarshal(body, &p) == nil && p.Event == "PermissionRequest"
+	return json.Unmarshal(body, &p) == nil && p.Event == "PermissionRequest"
 }
 
 // holdFor returns the prompt a PermissionRequest hook should hold for, if any: the record

@@ -25,7 +25,7 @@ const maxAwaitPrompt = 1500 * time.Millisecond
 
 // agentHarnesses are the agents that never are a shell: a pane of theirs whose foreground
 // program is a shell has lost them (killed, crashed, exited without SessionEnd).
-var agentHarnesses = map[string]bool{"claude": true, "codex": true}
+var agentHarnesses = map[string]bool{"claude": true, "codex": true, "opencode": true}
 
 // sameProgram checks that pane rec.Pane, as now is, still runs the program that asked rec.
 func sameProgram(rec queue.Prompt, now tmuxctl.PaneIdentity) error {

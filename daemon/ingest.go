@@ -14,6 +14,7 @@ import (
 	"github.com/trailboss/trailboss/adapter/claude"
 	"github.com/trailboss/trailboss/adapter/codex"
 	"github.com/trailboss/trailboss/adapter/generic"
+	"github.com/trailboss/trailboss/adapter/opencode"
 	"github.com/trailboss/trailboss/daemon/queue"
 )
 
@@ -59,7 +60,16 @@ var hookParsers = map[string]hookParser{
 		ev, err := claude.ParseHook(body, meta)
 		return []adapter.Event{ev}, err
 	},
-	codex.Harness: codex.Parse,
+	codex.Harness:    codex.Parse,
+	opencode.Harness: opencode.Parse,
+}
+
+// holdables say, for the harnesses whose payloads may hold for an answer, which do: one
+// whose prompt stays on screen while its sender waits (a Claude Code PermissionRequest, an
+// OpenCode permission or question), never one that blocks its own prompt (Codex's hooks).
+var holdables = map[string]func(body []byte) bool{
+	claude.Harness:   claudeHoldable,
+	opencode.Harness: opencode.Holdable,
 }
 
 // KnownHarness reports whether payloads of harness can be ingested as hooks.

@@ -30,7 +30,7 @@ import (
 // list-panes.
 
 // agentCommands are the foreground processes whose panes are watched without being asked.
-var agentCommands = map[string]bool{"claude": true, "codex": true, "gemini": true, "aider": true}
+var agentCommands = map[string]bool{"claude": true, "codex": true, "opencode": true, "gemini": true, "aider": true}
 
 // interpreters are foreground processes that may run an agent as a script which starts the
 // agent as its child: npm's `codex` is a Node script that, on Node < 22.15, spawns the
@@ -166,8 +166,8 @@ func (w *ScreenWatcher) Run(ctx context.Context) error {
 }
 
 // bindings returns, for each pane a session reported by another adapter is bound to, that
-// session. Claude Code's hooks cover every wait (and its transcript covers Esc), so its
-// panes are left alone: covered reports them. Other adapters may see only part of the
+// session. Claude Code's hooks cover every wait (and its transcript covers Esc), and so
+// does OpenCode's plugin, so their panes are left alone: covered reports them. Other adapters may see only part of the
 // story (Codex's notify reports a turn's end, not an approval prompt), so their panes are
 // still read, and what the screen shows is reported as their session, never as a second
 // session fighting for the pane.
@@ -178,7 +178,7 @@ func (w *ScreenWatcher) bindings() (bound map[paneKey]binding, covered map[paneK
 			continue
 		}
 		k := paneKey{s.TmuxSocket, s.Pane}
-		if s.Harness == fullyHookedHarness {
+		if fullyHooked[s.Harness] {
 			covered[k] = true
 		} else {
 			bound[k] = binding{s.ID, s.Harness, s.Stuck, s.Reason}
@@ -194,8 +194,10 @@ type binding struct {
 	reason           string
 }
 
-// fullyHookedHarness is the harness whose hooks report every kind of wait.
-const fullyHookedHarness = "claude"
+// fullyHooked are the harnesses whose hooks report every kind of wait: Claude Code's
+// hooks, and OpenCode's plugin (which also answers its dialogs itself, so a screen reading
+// of them must not replace the record it holds for).
+var fullyHooked = map[string]bool{"claude": true, "opencode": true}
 
 // discover adds the agent panes of every known tmux server that no hook reports.
 func (w *ScreenWatcher) discover(ctx context.Context) {

@@ -3,8 +3,8 @@
 // press-enter gate, a numbered menu, a free-text prompt, or a busy indicator, and reads
 // the question, the choices and a safe default off it. It knows Claude Code's own screens
 // (permission, edit and plan dialogs, AskUserQuestion menus, the folder-trust dialog, the
-// idle input box, the spinner), Codex CLI's approval prompt, and generic prompts of other
-// programs.
+// idle input box, the spinner), Codex CLI's approval prompt, OpenCode's permission dialog
+// and question, and generic prompts of other programs.
 //
 // Classification is a pure function of the text: no I/O, no clock. Only the last
 // screenful counts, so a prompt that has scrolled away, or that a spinner has replaced,
@@ -72,8 +72,9 @@ const KeyEnter = "\r"
 
 // Harness and screen names in a Result.
 const (
-	HarnessClaude = "claude"
-	HarnessCodex  = "codex"
+	HarnessClaude   = "claude"
+	HarnessCodex    = "codex"
+	HarnessOpenCode = "opencode"
 
 	ScreenPermission = "permission" // "Do you want to proceed?" over a Yes / Yes, and don't ask again / No menu; Codex's "Would you like to run the following command?"
 	ScreenEdit       = "edit"       // "Do you want to make this edit to X?", "Do you want to create X?"; Codex's "Would you like to make the following edits?"
@@ -181,6 +182,9 @@ func Classify(screen string) Result {
 // busyReach lines of text separate them: then it is history).
 func classify(ls []line) Result {
 	if res, ok := codexApproval(ls); ok {
+		return res
+	}
+	if res, ok := openCodeDialog(ls); ok {
 		return res
 	}
 	if res, ok := claudeOffer(ls); ok {

@@ -1,6 +1,6 @@
 package main
 
-// The real-agent suite's harness: the real Claude Code and Codex CLIs from npm, each in a
+// The real-agent suite's harness: the real Claude Code, Codex and OpenCode CLIs from npm, each in a
 // pane of a private tmux server with a real attached client, run offline against a fake
 // model API of our own (testscripts/fakeapi), with the hooks `trailboss setup` writes into
 // a temp HOME, reporting to a real daemon. `make test-agents` runs the suite alone.
@@ -40,6 +40,11 @@ type agentPackage struct {
 
 var codexCLI = agentPackage{npm: "@openai/codex", version: "0.169.0",
 	versionEnv: "TRAILBOSS_CODEX_VERSION", bin: "codex"}
+
+// openCodeCLI is OpenCode: npm's opencode-ai, whose postinstall links the native binary of
+// its platform package to node_modules/.bin/opencode (one process, no Node wrapper).
+var openCodeCLI = agentPackage{npm: "opencode-ai", version: "1.18.33",
+	versionEnv: "TRAILBOSS_OPENCODE_VERSION", bin: "opencode"}
 
 // claudeCodeAt is the Claude Code CLI at version.
 func claudeCodeAt(version string) agentPackage {

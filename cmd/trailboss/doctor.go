@@ -68,6 +68,7 @@ func runDoctor(ctx context.Context, e *env, args []string) error {
 	out = append(out, d.claudeCode(ctx))
 	out = append(out, d.hooks()...)
 	out = append(out, d.codexAppServer()...)
+	out = append(out, d.openCode()...)
 	out = append(out, d.telegram(ctx)...)
 	if socket != "" {
 		out = append(out, d.tmuxSetup(ctx)...)

@@ -40,6 +40,9 @@ func runEmit(ctx context.Context, e *env, args []string) error {
 	if len(args) > 0 && args[0] == "--codex" {
 		return runEmitCodex(ctx, e, args[1:])
 	}
+	if len(args) > 0 && args[0] == "--opencode" {
+		return runEmitOpenCode(ctx, e, args[1:])
+	}
 	dir, err := statedir.Default()
 	if err != nil {
 		return nil // nowhere to even log to
@@ -74,9 +77,10 @@ func traceEmit(path string, em *emit.Emitter) (done func()) {
 		var p struct {
 			Event string `json:"hook_event_name"`
 			Tool  string `json:"tool_name"`
+			Type  string `json:"type"` // an OpenCode plugin's event
 		}
 		_ = json.Unmarshal(read.Bytes(), &p)
-		line(fmt.Sprintf("end %s %s after %v (%d bytes read)", p.Event, p.Tool, time.Since(start).Round(time.Millisecond), read.Len()))
+		line(fmt.Sprintf("end %s %s after %v (%d bytes read)", p.Event+p.Type, p.Tool, time.Since(start).Round(time.Millisecond), read.Len()))
 	}
 }
 
@@ -108,6 +112,29 @@ func runEmitCodex(ctx context.Context, e *env, args []string) error {
 	em := newEmitter(e, dir, emit.EmitTimeout-emit.EmitReserve)
 	em.Stdin = e.stdin
 	if err := em.EmitCodex(ctx, arg); err != nil {
+		emit.LogFailure(dir, time.Now(), err)
+	}
+	return nil
+}
+
+// runEmitOpenCode is `trailboss emit --opencode`, what Trail Boss's OpenCode plugin runs
+// for each event, with the event on stdin (or, when OpenCode is quitting, as its argument).
+// Quiet as a Claude Code hook: it exits 0, and prints only the reply to a permission or
+// question the daemon had it hold for.
+func runEmitOpenCode(ctx context.Context, e *env, args []string) error {
+	dir, err := statedir.Default()
+	if err != nil {
+		return nil
+	}
+	em := newEmitter(e, dir, emit.EmitTimeout-emit.EmitReserve)
+	em.Stdin, em.Stdout = e.stdin, e.stdout
+	if len(args) > 0 {
+		em.Stdin = strings.NewReader(args[len(args)-1])
+	}
+	if path := e.getenv("TRAILBOSS_EMIT_TRACE"); path != "" {
+		defer traceEmit(path, em)()
+	}
+	if err := em.EmitOpenCode(ctx); err != nil {
 		emit.LogFailure(dir, time.Now(), err)
 	}
 	return nil

@@ -20,10 +20,11 @@ var helps = map[string]commandHelp{
 			"(and on loopback TCP with --addr), the queue, transcript reconciling and the status\n" +
 			"line. Most people run `trailboss start` instead.",
 		"trailboss daemon --addr 127.0.0.1:4001"},
-	"emit": {"[--codex [PAYLOAD] | --generic …]",
-		"The hook command: Claude Code (and Codex, with --codex) runs it with the hook's JSON on\n" +
-			"standard input. It prints nothing, always exits 0, and gives up within 300 ms, so it\n" +
-			"can never slow or break the agent. `trailboss setup` installs it; you do not run it.\n" +
+	"emit": {"[--codex [PAYLOAD] | --opencode | --generic …]",
+		"The hook command: Claude Code (Codex with --codex, OpenCode's plugin with --opencode)\n" +
+			"runs it with the hook's JSON on standard input. It prints nothing (but a held answer),\n" +
+			"always exits 0, and gives up within 300 ms, so it can never slow or break the agent.\n" +
+			"`trailboss setup` installs it; you do not run it.\n" +
 			"From a script, use `trailboss emit --generic --state stuck|unstuck|start|end` (see\n" +
 			"trailboss emit --generic --help).",
 		"echo '{\"session_id\":\"s1\",\"hook_event_name\":\"Stop\"}' | trailboss emit"},
@@ -57,8 +58,8 @@ var helps = map[string]commandHelp{
 		"trailboss log -n 20"},
 	"watch": {"[%N] [--harness NAME]",
 		"Watches a pane's screen for an agent that reports no hooks, and queues it when its\n" +
-			"screen waits for you. Panes running claude, codex, gemini or aider are found without\n" +
-			"asking. Without %N, the pane you run it in.",
+			"screen waits for you. Panes running claude, codex, opencode, gemini or aider are found\n" +
+			"without asking. Without %N, the pane you run it in.",
 		"trailboss watch %3 --harness aider"},
 	"unwatch": {"[%N]",
 		"Stops watching a pane's screen.",
@@ -67,9 +68,10 @@ var helps = map[string]commandHelp{
 		"The queue picker, for tmux display-popup (prefix g): pick an item to jump to it, skip\n" +
 			"or dismiss items.",
 		"tmux display-popup -E trailboss popup"},
-	"setup": {"[--undo] [--dry-run] [--codex] [--no-tmux] [--no-claude]",
+	"setup": {"[--undo] [--dry-run] [--codex] [--opencode] [--no-tmux] [--no-claude]",
 		"Installs Trail Boss's hooks into Claude Code's settings (and Codex's config with\n" +
-			"--codex), and its keys and status segment into tmux. --undo takes them all out again.",
+			"--codex, its plugin into OpenCode's plugins folder with --opencode), and its keys and\n" +
+			"status segment into tmux. --undo takes them all out again.",
 		"trailboss setup --dry-run"},
 	"tmux-conf": {"[--apply]",
 		"Prints the tmux lines: the key bindings and the status segment.",

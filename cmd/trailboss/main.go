@@ -60,7 +60,7 @@ type command struct {
 
 var commands = []command{
 	{"daemon", "run the daemon (HTTP API on its unix socket, queue, reconcile)", runDaemon},
-	{"emit", "the hook command (Claude Code; --codex for Codex; --generic for scripts): exit 0, print only a held decision", runEmit},
+	{"emit", "the hook command (Claude Code; --codex for Codex; --opencode for OpenCode's plugin; --generic for scripts): exit 0, print only a held decision", runEmit},
 	{"jump-next", "switch a tmux client to the oldest stuck pane", runJumpNext},
 	{"skip", "skip the current stuck item (tail + cooldown) and jump to the next", runSkip},
 	{"status", "print \"⚠ N stuck\" for a status line (nothing when none)", runStatus},

@@ -29,8 +29,8 @@ import (
 const backupSuffix = ".trailboss-backup"
 
 type setupFlags struct {
-	undo, dryRun, noTmux, noClaude, codex bool
-	project                               string
+	undo, dryRun, noTmux, noClaude, codex, opencode bool
+	project                                         string
 }
 
 // fileChange is one file setup writes (or removes), and what to say about it.
@@ -40,6 +40,7 @@ type fileChange struct {
 	existed    bool
 	mode       fs.FileMode
 	remove     bool   // delete the file instead of writing new
+	removeDir  string // and then this folder, when it is empty
 	saveBackup string // install: keep old here first (empty: there was no file)
 	dropBackup string // undo: delete this backup after
 	unchanged  bool   // nothing to do
@@ -55,6 +56,8 @@ func (c *fileChange) notes() string {
 		return "  (and write an empty " + c.saveBackup + ": there was no file)\n"
 	case c.dropBackup != "":
 		return "  (and delete the backup " + c.dropBackup + ")\n"
+	case c.removeDir != "":
+		return "  (and the folder " + c.removeDir + " once it is empty: setup made it)\n"
 	}
 	return ""
 }
@@ -67,11 +70,12 @@ func runSetup(ctx context.Context, e *env, args []string) error {
 	fset.BoolVar(&f.noTmux, "no-tmux", false, "leave the tmux config alone")
 	fset.BoolVar(&f.noClaude, "no-claude", false, "leave Claude Code's settings alone")
 	fset.BoolVar(&f.codex, "codex", false, "also add Trail Boss to Codex CLI's config ($CODEX_HOME/config.toml)")
+	fset.BoolVar(&f.opencode, "opencode", false, "also add Trail Boss's plugin to OpenCode ($XDG_CONFIG_HOME/opencode/plugins)")
 	fset.StringVar(&f.project, "project", "", "install the hooks in `DIR`/.claude/settings.json instead of the user settings")
 	if err := parse(fset, args, e.stderr); err != nil {
 		return err
 	}
-	if f.noTmux && f.noClaude && !f.codex {
+	if f.noTmux && f.noClaude && !f.codex && !f.opencode {
 		return fmt.Errorf("%w: --no-tmux and --no-claude leave nothing to do", errUsage)
 	}
 	home := e.getenv("HOME")
@@ -118,6 +122,14 @@ func runSetup(ctx context.Context, e *env, args []string) error {
 		changes = append(changes, codexPlan.change)
 		f.codex = true // for the hints that repeat the scope
 	}
+	openCodePlan, err := planOpenCode(e.getenv, home, f, bin)
+	if err != nil {
+		return err
+	}
+	if openCodePlan.change != nil {
+		changes = append(changes, openCodePlan.change)
+		f.opencode = true
+	}
 
 	w := e.stdout
 	if !f.noClaude && !f.undo {
@@ -155,6 +167,7 @@ func runSetup(ctx context.Context, e *env, args []string) error {
 			}
 		}
 		printNotes(w, codexPlan.notes)
+		printNotes(w, openCodePlan.notes)
 		fmt.Fprintln(w, "Dry run: nothing was changed.")
 		return nil
 	}
@@ -166,6 +179,7 @@ func runSetup(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintln(w, c.said)
 	}
 	printNotes(w, codexPlan.notes)
+	printNotes(w, openCodePlan.notes)
 	if tmuxSocket != "" && f.undo {
 		done, err := unapplyTmux(ctx, tmuxctl.New(tmuxSocket), keyDefaults)
 		if err != nil {
@@ -233,6 +247,9 @@ func scopeFlags(f setupFlags) string {
 	}
 	if f.codex {
 		s += " --codex"
+	}
+	if f.opencode {
+		s += " --opencode"
 	}
 	return s
 }
@@ -448,6 +465,9 @@ func (c *fileChange) write() error {
 		if err := os.Remove(c.dropBackup); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
+	}
+	if c.removeDir != "" {
+		_ = os.Remove(c.removeDir) // fails, as it should, when something else is in it
 	}
 	return nil
 }

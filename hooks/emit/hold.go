@@ -37,6 +37,37 @@ const holdRetry = 250 * time.Millisecond
 // counted from startedAt) runs out, or when ctx ends; an error, having printed nothing,
 // when the daemon cannot be asked or the answer decides nothing.
 func (e *Emitter) hold(ctx context.Context, req *permissionRequest, h wire.Hold, startedAt time.Time) error {
+	w, err := e.awaitAnswer(ctx, h, startedAt)
+	if err != nil || w == nil {
+		return err
+	}
+	if err := req.owns(w.Subject); err != nil {
+		return fmt.Errorf("prompt %s was answered, but %w; nothing decided, the dialog is left to the keyboard", h.PromptID, err)
+	}
+	out, err := decisionFor(req, w.Answer)
+	if err != nil {
+		return fmt.Errorf("prompt %s was answered, but: %w (nothing decided; the dialog is left to the keyboard)", h.PromptID, err)
+	}
+	return e.print(h.PromptID, out)
+}
+
+// print writes a held prompt's decision on Stdout.
+func (e *Emitter) print(promptID string, out []byte) error {
+	if e.Stdout == nil {
+		return fmt.Errorf("prompt %s was answered, but the hook has no stdout", promptID)
+	}
+	if _, err := e.Stdout.Write(out); err != nil {
+		return fmt.Errorf("prompt %s was answered, but the decision could not be printed: %w", promptID, err)
+	}
+	return nil
+}
+
+// awaitAnswer long-polls the daemon until the prompt h names is answered, and returns that
+// wait. It returns nil and no error when the prompt stops waiting without an answer
+// (expired, withdrawn because the keyboard answered first, failed), when its time
+// (h.ExpiresAt, and the hook's timeout counted from startedAt) runs out, or when ctx ends;
+// an error when the daemon cannot be asked.
+func (e *Emitter) awaitAnswer(ctx context.Context, h wire.Hold, startedAt time.Time) (*wire.PromptWait, error) {
 	deadline := startedAt.Add(hooks.PermissionHookTimeout - holdMargin)
 	if !h.ExpiresAt.IsZero() && h.ExpiresAt.Before(deadline) {
 		deadline = h.ExpiresAt
@@ -45,49 +76,36 @@ func (e *Emitter) hold(ctx context.Context, req *permissionRequest, h wire.Hold,
 	defer cancel()
 	c, err := client.New(e.Addr, e.StateDir, e.Timeout)
 	if err != nil {
-		return fmt.Errorf("hold for prompt %s: %w", h.PromptID, withCause("wait at daemon", err))
+		return nil, fmt.Errorf("hold for prompt %s: %w", h.PromptID, withCause("wait at daemon", err))
 	}
 	for {
 		poll := min(HoldPoll, time.Until(deadline)).Round(time.Millisecond)
 		if poll <= 0 {
-			return nil
+			return nil, nil
 		}
 		asked := time.Now()
 		w, err := c.WithTimeout(poll+pollGrace).WaitPrompt(ctx, h.PromptID, poll)
 		if ctx.Err() != nil {
-			return nil // its time ran out, or Claude Code stopped the hook
+			return nil, nil // its time ran out, or the harness stopped the hook
 		}
 		if err != nil {
-			return fmt.Errorf("hold for prompt %s: %w (the dialog is left to the keyboard)", h.PromptID, withCause("wait at daemon", err))
+			return nil, fmt.Errorf("hold for prompt %s: %w (the dialog is left to the keyboard)", h.PromptID, withCause("wait at daemon", err))
 		}
 		switch w.Status {
 		case wire.PromptPending:
 			if time.Since(asked) < holdRetry {
 				select {
 				case <-ctx.Done():
-					return nil
+					return nil, nil
 				case <-time.After(holdRetry):
 				}
 			}
 		case wire.PromptAnswered:
-			if err := req.owns(w.Subject); err != nil {
-				return fmt.Errorf("prompt %s was answered, but %w; nothing decided, the dialog is left to the keyboard", h.PromptID, err)
-			}
-			out, err := decisionFor(req, w.Answer)
-			if err != nil {
-				return fmt.Errorf("prompt %s was answered, but: %w (nothing decided; the dialog is left to the keyboard)", h.PromptID, err)
-			}
-			if e.Stdout == nil {
-				return fmt.Errorf("prompt %s was answered, but the hook has no stdout", h.PromptID)
-			}
-			if _, err := e.Stdout.Write(out); err != nil {
-				return fmt.Errorf("prompt %s was answered, but the decision could not be printed: %w", h.PromptID, err)
-			}
-			return nil
+			return &w, nil
 		default:
 			// expired, withdrawn (the terminal answered first, or the session moved on),
 			// failed, or a status this hook does not know: the keyboard decides.
-			return nil
+			return nil, nil
 		}
 	}
 }

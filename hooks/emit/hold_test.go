@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/trailboss/trailboss/adapter/claude"
+	"github.com/trailboss/trailboss/adapter/opencode"
 	"github.com/trailboss/trailboss/daemon/wire"
 )
 
@@ -76,11 +77,16 @@ func (d *holdingDaemon) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	d.mu.Unlock()
 	switch {
-	case r.Method == http.MethodPost && r.URL.Path == "/v1/hooks/claude", r.Method == http.MethodPost && r.URL.Path == CodexPath:
+	case r.Method == http.MethodPost && (r.URL.Path == "/v1/hooks/claude" || r.URL.Path == CodexPath || r.URL.Path == OpenCodePath):
 		body, _ := io.ReadAll(r.Body)
 		if req := permissionRequestOf(body); req != nil {
 			d.mu.Lock()
 			d.subject = claude.Subject(req.ToolName, req.ToolInput)
+			d.mu.Unlock()
+		}
+		if p, err := opencode.DecodePayload(body); err == nil && r.URL.Path == OpenCodePath {
+			d.mu.Lock()
+			d.subject = p.Properties.ID // what adapter/opencode makes the record's subject
 			d.mu.Unlock()
 		}
 		time.Sleep(d.slow)

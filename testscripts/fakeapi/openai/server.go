@@ -32,6 +32,7 @@ type Server struct {
 
 	mu     sync.Mutex
 	closed bool
+	chats  []string       // ChatLog
 	served sync.WaitGroup // the Serve loop and every stream handler
 }
 
@@ -45,6 +46,7 @@ func Start() (*Server, error) {
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/responses", s.handleResponses)
+	mux.HandleFunc("POST /v1/chat/completions", s.handleChat)
 	mux.HandleFunc("GET /v1/models", handleModels)
 	mux.HandleFunc("/", handleUnknown)
 	s.srv = &http.Server{Handler: mux, BaseContext: func(net.Listener) context.Context { return s.ctx }}

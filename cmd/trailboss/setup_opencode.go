@@ -1,0 +1,85 @@
+package main
+
+// trailboss setup --opencode: Trail Boss's plugin file in OpenCode's plugins folder, written
+// whole and removed whole by --undo (hooks/install/opencode.go). OpenCode has no shell hooks;
+// the plugin runs in its process and hands its events to `trailboss emit --opencode`.
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+
+	"github.com/trailboss/trailboss/hooks/install"
+)
+
+// openCodePluginsDir is the folder OpenCode loads plugin files from:
+// $XDG_CONFIG_HOME/opencode/plugins, else ~/.config/opencode/plugins.
+func openCodePluginsDir(getenv func(string) string, home string) string {
+	if d := getenv("XDG_CONFIG_HOME"); d != "" {
+		return filepath.Join(d, "opencode", "plugins")
+	}
+	return filepath.Join(home, ".config", "opencode", "plugins")
+}
+
+// openCodeSetup is what setup does in OpenCode's plugins folder, and what to tell the user.
+type openCodeSetup struct {
+	change *fileChange // nil: nothing to do with OpenCode
+	notes  []string
+}
+
+// planOpenCode plans the OpenCode part of setup. Without --opencode an install leaves
+// OpenCode alone (and says how to add it when OpenCode's config folder is there); an undo
+// removes Trail Boss's plugin whenever it is there.
+func planOpenCode(getenv func(string) string, home string, f setupFlags, bin string) (openCodeSetup, error) {
+	dir := openCodePluginsDir(getenv, home)
+	path := filepath.Join(dir, install.OpenCodePluginName)
+	old, mode, existed, err := readIfExists(path)
+	if err != nil {
+		return openCodeSetup{}, err
+	}
+	ours := existed && install.IsOpenCodePlugin(old)
+	c := &fileChange{path: path, old: old, existed: existed, mode: mode}
+	if f.undo {
+		switch {
+		case !f.opencode && !ours:
+			return openCodeSetup{}, nil
+		case !existed:
+			c.unchanged, c.said = true, "✓ no Trail Boss plugin in "+dir+": nothing to undo for OpenCode"
+		case !ours:
+			c.unchanged, c.said = true, "! "+path+" is not Trail Boss's plugin (its first line says whose it is): left alone"
+		default:
+			c.remove = true
+			c.said = "✓ OpenCode: removed Trail Boss's plugin " + path
+			if install.OpenCodePluginMadeFolder(old) {
+				c.removeDir = dir
+			}
+		}
+		return openCodeSetup{change: c}, nil
+	}
+	if !f.opencode {
+		if fileExists(filepath.Dir(dir)) && !ours {
+			return openCodeSetup{notes: []string{"OpenCode is installed too (" + filepath.Dir(dir) +
+				"): `" + bin + " setup --opencode` adds Trail Boss to it."}}, nil
+		}
+		return openCodeSetup{}, nil
+	}
+	if existed && !ours {
+		return openCodeSetup{}, fmt.Errorf("%s is not Trail Boss's plugin (it lacks Trail Boss's first line), so setup "+
+			"will not overwrite it: move it away and run setup --opencode again (nothing was changed)", path)
+	}
+	madeFolder := !fileExists(dir) || (ours && install.OpenCodePluginMadeFolder(old))
+	c.new = install.OpenCodePlugin(codexProgram(bin), madeFolder)
+	if !existed {
+		c.mode = 0o600
+	}
+	if existed && bytes.Equal(old, c.new) {
+		c.unchanged, c.said = true, "✓ OpenCode already set up: "+path
+		return openCodeSetup{change: c}, nil
+	}
+	c.said = "✓ OpenCode: Trail Boss's plugin written to " + path
+	if existed {
+		c.said = "✓ OpenCode: Trail Boss's plugin brought up to date in " + path
+	}
+	return openCodeSetup{change: c, notes: []string{"OpenCode loads plugins when it starts: an OpenCode running now " +
+		"reports to Trail Boss once it is started again."}}, nil
+}
