@@ -19,7 +19,7 @@
 //	user text contains  reply                                                      stop_reason
 //	"<task-notification>…" (the prompt Claude Code submits when a background task
 //	ends; matched at its start, before any other script)
-//	                    text "background done"                                     end_turn
+//	                    text "background done", after 2 s of thought               end_turn
 //	"say hi"            text "hi from the fake model"                              end_turn
 //	"background CMD"    Bash {"command": CMD, "description": "In the background:   tool_use
 //	                    CMD", "run_in_background": true} (CMD: the rest of that line)

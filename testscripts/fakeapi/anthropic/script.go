@@ -54,6 +54,7 @@ type reply struct {
 	tool  string          // a tool_use block calling this tool
 	input json.RawMessage // the tool's input
 	slow  bool            // stream text in slowDeltas deltas, slowGap apart
+	pause bool            // think for wakePause before the text, as a turn someone can watch at work
 	fail  bool            // answer HTTP 400 instead of a message
 }
 
@@ -154,8 +155,9 @@ func choose(req request) reply {
 		return reply{text: "done: " + firstRunes(result, 60)}
 	}
 	if strings.HasPrefix(prompt, taskNotification) {
-		// Claude Code's own prompt when a background task ends: never a script's words.
-		return reply{text: "background done"}
+		// Claude Code's own prompt when a background task ends: never a script's words. The
+		// turn it wakes takes a moment, so that a test sees the session at work.
+		return reply{text: "background done", pause: true}
 	}
 	if indexFold(prompt, "say hi") >= 0 {
 		return reply{text: "hi from the fake model"}

@@ -16,6 +16,8 @@ import (
 const (
 	slowDeltas = 20
 	slowGap    = 500 * time.Millisecond
+	// wakePause is how long a background task's wake-up turn thinks before its words.
+	wakePause = 2 * time.Second
 )
 
 // slowText is the whole text of the "slow" reply; each of its slowDeltas
@@ -218,6 +220,18 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, m msg) {
 	if !send("message_start", obj{"type": "message_start", "message": start}) ||
 		!send("content_block_start", obj{"type": "content_block_start", "index": 0, "content_block": m.block(false)}) {
 		return
+	}
+	if m.pause {
+		t := time.NewTimer(wakePause)
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			t.Stop()
+			return
+		case <-s.done:
+			t.Stop()
+			return
+		}
 	}
 	for i, d := range m.deltas() {
 		if m.slow && i > 0 {
