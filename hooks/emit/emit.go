@@ -221,9 +221,11 @@ func withCause(what string, err error) error {
 // The harness writes it as it starts the hook, so it is there at once — unless the machine
 // is so loaded that the hook itself barely runs: sharing the daemon's 300 ms, a read cut
 // short lost the event (seen at load 10: "read hook payload: context deadline exceeded",
-// nothing spooled). Waiting longer slows no one: an async hook is not waited for, and a
-// harness waiting on a sync one is what wrote the payload.
-const PayloadReadTimeout = time.Second
+// nothing spooled), and with a second of its own Claude Code had still written nothing
+// (load 12: its hooks start, its event loop writes their stdin later). Waiting longer slows
+// no one: an async hook is not waited for, and a harness waiting on a sync one is what
+// writes the payload.
+const PayloadReadTimeout = 5 * time.Second
 
 // readPayload reads a hook's payload from r, within PayloadReadTimeout.
 func readPayload(ctx context.Context, r io.Reader) ([]byte, error) {
