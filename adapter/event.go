@@ -186,6 +186,19 @@ func PermissionAsk(question, from string) *Ask {
 		Choices: []AskChoice{{Key: "allow", Label: "Allow"}, {Key: "deny", Label: "Deny"}}}
 }
 
+// MenuAsk is the Ask of a question with options, keys 1, 2, … as its menu numbers them (at
+// most nine: a menu digit is one key), asked by a hook; from is where it was read.
+func MenuAsk(question string, labels []string, from string) *Ask {
+	ask := &Ask{Kind: AskMenu, Question: CleanText(question, 300), From: from}
+	for i, label := range labels {
+		if i == 9 {
+			break
+		}
+		ask.Choices = append(ask.Choices, AskChoice{Key: strconv.Itoa(i + 1), Label: CleanText(label, 200)})
+	}
+	return ask
+}
+
 // Limits on the strings an Event carries, so that a hostile or broken source cannot make
 // the daemon store or display megabytes per session.
 const (

@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/trailboss/trailboss/adapter"
@@ -174,14 +173,11 @@ func humanToolAsk(detail, summary string, input json.RawMessage) *adapter.Ask {
 		return &adapter.Ask{Kind: adapter.AskNone, From: adapter.AskFromHook}
 	}
 	q := in.Questions[0]
-	ask := &adapter.Ask{Kind: adapter.AskMenu, Question: adapter.CleanText(q.Question, 300), From: adapter.AskFromHook}
+	labels := make([]string, len(q.Options))
 	for i, o := range q.Options {
-		if i == 9 {
-			break // a menu digit is one key
-		}
-		ask.Choices = append(ask.Choices, adapter.AskChoice{Key: strconv.Itoa(i + 1), Label: adapter.CleanText(o.Label, 200)})
+		labels[i] = o.Label
 	}
-	return ask
+	return adapter.MenuAsk(q.Question, labels, adapter.AskFromHook)
 }
 
 // questions is AskUserQuestion's tool_input, as far as Trail Boss reads it.

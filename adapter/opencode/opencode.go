@@ -215,14 +215,11 @@ func questionAsk(qs []Question) *adapter.Ask {
 		return &adapter.Ask{Kind: adapter.AskNone, From: adapter.AskFromHook}
 	}
 	q := qs[0]
-	ask := &adapter.Ask{Kind: adapter.AskMenu, Question: adapter.CleanText(q.Question, 300), From: adapter.AskFromHook}
+	labels := make([]string, len(q.Options))
 	for i, o := range q.Options {
-		if i == 9 {
-			break // a menu digit is one key
-		}
-		ask.Choices = append(ask.Choices, adapter.AskChoice{Key: strconv.Itoa(i + 1), Label: adapter.CleanText(o.Label, 200)})
+		labels[i] = o.Label
 	}
-	return ask
+	return adapter.MenuAsk(q.Question, labels, adapter.AskFromHook)
 }
 
 // Holdable reports whether a plugin payload may hold for the operator's answer: a

@@ -221,30 +221,24 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, m msg) {
 		!send("content_block_start", obj{"type": "content_block_start", "index": 0, "content_block": m.block(false)}) {
 		return
 	}
-	if m.pause {
-		t := time.NewTimer(wakePause)
+	// pause waits d, and reports false when the client or the server went away meanwhile.
+	pause := func(d time.Duration) bool {
+		t := time.NewTimer(d)
+		defer t.Stop()
 		select {
 		case <-t.C:
+			return true
 		case <-r.Context().Done():
-			t.Stop()
-			return
 		case <-s.done:
-			t.Stop()
-			return
 		}
+		return false
+	}
+	if m.pause && !pause(wakePause) {
+		return
 	}
 	for i, d := range m.deltas() {
-		if m.slow && i > 0 {
-			t := time.NewTimer(s.slowGap)
-			select {
-			case <-t.C:
-			case <-r.Context().Done():
-				t.Stop()
-				return
-			case <-s.done:
-				t.Stop()
-				return
-			}
+		if m.slow && i > 0 && !pause(s.slowGap) {
+			return
 		}
 		if !send("content_block_delta", obj{"type": "content_block_delta", "index": 0, "delta": d}) {
 			return
