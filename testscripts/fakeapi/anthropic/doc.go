@@ -40,7 +40,8 @@
 //	"slow"              text "slow01 slow02 … slow20", a word per delta,           end_turn
 //	                    500 ms apart (10 s in all)
 //	"fail"              HTTP 400 {"type": "error", "error": {"type":
-//	                    "invalid_request_error", "message": "fake failure"}}
+//	                    "invalid_request_error", "message": "fake failure"}}, 500 ms after
+//	                    the request (a real API takes a round trip to refuse)
 //	anything else       text "ok"                                                  end_turn
 //
 // "run" and "write" match only when followed by a space and an argument. A

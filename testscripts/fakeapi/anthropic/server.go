@@ -16,6 +16,8 @@ import (
 const (
 	slowDeltas = 20
 	slowGap    = 500 * time.Millisecond
+	// failAfter is how long a scripted failure takes to come back.
+	failAfter = 500 * time.Millisecond
 	// wakePause is how long a background task's wake-up turn thinks before its words.
 	wakePause = 2 * time.Second
 )
@@ -104,6 +106,17 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
 	rep := choose(req)
 	s.requests.Add(1)
 	if rep.fail {
+		// A real API takes a round trip to refuse, too: a turn that fails at once races its
+		// own prompt's hook (both are async in Claude Code; issue 16's note).
+		t := time.NewTimer(failAfter)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			return
+		case <-s.done:
+			return
+		}
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "fake failure")
 		return
 	}
