@@ -405,14 +405,7 @@ func realClaudeCode(t *testing.T, cc claudeSetup) {
 	// /exit ends the session: it leaves the queue and the session list.
 	w.typeLine(pane, "/exit")
 	w.waitGone(pane, "/exit", 10*time.Second)
-	w.tm.WaitFor(t, "the session to end", 10*time.Second, func() bool {
-		for _, s := range w.sessions() {
-			if s.Pane == pane {
-				return false
-			}
-		}
-		return true
-	})
+	w.waitSessionEnded(pane, 10*time.Second)
 }
 
 // TestRealClaudeCodeDoctor: doctor reads the version of the real claude on PATH, at both

@@ -473,6 +473,20 @@ func (w *agentWorld) staysGoneUntilScreen(pane, what, end string, timeout time.D
 }
 
 // sessions returns the daemon's live sessions now.
+// waitSessionEnded waits until no session is bound to pane any more (it ended, or was
+// retired), as after the agent exits.
+func (w *agentWorld) waitSessionEnded(pane string, timeout time.Duration) {
+	w.t.Helper()
+	w.tm.WaitFor(w.t, "the session to end", timeout, func() bool {
+		for _, s := range w.sessions() {
+			if s.Pane == pane {
+				return false
+			}
+		}
+		return true
+	})
+}
+
 func (w *agentWorld) sessions() []wire.Session {
 	w.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -274,14 +274,7 @@ func TestRealOpenCode(t *testing.T) {
 	// /exit retires the session.
 	w.typeLine(pane, "/exit")
 	w.waitGone(pane, "/exit", 30*time.Second)
-	w.tm.WaitFor(t, "the session to end", 30*time.Second, func() bool {
-		for _, s := range w.sessions() {
-			if s.Pane == pane {
-				return false
-			}
-		}
-		return true
-	})
+	w.waitSessionEnded(pane, 30*time.Second)
 }
 
 // waitFile waits until path exists.
