@@ -421,12 +421,8 @@ func (r *Reconciler) readTranscript(ctx context.Context, s queue.Session, classi
 		}
 	}
 	v := decide(s, r.Engine.latestPrompt(s.ID), lines)
-	for _, ev := range v.events {
-		if _, err := r.Engine.Ingest(ctx, ev); err != nil {
-			r.Log.Warn("reconcile", "session", s.ID, "err", err)
-			return
-		}
-		logDialogClosed(r.Log, ev)
+	if !r.apply(ctx, s, v) {
+		return
 	}
 	if v.wait != nil {
 		if v.wait.Interrupt {
@@ -436,6 +432,19 @@ func (r *Reconciler) readTranscript(ctx context.Context, s queue.Session, classi
 		}
 		r.pending[s.ID] = pendingWait{line: *v.wait, since: time.Now()}
 	}
+}
+
+// apply ingests v's events for s, and reports whether all of them were taken.
+func (r *Reconciler) apply(ctx context.Context, s queue.Session, v verdict) bool {
+	for _, ev := range v.events {
+		if _, err := r.Engine.Ingest(ctx, ev); err != nil {
+			r.Log.Warn("reconcile", "session", s.ID, "err", err)
+			return false
+		}
+		r.Log.Debug("reconciled from transcript", "session", s.ID, "event", ev.Kind, "detail", ev.Detail, "summary", ev.Summary)
+		logDialogClosed(r.Log, ev)
+	}
+	return true
 }
 
 // keepReadAhead keeps b, read from path past offset, for the next read; nil forgets what
@@ -457,12 +466,19 @@ func (r *Reconciler) keepReadAhead(path string, offset int64, b []byte) {
 func (r *Reconciler) settlePending(ctx context.Context) {
 	now := time.Now()
 	for id, p := range r.pending {
-		if now.Sub(p.since) < r.Settle {
-			continue
-		}
 		s, ok := r.Engine.Session(id)
-		if !ok || s.Stuck {
+		switch {
+		case !ok:
 			delete(r.pending, id)
+			continue
+		case s.Stuck:
+			// Queued meanwhile by another source: Claude Code's state file said idle, read
+			// before its reply was written down, so the stop has no words. The reply read
+			// here is that same wait's: its words now (decide), or nothing when it has some.
+			delete(r.pending, id)
+			r.apply(ctx, s, decide(s, r.Engine.latestPrompt(id), []claude.Line{p.line}))
+			continue
+		case now.Sub(p.since) < r.Settle:
 			continue
 		}
 		// Read anything appended meanwhile first: it cancels or replaces the wait.

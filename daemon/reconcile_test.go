@@ -725,3 +725,47 @@ func TestDecideGivesLateWords(t *testing.T) {
 		}
 	}
 }
+
+// TestReconcileWordsReadBeforeTheStopReachTheStop: with no hooks, the reconciler can read
+// the reply while the session still works (a wait to settle), and Claude Code's state file
+// queue the turn's end a moment later with no words (read before the reply was written
+// down). The reply read is that stop's words; the wait must not be dropped with them.
+func TestReconcileWordsReadBeforeTheStopReachTheStop(t *testing.T) {
+	e, _ := newEngine(t)
+	r := newReconciler(e, time.Hour) // the wait could never settle on its own here
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	appendLines(t, path, userPromptJSON(at(1), "say hi"))
+	register(t, e, "S", path, at(0), "%1")
+	reconcileNow(t, r, "S")
+	appendLines(t, path, assistantTextJSON(at(2), "hi from the fake model"))
+	reconcileNow(t, r, "S")
+	if _, waiting := r.pending["S"]; !waiting {
+		t.Fatal("the reply did not start a wait")
+	}
+	stop := event("S", adapter.KindStuck, at(3), "")
+	stop.Summary = "" // the state file's idle, read before the reply was written down
+	ingest(t, e, stop)
+
+	r.settlePending(context.Background())
+	s := session(t, e, "S")
+	if !s.Stuck || s.Summary != "hi from the fake model" || !s.Since.Equal(at(3)) {
+		t.Fatalf("after the settle round: %+v, want the stop of at(3) with the reply's words", s)
+	}
+	if _, waiting := r.pending["S"]; waiting {
+		t.Fatal("the wait is still pending after its words were given")
+	}
+
+	// A stop that came with its words keeps them.
+	said := event("T", adapter.KindStart, at(0), "%2")
+	said.TranscriptPath = filepath.Join(t.TempDir(), "t.jsonl")
+	appendLines(t, said.TranscriptPath, userPromptJSON(at(1), "say hi"))
+	ingest(t, e, said)
+	reconcileNow(t, r, "T")
+	appendLines(t, said.TranscriptPath, assistantTextJSON(at(2), "an older reply"))
+	reconcileNow(t, r, "T")
+	ingest(t, e, event("T", adapter.KindStuck, at(3), ""))
+	r.settlePending(context.Background())
+	if s := session(t, e, "T"); s.Summary != "done?" {
+		t.Fatalf("a stop with words: %+v", s)
+	}
+}
