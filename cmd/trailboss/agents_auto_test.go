@@ -156,11 +156,21 @@ func (w *claudeWorld) touchApproved(pane, file, say string) {
 	w.waitGone(pane, "the prompt to take the item out", 5*time.Second)
 	lag := w.permissionFor(pane, "touch "+file, w.throughTheOffer(pane))
 	w.t.Logf("%spermission → queued with its command %v after its dialog opened", say, lag.Round(time.Millisecond))
+	busy := w.watchBusy(pane)
+	approving := time.Now()
 	w.approveNoFirst(pane)
 	left := w.waitGone(pane, "the approved permission to leave the queue", 5*time.Second)
-	w.t.Logf("%sapproval keypress → out of the queue in %v", say, left.Round(time.Millisecond))
-	if left > time.Second {
-		w.t.Errorf("the approved permission left the queue %v after the keypress, want ≤ 1 s", left)
+	gone := time.Now()
+	// Ours is the time from Claude Code taking the key (its state file turns busy) to the
+	// queue: on a loaded machine Claude Code itself may take a while to read the key. A
+	// turn this short can be over before the watch reads busy: then from the keypress.
+	ours, from := left, "the keypress"
+	if at, ok := busy(approving); ok {
+		ours, from = gone.Sub(at), "Claude Code turned busy"
+	}
+	w.t.Logf("%sapproval keypress → out of the queue in %v, %v after %s", say, left.Round(time.Millisecond), ours.Round(time.Millisecond), from)
+	if ours > time.Second {
+		w.t.Errorf("the approved permission left the queue %v after %s, want ≤ 1 s", ours, from)
 	}
 	w.waitItem(pane, "the turn after the approval", 20*time.Second, isStopped)
 	if _, err := os.Stat(file); err != nil {

@@ -138,6 +138,15 @@ func (w *claudeWorld) startClaude() string {
 func (w *claudeWorld) busySince(pane string) time.Time {
 	w.t.Helper()
 	id := w.waitSession(pane, "the session", time.Second)
+	if at, ok := w.busyAt(id); ok {
+		return at
+	}
+	w.t.Fatalf("no state file of session %s says busy", id)
+	return time.Time{}
+}
+
+// busyAt returns when the state file of session id says it turned busy, if it says busy.
+func (w *claudeWorld) busyAt(id string) (time.Time, bool) {
 	files, _ := filepath.Glob(filepath.Join(w.home, ".claude", "sessions", "*.json"))
 	for _, f := range files {
 		b, err := os.ReadFile(f)
@@ -150,11 +159,42 @@ func (w *claudeWorld) busySince(pane string) time.Time {
 			StatusUpdatedAt int64  `json:"statusUpdatedAt"`
 		}
 		if json.Unmarshal(b, &st) == nil && st.SessionID == id && st.Status == "busy" && st.StatusUpdatedAt > 0 {
-			return time.UnixMilli(st.StatusUpdatedAt)
+			return time.UnixMilli(st.StatusUpdatedAt), true
 		}
 	}
-	w.t.Fatalf("no state file of session %s says busy (files: %v)", id, files)
-	return time.Time{}
+	return time.Time{}, false
+}
+
+// watchBusy watches the state file of the session on pane from now on, for a short turn
+// whose busy state may be over before anyone asks; stop returns the first moment after
+// since that the file said it turned busy, or false when it was not seen busy since then.
+func (w *claudeWorld) watchBusy(pane string) (stop func(since time.Time) (time.Time, bool)) {
+	w.t.Helper()
+	id := w.waitSession(pane, "the session", time.Second)
+	done, seen := make(chan struct{}), make(chan []time.Time, 1)
+	go func() {
+		var stamps []time.Time
+		defer func() { seen <- stamps }()
+		for {
+			if at, ok := w.busyAt(id); ok && (len(stamps) == 0 || !at.Equal(stamps[len(stamps)-1])) {
+				stamps = append(stamps, at)
+			}
+			select {
+			case <-done:
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+	}()
+	return func(since time.Time) (time.Time, bool) {
+		close(done)
+		for _, at := range <-seen {
+			if !at.Before(since.Truncate(time.Millisecond)) {
+				return at, true
+			}
+		}
+		return time.Time{}, false
+	}
 }
 
 // waitSession waits until a session is bound to pane, and returns its id.
@@ -376,7 +416,7 @@ func realClaudeCode(t *testing.T, cc claudeSetup) {
 		t.Fatalf("plan after its PermissionRequest: %+v", it)
 	}
 	w.keys(pane, "2") // "Yes, manually approve edits" (1 would switch to auto mode)
-	w.waitGone(pane, "the approved plan to leave the queue", 5*time.Second)
+	w.waitMovedOn(pane, "the approved plan to leave the queue", it, 5*time.Second)
 	w.waitItem(pane, "the turn after the plan", 15*time.Second, isStopped)
 
 	// An API error ends the turn with StopFailure: queued, saying what the API said.

@@ -421,10 +421,25 @@ func (w *agentWorld) waitItem(pane, what string, timeout time.Duration, cond fun
 // waitGone waits until pane has no item in the queue, and returns how long it took.
 func (w *agentWorld) waitGone(pane, what string, timeout time.Duration) time.Duration {
 	w.t.Helper()
+	return w.waitGoneOr(pane, what, timeout, func(client.Item) bool { return false })
+}
+
+// waitMovedOn waits until pane's item is no longer from: out of the queue, or queued for a
+// later wait. A turn that follows an answer at once can end, and be queued again, between
+// two polls of a loaded machine: what is gone then is from's moment.
+func (w *agentWorld) waitMovedOn(pane, what string, from client.Item, timeout time.Duration) {
+	w.t.Helper()
+	w.waitGoneOr(pane, what, timeout, func(it client.Item) bool { return it.Since.After(from.Since) })
+}
+
+// waitGoneOr waits until pane has no item in the queue or its item satisfies cond, and
+// returns how long it took.
+func (w *agentWorld) waitGoneOr(pane, what string, timeout time.Duration, cond func(client.Item) bool) time.Duration {
+	w.t.Helper()
 	start := time.Now()
 	for {
 		it, ok := w.item(pane)
-		if !ok {
+		if !ok || cond(it) {
 			return time.Since(start)
 		}
 		if time.Since(start) > timeout {
