@@ -15,6 +15,7 @@ import (
 	"github.com/trailboss/trailboss/adapter/codex"
 	"github.com/trailboss/trailboss/adapter/generic"
 	"github.com/trailboss/trailboss/adapter/opencode"
+	"github.com/trailboss/trailboss/daemon/lineage"
 	"github.com/trailboss/trailboss/daemon/queue"
 )
 
@@ -87,7 +88,27 @@ type Ingestor struct {
 	events   atomic.Int64 // payloads applied since start, from the API and the spool
 	idsMu    sync.Mutex
 	inflight map[string]chan struct{} // generic event ids being applied right now
+
+	orderMu  sync.Mutex
+	lastHook map[string]spawnedHook // by session: the latest-started hook applied, and its time
 }
+
+// Origin is what the daemon could tell of the process that sent a hook; zero when it
+// could not (a spooled event, a TCP caller).
+type Origin struct {
+	Program adapter.Program // the program that ran the hook
+	Spawn   lineage.Spawn   // when that program started the hook
+}
+
+// spawnedHook is a hook applied: when its agent started it, and the time it was applied at.
+type spawnedHook struct {
+	spawn lineage.Spawn
+	at    time.Time
+}
+
+// maxOrdered bounds the sessions whose last hook is remembered for ordering; past it the
+// memory starts again (an old session's order is no longer at stake).
+const maxOrdered = 4096
 
 // Events returns how many payloads were applied since the daemon started.
 func (in *Ingestor) Events() int64 { return in.events.Load() }
@@ -98,7 +119,7 @@ func (in *Ingestor) Events() int64 { return in.events.Load() }
 // returns a *RefusedError for a payload the daemon will never take and ErrNotStored when
 // the store failed. origin is the program that ran the hook, as far as the daemon could
 // tell (zero when it could not: a spooled event, a TCP caller).
-func (in *Ingestor) Hook(ctx context.Context, harness string, body []byte, pane, tmux string, at time.Time, origin adapter.Program) (Ingested, error) {
+func (in *Ingestor) Hook(ctx context.Context, harness string, body []byte, pane, tmux string, at time.Time, origin Origin) (Ingested, error) {
 	parse := hookParsers[harness]
 	if parse == nil {
 		return Ingested{}, refusal("no adapter for harness %q", adapter.CleanText(harness, 40))
@@ -122,10 +143,15 @@ func (in *Ingestor) Hook(ctx context.Context, harness string, body []byte, pane,
 	if socket := evs[0].TmuxSocket; !in.socketOK(socket) {
 		return Ingested{}, refusal("tmux socket %s (from TMUX) does not exist or is not a socket", adapter.CleanText(socket, 200))
 	}
+	if origin.Spawn.Known() {
+		in.orderMu.Lock() // from the order's check to the apply: a hook started later waits
+		defer in.orderMu.Unlock()
+		in.order(evs, at, origin.Spawn)
+	}
 	var res Ingested
 	for _, ev := range evs {
 		if ev.Pane != "" {
-			ev.Program = origin
+			ev.Program = origin.Program
 		}
 		out, err := in.Engine.ingest(ctx, ev, true)
 		if err != nil {
@@ -137,6 +163,31 @@ func (in *Ingestor) Hook(ctx context.Context, harness string, body []byte, pane,
 	}
 	in.events.Add(1)
 	return res, nil
+}
+
+// order dates evs, the events of one hook stamped at and started at spawn, before the hook
+// of their session that was applied last when their agent started that one later: a hook
+// slow to start (a UserPromptSubmit under load) is otherwise stamped after the hooks that
+// followed it (its turn's Stop), and would undo them. Called with orderMu held.
+func (in *Ingestor) order(evs []adapter.Event, at time.Time, spawn lineage.Spawn) {
+	id := evs[0].SessionID
+	last, seen := in.lastHook[id]
+	switch {
+	case seen && spawn.Before(last.spawn) && !at.Before(last.at):
+		older := last.at.Add(-time.Microsecond)
+		for i := range evs {
+			if evs[i].At.Equal(at) {
+				evs[i].At = older
+			}
+		}
+		in.Log.Debug("hook started before the last one applied: dated before it", "session", id,
+			"event", evs[0].Kind, "stamped", at, "dated", older)
+	case !seen || last.spawn.Before(spawn):
+		if in.lastHook == nil || len(in.lastHook) >= maxOrdered {
+			in.lastHook = make(map[string]spawnedHook)
+		}
+		in.lastHook[id] = spawnedHook{spawn: spawn, at: at}
+	}
 }
 
 // Generic applies one generic envelope unless its id was applied before. The event is

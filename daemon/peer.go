@@ -102,15 +102,16 @@ func actorOf(r *http.Request) string {
 	return fmt.Sprintf("uid %d over TCP from %s", uid, from)
 }
 
-// originOf returns the program that sent hook request r from inside the tmux server of tmux
-// (its TMUX value): known only over the unix socket, whose peer credentials name the hook's
-// process while it waits for the answer.
-func originOf(r *http.Request, tmux string) adapter.Program {
+// originOf returns what the daemon can tell of the process that sent hook request r from
+// inside the tmux server of tmux (its TMUX value): known only over the unix socket, whose
+// peer credentials name the hook's process while it waits for the answer.
+func originOf(r *http.Request, tmux string) Origin {
 	p, _ := r.Context().Value(peerKey{}).(*peer)
 	if p == nil || !p.unix || p.cred == nil {
-		return adapter.Program{}
+		return Origin{}
 	}
-	return lineage.Of(int(p.cred.Pid), lineage.TmuxPID(tmux))
+	spawn, _ := lineage.Spawned(int(p.cred.Pid))
+	return Origin{Program: lineage.Of(int(p.cred.Pid), lineage.TmuxPID(tmux)), Spawn: spawn}
 }
 
 // command returns the name of process pid's program (its comm; never its arguments, which

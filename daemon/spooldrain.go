@@ -95,6 +95,6 @@ func (d *SpoolDrainer) apply(ctx context.Context, ev spool.Event) error {
 		_, err := d.Ingest.Generic(ctx, ev.Body)
 		return err
 	}
-	_, err := d.Ingest.Hook(ctx, ev.Harness, ev.Body, ev.Pane, ev.Tmux, ev.EmittedAt, adapter.Program{})
+	_, err := d.Ingest.Hook(ctx, ev.Harness, ev.Body, ev.Pane, ev.Tmux, ev.EmittedAt, Origin{})
 	return err
 }

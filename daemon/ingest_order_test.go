@@ -1,0 +1,40 @@
+package daemon
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/trailboss/trailboss/daemon/lineage"
+)
+
+// TestAHookStartedEarlierIsDatedEarlier: Claude Code fires a prompt's hook, then, when a turn
+// fails at once, its StopFailure; under load the first can start so slowly that it is
+// stamped after the second. The order the agent started them in wins: the failure stays
+// queued. A prompt started after the stop (a new turn) takes it out as before.
+func TestAHookStartedEarlierIsDatedEarlier(t *testing.T) {
+	e, _ := newEngine(t)
+	in := &Ingestor{Engine: e, Log: discard, Now: time.Now, SocketExists: func(path string) bool { return path == testSocket }}
+	ctx := context.Background()
+	stamp := time.Now().Add(-time.Minute)
+	send := func(body string, at time.Time, spawn lineage.Spawn) {
+		t.Helper()
+		if _, err := in.Hook(ctx, "claude", []byte(body), "%1", testSocket+",4242,0", at, Origin{Spawn: spawn}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	prompt := hookBody("S", "UserPromptSubmit", `"prompt":"go"`)
+	failure := hookBody("S", "StopFailure", `"error":"400 bad request"`)
+
+	send(hookBody("S", "SessionStart", `"source":"startup"`), stamp, lineage.Spawn{Start: 100, PID: 10})
+	send(failure, stamp.Add(10*time.Millisecond), lineage.Spawn{Start: 200, PID: 30})
+	send(prompt, stamp.Add(13*time.Millisecond), lineage.Spawn{Start: 200, PID: 20}) // started first, stamped late
+	if s := session(t, e, "S"); !s.Stuck || s.Detail != "error" {
+		t.Fatalf("a prompt started before the failure took it out of the queue: %+v", s)
+	}
+
+	send(prompt, stamp.Add(2*time.Second), lineage.Spawn{Start: 300, PID: 40}) // the next turn
+	if s := session(t, e, "S"); s.Stuck {
+		t.Fatalf("a prompt started after the failure left it queued: %+v", s)
+	}
+}

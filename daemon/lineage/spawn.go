@@ -1,0 +1,60 @@
+package lineage
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// Spawn places a process in the order the kernel started processes: its start time in
+// clock ticks after boot, then, within one tick (10 ms), its pid, which Linux gives out in
+// increasing order. An agent fires its hooks in order, each a process of its own; hooks
+// are stamped when they run, and a hook slow to start under load is stamped after one the
+// agent started later. Their spawns still say which came first.
+type Spawn struct {
+	Start uint64
+	PID   int
+}
+
+// Known reports whether s was read.
+func (s Spawn) Known() bool { return s.PID > 0 }
+
+// Before reports whether s was started before t. Two spawns of one process are neither.
+func (s Spawn) Before(t Spawn) bool {
+	if s.Start != t.Start {
+		return s.Start < t.Start
+	}
+	if s.PID == t.PID {
+		return false
+	}
+	// Pids wrap at pid_max: the nearer way round the circle is the order.
+	d := (t.PID - s.PID + pidMax()) % pidMax()
+	return d < pidMax()/2
+}
+
+// Spawned returns the process the agent started for hook process pid: the outermost of
+// pid and the shells (or env) between it and the program that ran it, since a hook
+// command may run in a shell of its own. ok is false when pid cannot be read.
+func Spawned(pid int) (s Spawn, ok bool) {
+	p, err := Read(pid)
+	if err != nil {
+		return Spawn{}, false
+	}
+	for depth := 0; depth < maxDepth; depth++ {
+		parent, err := Read(p.PPID)
+		if err != nil || !notAgent(parent.Comm) {
+			break
+		}
+		p = parent
+	}
+	return Spawn{Start: p.Start, PID: p.PID}, true
+}
+
+var pidMax = sync.OnceValue(func() int {
+	b, err := os.ReadFile("/proc/sys/kernel/pid_max")
+	if n, convErr := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && convErr == nil && n > 1 {
+		return n
+	}
+	return 1 << 22 // Linux's largest
+})
