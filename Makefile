@@ -89,7 +89,7 @@ bench:
 			cat $(BENCH_OUT)/$$name.txt; echo "bench: $$name: harness error" >&2; exit 1; fi; }; \
 	run ingest -bench '^Benchmark(IngestDurable|HookOverLoopback)$$' -benchtime 10000x -count 5 ./daemon/; \
 	run sweep -bench '^Benchmark(SweepUnchanged|RecoverTail|LongLine)$$' -benchtime 100x ./daemon/; \
-	run latency -bench '^Benchmark(HookToQueue|HookToQueueTCP|StatusProcess|EmitDaemonDown|TranscriptToDequeue|JumpNext)$$' \
+	run latency -bench '^Benchmark(HookToQueue|StatusProcess|EmitDaemonDown|TranscriptToDequeue|JumpNext)$$' \
 		-benchtime 200x ./cmd/trailboss/; \
 	run popup -bench '^BenchmarkPopupFirstFrame$$' -benchtime 100x ./cmd/trailboss/; \
 	run hung -bench '^BenchmarkEmitDaemonHung$$' -benchtime 20x ./cmd/trailboss/; \
