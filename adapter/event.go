@@ -383,6 +383,13 @@ func CleanText(s string, max int) string {
 	return clip(strings.TrimRight(b.String(), " "), max)
 }
 
+// Cut reports whether text may have been cut by CleanText (or clip): it ends with the
+// "…" that marks a cut, at whatever length it was cut to (a screen's question at 300
+// bytes, a hook's command at MaxSummaryLen). A text that ended with "…" of its own is
+// taken as cut too: a command is approved only when all of it was shown, so the doubt
+// goes to showing it as cut.
+func Cut(text string) bool { return strings.HasSuffix(text, "…") }
+
 // clip cuts s to at most max bytes on a rune boundary, marking the cut with "…".
 func clip(s string, max int) string {
 	if len(s) <= max {

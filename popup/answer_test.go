@@ -11,6 +11,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/daemon/client"
 	"github.com/trailboss/trailboss/daemon/wire"
 )
@@ -551,5 +552,22 @@ func TestLongCommandIsNotAllowedFromThePopup(t *testing.T) {
 	m2 := newModel(t, d2, tm2)
 	if v := m2.View(); !strings.Contains(v, "a Allow") {
 		t.Errorf("a short command is not offered Allow:\n%s", v)
+	}
+	// A command read off a screen is kept to its first 300 bytes: it fits, but only its
+	// start is known, so it gets no Allow.
+	d3, tm3 := fixture()
+	withPrompts(d3.items)
+	for i := range d3.items {
+		if d3.items[i].SessionID == "api-1" {
+			d3.items[i].Prompt.Question = adapter.CleanText("$ echo start "+strings.Repeat("y", 400)+" "+tail, 300)
+		}
+	}
+	m3 := newModel(t, d3, tm3)
+	if v := m3.View(); strings.Contains(v, "a Allow") || !strings.Contains(v, "over 297 characters — approve it in the pane") {
+		t.Errorf("a command kept only in part is offered Allow, or not shown as cut:\n%s", v)
+	}
+	press(t, m3, "a")
+	if got := d3.answered(); len(got) != 0 {
+		t.Fatalf("a sent %+v for a command kept only in part", got)
 	}
 }

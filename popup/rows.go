@@ -124,13 +124,13 @@ func (r row) at(width int) row {
 		return r
 	}
 	q := []rune(r.question)
-	cut := strings.HasSuffix(p.Question, "…") && len(p.Question) >= adapter.MaxSummaryLen-8 // cut as its record was made
+	cut := adapter.Cut(p.Question) // cut as its record was made: only its start is known
 	if !cut && len(wrap(r.question, width, commandLines+1)) <= commandLines {
 		return r
 	}
 	end := max(10, 2*width-4) // runes of each end: the two and " … " in about five lines
 	if cut {
-		r.long = "over " + thousands(adapter.MaxSummaryLen) + " characters"
+		r.long = "over " + thousands(len(q)-1) + " characters"
 		r.question = string(q[:min(len(q)-1, 2*end)]) + " … (the rest was not kept)"
 	} else {
 		r.long = thousands(len([]rune(strings.TrimSpace(p.Question)))) + " characters"

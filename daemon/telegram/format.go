@@ -268,19 +268,19 @@ type commandShown struct {
 
 // showCommand shows command, a permission's question, whole when it fits in maxQuestion
 // runes (its format characters shown as marks) and its record kept all of it; else its
-// head and its tail (its head only, when the record kept only the first
-// adapter.MaxSummaryLen bytes) with how long it is.
+// head and its tail (its head only, when the record kept only its start: adapter.Cut)
+// with how long it is.
 func showCommand(command string) commandShown {
 	q := visible(command)
 	n := utf8.RuneCountInString(q)
-	cut := strings.HasSuffix(q, "…") && len(command) >= adapter.MaxSummaryLen-8 // cut as its record was made
+	cut := adapter.Cut(command) // cut as its record was made: only its start is known
 	if n <= maxQuestion && !cut {
 		return commandShown{html: "<pre>" + esc(q) + "</pre>\n", whole: true}
 	}
 	rs := []rune(q)
 	if cut {
 		head := string(rs[:min(len(rs)-1, 2*headTail)])
-		length := "over " + thousands(adapter.MaxSummaryLen) + " characters"
+		length := "over " + thousands(n-1) + " characters"
 		return commandShown{length: length, html: "<pre>" + esc(head) + "</pre>\n" +
 			"<i>… and more: the command is " + esc(length) + " long, and only its start was kept.</i>\n"}
 	}

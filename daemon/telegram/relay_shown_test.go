@@ -184,6 +184,26 @@ func TestLongCommandGetsNoAllow(t *testing.T) {
 	if len(ms.Keys()) != 2 {
 		t.Errorf("a short command's message has buttons %q, want Allow and Deny", ms.Keys())
 	}
+
+	// A command read off a screen (Codex's dialog) is kept to its first 300 bytes: short
+	// enough to fit, but only its start is known, so it is not approved from here either.
+	screen := adapter.CleanText("$ echo start "+strings.Repeat("y", 400)+" "+tail, 300)
+	cut := w.stuck("s3", pane, "", adapter.PermissionAsk(screen, adapter.AskFromScreen))
+	mc := w.message("the cut command's message", 5*time.Second, forPrompt(cut))
+	if keys := mc.Keys(); len(keys) != 1 || !strings.HasSuffix(keys[0], ":deny") {
+		t.Errorf("the message of a command kept only in part has buttons %q, want Deny only", keys)
+	}
+	if !strings.Contains(mc.Text, "only its start was kept") || !strings.Contains(mc.Text, "approve it in the pane") {
+		t.Errorf("the message of a command kept only in part does not say so:\n%s", mc.Text)
+	}
+	allow = strings.TrimSuffix(mc.Keys()[0], "deny") + "allow"
+	_, cb = w.bot.Tap(operator, chat, mc.ID, allow)
+	if a := w.callbackAnswer(cb); !strings.Contains(a.Text, "approve it in the pane") {
+		t.Errorf("an Allow made by hand for a command kept only in part was answered %q", a.Text)
+	}
+	if got := tmuxtest.ReadLines(t, out); len(got) != 0 {
+		t.Errorf("the pane read %q", got)
+	}
 }
 
 // A prompt for a secret is never offered on the phone: its message says it waits for the
