@@ -161,11 +161,16 @@ func (m Model) cannotAnswer(r row) string {
 		return "nothing sent to " + r.where + ": " + client.WhyNoPrompt(r.item, m.now()) + " — enter jumps to its pane"
 	case r.expired(m.now()):
 		return "its prompt expired — answer it in the pane (enter jumps there)"
+	case r.item.Prompt.Secret:
+		return "nothing sent: " + secretHint
 	case m.inflight[r.item.SessionID] != "":
 		return "an answer to " + r.where + " is on its way — wait for it"
 	}
 	return ""
 }
+
+// secretHint says why a prompt for a password or the like takes no answer from the popup.
+const secretHint = "it asks for a password or secret, which Trail Boss never carries — type it in the pane (enter jumps there)"
 
 // anyPrompt reports whether a row carries a prompt.
 func (m Model) anyPrompt() bool {

@@ -571,3 +571,32 @@ func TestLongCommandIsNotAllowedFromThePopup(t *testing.T) {
 		t.Fatalf("a sent %+v for a command kept only in part", got)
 	}
 }
+
+// A prompt for a password or the like is answered at the keyboard only: the popup shows its
+// question, offers no reply line, and r sends nothing and says why.
+func TestSecretPromptTakesNoAnswerFromThePopup(t *testing.T) {
+	d, tm := fixture()
+	withPrompts(d.items)
+	for i := range d.items {
+		if d.items[i].SessionID == "web-1" {
+			d.items[i].Prompt.Question, d.items[i].Prompt.Secret = "[sudo] password for deploy:", true
+		}
+	}
+	m := newModel(t, d, tm)
+	m, _ = press(t, m, "j") // web-1
+	v := m.View()
+	if !strings.Contains(v, "[sudo] password for deploy:") || !strings.Contains(v, "a password or secret: type it in the pane") {
+		t.Errorf("the popup does not show the secret prompt as one for the keyboard:\n%s", v)
+	}
+	if strings.Contains(v, "reply with a line of text") || strings.Contains(v, "r reply") {
+		t.Errorf("the popup offers a reply to a secret prompt:\n%s", v)
+	}
+	m, _ = press(t, m, "r")
+	if v := m.View(); !strings.Contains(v, "never carries") {
+		t.Errorf("after r, the popup does not say why nothing was sent:\n%s", v)
+	}
+	press(t, m, "h", "u", "n", "t", "e", "r", "enter")
+	if m.reply.Focused() || len(d.answered()) != 0 {
+		t.Fatalf("r on a secret prompt: reply line focused %v, answers %+v; want nothing", m.reply.Focused(), d.answered())
+	}
+}

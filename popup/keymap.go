@@ -75,7 +75,7 @@ func (k keymap) ShortHelp() []key.Binding {
 // can be answered, and its keys follow Enter.
 func (k keymap) listHelp(r *row) []key.Binding {
 	keys := []key.Binding{k.Up, k.Down, k.JumpTo, k.Jump}
-	if r != nil {
+	if r != nil && !r.item.Prompt.Secret {
 		switch p := r.item.Prompt; {
 		case direct(p.Kind) && len(r.offers) > 0:
 			presses, labels := make([]string, len(r.offers)), make([]string, len(r.offers))

@@ -417,6 +417,9 @@ func (m Model) promptBlock() []string {
 		expired = true // its question, and no keys
 	case expired:
 		title = " expired: answer it in the pane (enter jumps there) "
+	case p.Secret:
+		title = " a password or secret: type it in the pane (enter jumps there) "
+		expired = true // its question, and no keys
 	case !p.ExpiresAt.IsZero():
 		title = " answer from here · " + queue.Age(p.ExpiresAt.Sub(now)) + " left "
 	}
