@@ -6,6 +6,7 @@ package main
 // next turn runs.
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,33 +29,50 @@ func realClaudeCodeTextAnsweredAtTheStop(t *testing.T, cc claudeSetup) {
 	pane := w.startClaude()
 
 	w.typeLine(pane, "say hi")
-	it, p := w.waitPrompt(pane, "the turn's end, waiting for text", wire.KindFreeText, 20*time.Second)
-	after := time.Since(it.Since)
-	got, err := w.answer(p.ID, wire.Answer{Text: "say hi once more"})
-	if err != nil || !got.Delivered || got.Via != wire.ViaKeys {
-		t.Fatalf("a text answered %v after the stop: %+v, %v; want it typed into the pane; it shows:\n%s",
-			after.Round(time.Millisecond), got, err, w.screen(pane))
+	// Each turn's end is answered as soon as it is queued, and the answer starts the next
+	// turn. The race this test is about needs the answer within 0.2 s of the stop; a loaded
+	// machine can see the stop later than that, so up to three turns are tried.
+	const early = 200 * time.Millisecond
+	for turn := 1; ; turn++ {
+		it, p := w.waitPrompt(pane, "the turn's end, waiting for text", wire.KindFreeText, 20*time.Second)
+		after := time.Since(it.Since)
+		text := fmt.Sprintf("say hi once more %d", turn)
+		got, err := w.answer(p.ID, wire.Answer{Text: text})
+		if err != nil || !got.Delivered || got.Via != wire.ViaKeys {
+			t.Fatalf("a text answered %v after the stop: %+v, %v; want it typed into the pane; it shows:\n%s",
+				after.Round(time.Millisecond), got, err, w.screen(pane))
+		}
+		t.Logf("turn %d: answered %v after the stop: %+v", turn, after.Round(time.Millisecond), got)
+		// The turn runs and ends again: queued anew, later.
+		w.waitItem(pane, "the answered turn's end", 20*time.Second, func(next client.Item) bool {
+			return isStopped(next) && next.Since.After(it.Since)
+		})
+		w.typedOnce(it.TranscriptPath, text)
+		if after <= early {
+			return
+		}
+		if turn == 3 {
+			t.Fatalf("no answer could be posted within %v of its stop in three turns (the last %v after)", early, after)
+		}
 	}
-	t.Logf("answered %v after the stop: %+v", after.Round(time.Millisecond), got)
+}
 
-	// The turn runs and ends again: queued anew, later.
-	w.waitItem(pane, "the answered turn's end", 20*time.Second, func(next client.Item) bool {
-		return isStopped(next) && next.Since.After(it.Since)
-	})
-	// The person's prompts are the transcript's user lines that carry the text (as a string
-	// or as a text block, as Claude Code writes either). Claude Code writes its transcript a
-	// moment after the hooks fire (seen: the second turn's Stop before its prompt's line), so
-	// the line is waited for; then it must be there once.
+// typedOnce fails unless transcript has text as a prompt of the person's exactly once: the
+// transcript's user lines that carry it (as a string or as a text block, as Claude Code
+// writes either). Claude Code writes its transcript a moment after the hooks fire (seen:
+// the second turn's Stop before its prompt's line), so the line is waited for.
+func (w *claudeWorld) typedOnce(transcript, text string) {
+	w.t.Helper()
 	var b []byte
 	var prompts []string
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		var err error
-		if b, err = os.ReadFile(it.TranscriptPath); err != nil {
-			t.Fatal(err)
+		if b, err = os.ReadFile(transcript); err != nil {
+			w.t.Fatal(err)
 		}
 		prompts = prompts[:0]
 		for _, l := range strings.Split(string(b), "\n") {
-			if strings.Contains(l, `"type":"user"`) && strings.Contains(l, "say hi once more") {
+			if strings.Contains(l, `"type":"user"`) && strings.Contains(l, text) {
 				prompts = append(prompts, l)
 			}
 		}
@@ -63,6 +81,6 @@ func realClaudeCodeTextAnsweredAtTheStop(t *testing.T, cc claudeSetup) {
 		}
 	}
 	if len(prompts) != 1 {
-		t.Fatalf("the transcript %s has the answer as a prompt %d times, want once:\n%s", filepath.Base(it.TranscriptPath), len(prompts), b)
+		w.t.Fatalf("the transcript %s has the answer %q as a prompt %d times, want once:\n%s", filepath.Base(transcript), text, len(prompts), b)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/trailboss/trailboss/daemon/wire"
 )
@@ -22,9 +23,25 @@ const (
 	labPassword = "hunter2-lab-password"
 )
 
+// lateRounds are the delays after a person's keypress at which a late answer to the same
+// question arrives in I18-03.
+var lateRounds = []time.Duration{10 * time.Millisecond, 20 * time.Millisecond, 30 * time.Millisecond, 40 * time.Millisecond}
+
+func lateQuestions(i int) (first, next string) {
+	return fmt.Sprintf("Delete branch feature-%d? [y/N] ", i), fmt.Sprintf("Delete branch main-%d on origin? [y/N] ", i)
+}
+
 func init() {
 	labChildren["sudo-password"] = labChild{steps: append([]childStep{{say: "$ sudo systemctl restart app\n"}}, ask(promptSudo)...)}
+	var late []childStep
+	for i := range lateRounds {
+		first, next := lateQuestions(i + 1)
+		late = append(append(late, ask(first)...), ask(next)...)
+	}
+	labChildren["late-answers"] = labChild{steps: late}
 	labScenarios = append(labScenarios,
+		&labScenario{id: "I18-03", name: "late-answer-next-question", child: "late-answers", run: i18LateAnswer,
+			about: "a y for one yes/no question arriving 10, 20, 30 and 40 ms after the person answered it at the keyboard is refused each time; the next question, asked at once, reads only the person's keys"},
 		&labScenario{id: "I18-05", name: "sudo-password-prompt", child: "sudo-password", run: i18SudoPassword,
 			about: "a [sudo] password prompt is a secret record: a password from the popup, the CLI or the API is refused 409 secret, nothing is typed or kept; the keyboard answers it"},
 		&labScenario{id: "I18-08", name: "multi-line-reply", child: "free-text", run: i18MultiLine,
@@ -110,5 +127,59 @@ func i18MultiLine(r *rig) error {
 		return err
 	}
 	r.check(refused == 1 && delivered == 1, "the audit log has %d refused and %d delivered answers, want 1 and 1", refused, delivered)
+	return nil
+}
+
+func i18LateAnswer(r *rig) error {
+	var want string
+	var seen []*wire.Prompt
+	for i, delay := range lateRounds {
+		first, next := lateQuestions(i + 1)
+		p, err := r.waitPrompt(fmt.Sprintf("round %d's first question", i+1), waitLong, func(p *wire.Prompt) bool {
+			return newPrompt(seen...)(p) && strings.HasPrefix(p.Question, strings.TrimSuffix(first, " [y/N] "))
+		})
+		if err != nil {
+			return err
+		}
+		seen = append(seen, p)
+		yes, _ := r.checkYesNo(p, strings.TrimSpace(first))
+		// The person answers at the keyboard; the child asks the next question at once.
+		if _, err := io.WriteString(r.supIn, "y\r"); err != nil {
+			return fmt.Errorf("type at the supervisor's keyboard: %w", err)
+		}
+		want += "y\r"
+		if _, err := r.expectRead("y\r"); err != nil {
+			return err
+		}
+		time.Sleep(delay)
+		_, reason, err := r.refused(p.ID, wire.Answer{Choice: yes}, http.StatusConflict)
+		if err != nil {
+			return fmt.Errorf("a y %v after the keyboard's: %w", delay, err)
+		}
+		r.note(fmt.Sprintf("late_%dms", delay.Milliseconds()), reason, "a y %v after the keyboard's: 409 (%s)", delay, reason)
+		q, err := r.waitPrompt(fmt.Sprintf("round %d's next question", i+1), waitLong, func(p *wire.Prompt) bool {
+			return newPrompt(seen...)(p) && strings.HasPrefix(p.Question, strings.TrimSuffix(next, " [y/N] "))
+		})
+		if err != nil {
+			return err
+		}
+		seen = append(seen, q)
+		got, _ := r.readSoFar()
+		r.check(got == want, "after a late y (%v) the child read %q, want %q: the answer reached the next question", delay, got, want)
+		if _, err := io.WriteString(r.supIn, "n\r"); err != nil {
+			return fmt.Errorf("type at the supervisor's keyboard: %w", err)
+		}
+		want += "n\r"
+		if _, err := r.expectRead("n\r"); err != nil {
+			return err
+		}
+	}
+	if err := r.finish(2 * len(lateRounds)); err != nil {
+		return err
+	}
+	for _, p := range seen {
+		delivered, _ := r.auditCounts("audit_"+p.ID, p.ID)
+		r.check(delivered == 0, "prompt %s %q has %d answers delivered by Trail Boss, want none", p.ID, p.Question, delivered)
+	}
 	return nil
 }

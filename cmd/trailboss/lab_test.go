@@ -90,7 +90,7 @@ func TestLabCatalogue(t *testing.T) {
 			want = append(want, "QA-014b", "QA-014c")
 		}
 	}
-	want = append(want, "I18-05", "I18-08") // issue 18's, after AtlasBridge's
+	want = append(want, "I18-03", "I18-05", "I18-08") // issue 18's, after AtlasBridge's
 	var got []string
 	for _, s := range labScenarios {
 		got = append(got, s.id)
