@@ -152,7 +152,7 @@ func (s *Store) Close() error { return s.db.Close() }
 
 const columns = `id, harness, pane, tmux_socket, cwd, transcript_path, ended, stuck, reason, detail,
 	summary, since, rank, cooldown_until, dismissed, last_event_at, pane_at, transcript_off, tail_at,
-	transcript_file, transcript_mark`
+	transcript_file, transcript_mark, tmux_pid, pane_pid, agent_pid, agent_start`
 
 // LoadSessions returns every session that has not ended.
 func (s *Store) LoadSessions(ctx context.Context) ([]queue.Session, error) {
@@ -163,16 +163,10 @@ func (s *Store) LoadSessions(ctx context.Context) ([]queue.Session, error) {
 	defer rows.Close()
 	var out []queue.Session
 	for rows.Next() {
-		var q queue.Session
-		var since, cooldown, lastEvent, paneAt, tailAt, file, mark int64
-		if err := rows.Scan(&q.ID, &q.Harness, &q.Pane, &q.TmuxSocket, &q.Cwd, &q.TranscriptPath,
-			&q.Ended, &q.Stuck, &q.Reason, &q.Detail, &q.Summary, &since, &q.Rank, &cooldown,
-			&q.Dismissed, &lastEvent, &paneAt, &q.Offset, &tailAt, &file, &mark); err != nil {
+		q, err := scanSession(rows.Scan)
+		if err != nil {
 			return nil, fmt.Errorf("load sessions: %w", err)
 		}
-		q.Since, q.CooldownUntil, q.LastEventAt = fromNanos(since), fromNanos(cooldown), fromNanos(lastEvent)
-		q.PaneAt, q.TailAt = fromNanos(paneAt), fromNanos(tailAt)
-		q.FileID, q.Mark = uint64(file), uint64(mark)
 		out = append(out, q)
 	}
 	if err := rows.Err(); err != nil {
@@ -183,22 +177,30 @@ func (s *Store) LoadSessions(ctx context.Context) ([]queue.Session, error) {
 
 // LoadSession returns one session, ended or not, or false when it is unknown.
 func (s *Store) LoadSession(ctx context.Context, id string) (queue.Session, bool, error) {
-	var q queue.Session
-	var since, cooldown, lastEvent, paneAt, tailAt, file, mark int64
-	err := s.db.QueryRowContext(ctx, `SELECT `+columns+` FROM sessions WHERE id = ?`, id).Scan(
-		&q.ID, &q.Harness, &q.Pane, &q.TmuxSocket, &q.Cwd, &q.TranscriptPath,
-		&q.Ended, &q.Stuck, &q.Reason, &q.Detail, &q.Summary, &since, &q.Rank, &cooldown,
-		&q.Dismissed, &lastEvent, &paneAt, &q.Offset, &tailAt, &file, &mark)
+	q, err := scanSession(s.db.QueryRowContext(ctx, `SELECT `+columns+` FROM sessions WHERE id = ?`, id).Scan)
 	if errors.Is(err, sql.ErrNoRows) {
 		return queue.Session{}, false, nil
 	}
 	if err != nil {
 		return queue.Session{}, false, fmt.Errorf("load session: %w", err)
 	}
+	return q, true, nil
+}
+
+// scanSession reads one row of columns with scan.
+func scanSession(scan func(dest ...any) error) (queue.Session, error) {
+	var q queue.Session
+	var since, cooldown, lastEvent, paneAt, tailAt, file, mark, agentStart int64
+	if err := scan(&q.ID, &q.Harness, &q.Pane, &q.TmuxSocket, &q.Cwd, &q.TranscriptPath,
+		&q.Ended, &q.Stuck, &q.Reason, &q.Detail, &q.Summary, &since, &q.Rank, &cooldown,
+		&q.Dismissed, &lastEvent, &paneAt, &q.Offset, &tailAt, &file, &mark,
+		&q.Program.TmuxPID, &q.Program.PanePID, &q.Program.AgentPID, &agentStart); err != nil {
+		return queue.Session{}, err
+	}
 	q.Since, q.CooldownUntil, q.LastEventAt = fromNanos(since), fromNanos(cooldown), fromNanos(lastEvent)
 	q.PaneAt, q.TailAt = fromNanos(paneAt), fromNanos(tailAt)
-	q.FileID, q.Mark = uint64(file), uint64(mark)
-	return q, true, nil
+	q.FileID, q.Mark, q.Program.AgentStart = uint64(file), uint64(mark), uint64(agentStart)
+	return q, nil
 }
 
 // SaveSessions writes sessions, and the prompt records that changed with them, in one
@@ -220,7 +222,7 @@ func (s *Store) save(ctx context.Context, sessions []queue.Session, prompts []qu
 	}
 	defer func() { _ = tx.Rollback() }() // a no-op once committed
 	stmt, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO sessions (`+columns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return err
 	}
@@ -230,7 +232,8 @@ func (s *Store) save(ctx context.Context, sessions []queue.Session, prompts []qu
 			q.TranscriptPath, q.Ended, q.Stuck, q.Reason, q.Detail, q.Summary, nanos(q.Since),
 			q.Rank, nanos(q.CooldownUntil), q.Dismissed, nanos(q.LastEventAt), nanos(q.PaneAt),
 			// SQLite integers are signed: the two 64-bit values are stored as their bits.
-			q.Offset, nanos(q.TailAt), int64(q.FileID), int64(q.Mark)); err != nil {
+			q.Offset, nanos(q.TailAt), int64(q.FileID), int64(q.Mark),
+			q.Program.TmuxPID, q.Program.PanePID, q.Program.AgentPID, int64(q.Program.AgentStart)); err != nil {
 			return fmt.Errorf("session %q: %w", q.ID, err)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/daemon/queue"
 )
 
@@ -29,7 +30,8 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 	want := queue.Session{ID: "a", Harness: "claude", Pane: "%3", TmuxSocket: "/tmp/s", Cwd: "/src",
 		TranscriptPath: "/t.jsonl", Stuck: true, Reason: "permission", Detail: "Bash", Summary: "Bash: ls",
 		Since: since, Rank: since.UnixNano(), CooldownUntil: since.Add(time.Minute),
-		LastEventAt: since, PaneAt: since, Offset: 42, TailAt: since}
+		LastEventAt: since, PaneAt: since, Offset: 42, TailAt: since, FileID: 1<<63 + 7, Mark: 1<<64 - 1,
+		Program: adapter.Program{TmuxPID: 100, PanePID: 200, AgentPID: 300, AgentStart: 1<<40 + 5}}
 	ended := queue.Session{ID: "b", Ended: true, LastEventAt: since}
 	if err := s.SaveSessions(ctx, []queue.Session{want, ended}); err != nil {
 		t.Fatal(err)
