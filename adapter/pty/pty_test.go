@@ -85,8 +85,11 @@ printf 'Proceed? (y/n) '; read a`), Settle: settle, Stall: stall, Link: link})
 // confidence, with the erased text in its excerpt.
 func TestErasedPrompt(t *testing.T) {
 	link := newFakeLink()
+	// The prompt is erased 0.1 s after it is drawn: well inside the settle time even when a
+	// loaded machine takes a few hundred ms to start the sleep (seen under stress -c 2 with
+	// the 300 ms settle of the other tests).
 	r := startRun(t, Config{Args: sh(`echo building; printf 'Delete file? (y/n) '; sleep 0.1; printf '\r                  \r'; read a`),
-		Settle: settle, Stall: stall, Link: link})
+		Settle: 4 * settle, Stall: 4 * stall, Link: link})
 	rep := link.reportOf(t, StatePrompt, 5*time.Second)
 	want := yesNo("Delete file? (y/n)", "y", "n")
 	want.LowConfidence = true
