@@ -90,7 +90,7 @@ func (a *API) answerPrompt(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// The daemon says who this is, not the caller: what it said it was is kept as its claim.
-	ans.Claimed, ans.Channel, ans.Actor = ans.Channel, ChannelAPI, actorOf(r)
+	ans.Claimed, ans.Channel, ans.Actor = ans.Channel, ChannelAPI, actorOf(r)+inTmux(r, ans.Client)
 	// The answer is applied whatever becomes of the request: it may be typed already.
 	out, err := a.Deliver.Answer(context.WithoutCancel(r.Context()), id, ans)
 	var refusal *PromptRefusal

@@ -102,6 +102,24 @@ func actorOf(r *http.Request) string {
 	return fmt.Sprintf("uid %d over TCP from %s", uid, from)
 }
 
+// inTmux says, after actorOf, where a caller over the socket that names its tmux client
+// (the popup) runs: in which tmux server, read from its process's ancestry, and the client
+// as it said ("" when it names none).
+func inTmux(r *http.Request, client string) string {
+	if client == "" {
+		return ""
+	}
+	said := "client " + adapter.CleanText(client, 60) + " as it said"
+	p, _ := r.Context().Value(peerKey{}).(*peer)
+	if p == nil || !p.unix || p.cred == nil {
+		return " (" + said + ")"
+	}
+	if server := lineage.TmuxServerOf(int(p.cred.Pid)); server > 0 {
+		return fmt.Sprintf(", in tmux server %d (%s)", server, said)
+	}
+	return " (" + said + ", though it runs in no tmux server)"
+}
+
 // originOf returns what the daemon can tell of the process that sent hook request r from
 // inside the tmux server of tmux (its TMUX value): known only over the unix socket, whose
 // peer credentials name the hook's process while it waits for the answer.

@@ -307,7 +307,7 @@ func (m Model) closeAnswer() Model {
 // send sends answer a, described as what, to r's prompt.
 func (m Model) send(r row, a wire.Answer, what string) (Model, tea.Cmd) {
 	m = m.closeAnswer()
-	a.Channel = "popup"
+	a.Channel, a.Client = "popup", m.client
 	id := r.item.Prompt.ID
 	m.inflight[r.item.SessionID] = id
 	m.notes[r.item.SessionID] = note{prompt: id, text: "… sending " + what, pending: true}

@@ -23,6 +23,7 @@ type Options struct {
 	Daemon Daemon
 	Tmux   Tmux
 	Socket string // the tmux server the popup runs on; items elsewhere cannot be jumped to
+	Client string // the tmux client that opened it, said with each answer for the audit log
 	Styles *Styles
 	// Width and Height are the terminal's size, when known before the program starts: the
 	// first frame is then drawn at the right size instead of waiting for a WindowSizeMsg.
@@ -81,6 +82,8 @@ type Model struct {
 	deliveryOff string
 	offSaid     bool
 
+	client string // the tmux client that opened the popup ("" when not known)
+
 	choice   *client.Item
 	quitting bool
 }
@@ -99,7 +102,7 @@ func New(o Options) Model {
 		st = &s
 	}
 	m := Model{
-		daemon: o.Daemon, tmux: o.Tmux, socket: o.Socket, refresh: o.Refresh, now: o.Now,
+		daemon: o.Daemon, tmux: o.Tmux, socket: o.Socket, client: o.Client, refresh: o.Refresh, now: o.Now,
 		keys: defaultKeymap(), styles: *st, help: help.New(), filter: textinput.New(),
 		width: o.Width, height: o.Height,
 		previews: map[string]preview{}, capturing: map[string]bool{},

@@ -61,7 +61,7 @@ func runPopup(ctx context.Context, e *env, args []string) error {
 	lctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	first := popup.Load(lctx, daemon, n.tmux)
 	cancel()
-	m := popup.New(popup.Options{Daemon: daemon, Tmux: n.tmux, Socket: n.tmux.Socket, Styles: &styles,
+	m := popup.New(popup.Options{Daemon: daemon, Tmux: n.tmux, Socket: n.tmux.Socket, Client: n.client, Styles: &styles,
 		Width: w, Height: h, First: &first})
 	pctx, orphaned := context.WithCancel(ctx)
 	defer orphaned()

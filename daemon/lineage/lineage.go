@@ -198,3 +198,19 @@ func OwnedByUs(info os.FileInfo) bool {
 
 // IsTmux reports whether p is a tmux server process ("tmux: server", or a tmux binary).
 func IsTmux(p Proc) bool { return strings.HasPrefix(p.Comm, "tmux") }
+
+// TmuxServerOf returns the pid of the tmux server process pid runs under (a pane's program,
+// a popup's), or 0 when it runs under none.
+func TmuxServerOf(pid int) int {
+	for p, depth := pid, 0; depth < maxDepth && p > 1; depth++ {
+		proc, err := Read(p)
+		if err != nil {
+			return 0
+		}
+		if IsTmux(proc) && p != pid {
+			return p
+		}
+		p = proc.PPID
+	}
+	return 0
+}

@@ -84,3 +84,17 @@ func TestParseStatTakesANameWithParentheses(t *testing.T) {
 		t.Fatal("a stat line without a name was taken")
 	}
 }
+
+func TestTmuxServerOf(t *testing.T) {
+	fakeProc(t, map[int]Proc{
+		800: {Comm: "trailboss", PPID: 810, Start: 80}, // a popup: sh -c under the server
+		810: {Comm: "sh", PPID: 100, Start: 79},
+		100: {Comm: "tmux: server", PPID: 1, Start: 10},
+		900: {Comm: "trailboss", PPID: 1, Start: 90}, // outside tmux
+	})
+	for pid, want := range map[int]int{800: 100, 900: 0, 100: 0, 999: 0} {
+		if got := TmuxServerOf(pid); got != want {
+			t.Errorf("TmuxServerOf(%d) = %d, want %d", pid, got, want)
+		}
+	}
+}

@@ -56,7 +56,10 @@ type Answer struct {
 	// through the HTTP API as channel "api", with this as what it claimed; only a channel
 	// inside the daemon (the Telegram relay) names itself.
 	Channel string `json:"channel,omitempty"`
-	Nonce   string `json:"nonce,omitempty"` // checked when given
+	// Client is the tmux client the caller says it answers from (the popup's); the audit
+	// log keeps it beside the tmux server the daemon found the caller running in.
+	Client string `json:"client,omitempty"`
+	Nonce  string `json:"nonce,omitempty"` // checked when given
 	// Actor and Claimed are set by the daemon, never read from a request: who the caller is,
 	// and what it said it was.
 	Actor   string `json:"-"`
