@@ -65,6 +65,13 @@ var hookParsers = map[string]hookParser{
 	opencode.Harness: opencode.Parse,
 }
 
+// spawnOrdered are the harnesses whose hooks are started, by one process, in the order of
+// what they tell: Claude Code's, as observed. Their hooks are ordered as they were started
+// (Ingestor.order). Not Codex: its TUI runs notify while its app-server runs the hooks, and
+// ordered by start, a turn's end was lost under load (TestRealCodexTwoTUIs: the turn's
+// notify dated before a PostToolUse applied just before it).
+var spawnOrdered = map[string]bool{claude.Harness: true}
+
 // holdables say, for the harnesses whose payloads may hold for an answer, which do: one
 // whose prompt stays on screen while its sender waits (a Claude Code PermissionRequest, an
 // OpenCode permission or question), never one that blocks its own prompt (Codex's hooks).
@@ -143,7 +150,7 @@ func (in *Ingestor) Hook(ctx context.Context, harness string, body []byte, pane,
 	if socket := evs[0].TmuxSocket; !in.socketOK(socket) {
 		return Ingested{}, refusal("tmux socket %s (from TMUX) does not exist or is not a socket", adapter.CleanText(socket, 200))
 	}
-	if origin.Spawn.Known() {
+	if origin.Spawn.Known() && spawnOrdered[harness] {
 		in.orderMu.Lock() // from the order's check to the apply: a hook started later waits
 		defer in.orderMu.Unlock()
 		in.order(evs, at, origin.Spawn)
@@ -173,7 +180,7 @@ func (in *Ingestor) order(evs []adapter.Event, at time.Time, spawn lineage.Spawn
 	id := evs[0].SessionID
 	last, seen := in.lastHook[id]
 	switch {
-	case seen && spawn.Before(last.spawn) && !at.Before(last.at):
+	case seen && spawn.SameParent(last.spawn) && spawn.Before(last.spawn) && !at.Before(last.at):
 		older := last.at.Add(-time.Microsecond)
 		for i := range evs {
 			if evs[i].At.Equal(at) {
@@ -182,7 +189,7 @@ func (in *Ingestor) order(evs []adapter.Event, at time.Time, spawn lineage.Spawn
 		}
 		in.Log.Debug("hook started before the last one applied: dated before it", "session", id,
 			"event", evs[0].Kind, "stamped", at, "dated", older)
-	case !seen || last.spawn.Before(spawn):
+	case !seen || !spawn.SameParent(last.spawn) || last.spawn.Before(spawn):
 		if in.lastHook == nil || len(in.lastHook) >= maxOrdered {
 			in.lastHook = make(map[string]spawnedHook)
 		}

@@ -37,4 +37,36 @@ func TestAHookStartedEarlierIsDatedEarlier(t *testing.T) {
 	if s := session(t, e, "S"); s.Stuck {
 		t.Fatalf("a prompt started after the failure left it queued: %+v", s)
 	}
+
+	// Started by another process (not the agent that started the others), a hook's start
+	// says nothing of its order: its stamp alone counts.
+	send(failure, stamp.Add(3*time.Second), lineage.Spawn{Start: 400, PID: 60})
+	send(prompt, stamp.Add(3*time.Second+time.Millisecond), lineage.Spawn{Start: 400, PID: 50, Parent: 7})
+	if s := session(t, e, "S"); s.Stuck {
+		t.Fatalf("a prompt started by another process, stamped after the failure, left it queued: %+v", s)
+	}
+}
+
+// TestCodexHooksAreOrderedByTheirStampAlone: Codex's notify (its turn's end) and its hooks
+// are started by two processes (the TUI, the app-server), so their starts do not order
+// them: a turn's end stamped after a PostToolUse is queued, whichever was started first.
+func TestCodexHooksAreOrderedByTheirStampAlone(t *testing.T) {
+	e, _ := newEngine(t)
+	in := &Ingestor{Engine: e, Log: discard, Now: time.Now, SocketExists: func(path string) bool { return path == testSocket }}
+	ctx := context.Background()
+	stamp := time.Now().Add(-time.Minute)
+	send := func(body string, at time.Time, spawn lineage.Spawn) {
+		t.Helper()
+		if _, err := in.Hook(ctx, "codex", []byte(body), "%1", testSocket+",4242,0", at, Origin{Spawn: spawn}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send(`{"session_id":"T","hook_event_name":"UserPromptSubmit","cwd":"/w","prompt":"x"}`, stamp, lineage.Spawn{Start: 100, PID: 10})
+	send(`{"session_id":"T","hook_event_name":"PostToolUse","cwd":"/w","tool_name":"Bash","tool_input":{"command":"touch b"}}`,
+		stamp.Add(10*time.Millisecond), lineage.Spawn{Start: 200, PID: 30})
+	send(`{"type":"agent-turn-complete","thread-id":"T","turn-id":"u","cwd":"/w","client":"codex-tui","input-messages":["x"],"last-assistant-message":"ran it"}`,
+		stamp.Add(12*time.Millisecond), lineage.Spawn{Start: 200, PID: 20})
+	if s := session(t, e, "T"); !s.Stuck || s.Summary != "ran it" {
+		t.Fatalf("Codex's turn end, started before a PostToolUse and stamped after it, was not queued: %+v", s)
+	}
 }

@@ -13,14 +13,17 @@ import (
 // are stamped when they run, and a hook slow to start under load is stamped after one the
 // agent started later. Their spawns still say which came first.
 type Spawn struct {
-	Start uint64
-	PID   int
+	Start  uint64
+	PID    int
+	Parent int // the process that started it: two spawns are in order only within one parent
 }
 
 // Known reports whether s was read.
 func (s Spawn) Known() bool { return s.PID > 0 }
 
 // Before reports whether s was started before t. Two spawns of one process are neither.
+// Spawns of two parents are compared all the same; whether that order means anything is
+// the caller's to know (SameParent).
 func (s Spawn) Before(t Spawn) bool {
 	if s.Start != t.Start {
 		return s.Start < t.Start
@@ -32,6 +35,9 @@ func (s Spawn) Before(t Spawn) bool {
 	d := (t.PID - s.PID + pidMax()) % pidMax()
 	return d < pidMax()/2
 }
+
+// SameParent reports whether s and t were started by one process.
+func (s Spawn) SameParent(t Spawn) bool { return s.Parent == t.Parent }
 
 // Spawned returns the process the agent started for hook process pid: the outermost of
 // pid and the shells (or env) between it and the program that ran it, since a hook
@@ -48,7 +54,7 @@ func Spawned(pid int) (s Spawn, ok bool) {
 		}
 		p = parent
 	}
-	return Spawn{Start: p.Start, PID: p.PID}, true
+	return Spawn{Start: p.Start, PID: p.PID, Parent: p.PPID}, true
 }
 
 var pidMax = sync.OnceValue(func() int {

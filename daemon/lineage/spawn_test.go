@@ -14,7 +14,7 @@ func TestSpawnedIsWhatTheAgentStarted(t *testing.T) {
 	for _, c := range []struct {
 		hook int
 		want Spawn
-	}{{500, Spawn{Start: 40, PID: 400}}, {600, Spawn{Start: 60, PID: 600}}} {
+	}{{500, Spawn{Start: 40, PID: 400, Parent: 300}}, {600, Spawn{Start: 60, PID: 600, Parent: 300}}} {
 		if got, ok := Spawned(c.hook); !ok || got != c.want {
 			t.Errorf("Spawned(%d) = %+v, %v; want %+v", c.hook, got, ok, c.want)
 		}
