@@ -166,7 +166,7 @@ func (w *claudeWorld) touchApproved(pane, file, say string) {
 	// turn this short can be over before the watch reads busy: then from the keypress.
 	ours, from := left, "the keypress"
 	if at, ok := busy(approving); ok {
-		ours, from = gone.Sub(at), "Claude Code turned busy"
+		ours, from = gone.Sub(at), "Claude Code's state file said busy"
 	}
 	w.t.Logf("%sapproval keypress → out of the queue in %v, %v after %s", say, left.Round(time.Millisecond), ours.Round(time.Millisecond), from)
 	if ours > time.Second {

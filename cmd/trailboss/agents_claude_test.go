@@ -166,18 +166,21 @@ func (w *claudeWorld) busyAt(id string) (time.Time, bool) {
 }
 
 // watchBusy watches the state file of the session on pane from now on, for a short turn
-// whose busy state may be over before anyone asks; stop returns the first moment after
-// since that the file said it turned busy, or false when it was not seen busy since then.
+// whose busy state may be over before anyone asks; stop returns when the file first said,
+// at or after since, that the session turned busy: the later of its own stamp and the moment
+// the watch read it (Claude Code stamps its state before it writes it, and on a loaded
+// machine it was seen to write it 2 s after its stamp). false when it was not seen busy.
 func (w *claudeWorld) watchBusy(pane string) (stop func(since time.Time) (time.Time, bool)) {
 	w.t.Helper()
 	id := w.waitSession(pane, "the session", time.Second)
-	done, seen := make(chan struct{}), make(chan []time.Time, 1)
+	type reading struct{ stamp, seen time.Time }
+	done, seen := make(chan struct{}), make(chan []reading, 1)
 	go func() {
-		var stamps []time.Time
-		defer func() { seen <- stamps }()
+		var readings []reading
+		defer func() { seen <- readings }()
 		for {
-			if at, ok := w.busyAt(id); ok && (len(stamps) == 0 || !at.Equal(stamps[len(stamps)-1])) {
-				stamps = append(stamps, at)
+			if at, ok := w.busyAt(id); ok && (len(readings) == 0 || !at.Equal(readings[len(readings)-1].stamp)) {
+				readings = append(readings, reading{stamp: at, seen: time.Now()})
 			}
 			select {
 			case <-done:
@@ -188,9 +191,12 @@ func (w *claudeWorld) watchBusy(pane string) (stop func(since time.Time) (time.T
 	}()
 	return func(since time.Time) (time.Time, bool) {
 		close(done)
-		for _, at := range <-seen {
-			if !at.Before(since.Truncate(time.Millisecond)) {
-				return at, true
+		for _, r := range <-seen {
+			if !r.stamp.Before(since.Truncate(time.Millisecond)) {
+				if r.seen.After(r.stamp) {
+					return r.seen, true
+				}
+				return r.stamp, true
 			}
 		}
 		return time.Time{}, false
