@@ -133,18 +133,6 @@ func (w *claudeWorld) startClaude() string {
 	return pane
 }
 
-// busySince returns when the Claude Code session on pane last turned busy, as its state
-// file (<config>/sessions/<pid>.json) says; it fails the test when no file says so.
-func (w *claudeWorld) busySince(pane string) time.Time {
-	w.t.Helper()
-	id := w.waitSession(pane, "the session", time.Second)
-	if at, ok := w.busyAt(id); ok {
-		return at
-	}
-	w.t.Fatalf("no state file of session %s says busy", id)
-	return time.Time{}
-}
-
 // busyAt returns when the state file of session id says it turned busy, if it says busy.
 func (w *claudeWorld) busyAt(id string) (time.Time, bool) {
 	files, _ := filepath.Glob(filepath.Join(w.home, ".claude", "sessions", "*.json"))
@@ -378,16 +366,23 @@ func realClaudeCode(t *testing.T, cc claudeSetup) {
 	// (A bare sleep runs without asking: Claude Code allows read-only commands.)
 	w.typeLine(pane, "run sleep 8 && touch "+w.asking("slept.txt"))
 	w.waitItem(pane, "the long command's permission", 15*time.Second, isPermission)
+	busy := w.watchBusy(pane)
+	approving := time.Now()
 	w.approve(pane)
 	approvedAt := time.Now()
 	left := w.waitGone(pane, "the approved long command to leave the queue", 5*time.Second)
-	// Ours is the time from Claude Code taking the key (its state file turns busy) to the
-	// queue: on a loaded machine Claude Code itself may take a while to read the key.
-	busyAt := w.busySince(pane)
-	ours := approvedAt.Add(left).Sub(busyAt)
-	t.Logf("approved long command → out of the queue in %v after the keypress, %v after Claude Code turned busy", left, ours)
+	gone := time.Now()
+	// Ours is the time from Claude Code taking the key (its state file says busy) to the
+	// queue: on a loaded machine Claude Code itself may take a while to read the key, and
+	// to write the state it stamped.
+	busyAt, ok := busy(approving)
+	if !ok {
+		t.Fatal("Claude Code's state file never said busy after the approval")
+	}
+	ours := gone.Sub(busyAt)
+	t.Logf("approved long command → out of the queue in %v after the keypress, %v after Claude Code's state file said busy", left, ours)
 	if ours > time.Second {
-		t.Errorf("the approved command left the queue %v after Claude Code turned busy, want ≤ 1 s", ours)
+		t.Errorf("the approved command left the queue %v after Claude Code's state file said busy, want ≤ 1 s", ours)
 	}
 	w.staysGone(pane, "while the approved command runs", 5*time.Second)
 	w.waitItem(pane, "the long command's turn end", 20*time.Second, isStopped)
