@@ -288,7 +288,11 @@ func realClaudeCode(t *testing.T, cc claudeSetup) {
 
 	// A finished turn is queued, with the agent's last words.
 	w.typeLine(pane, "say hi")
-	it, took := w.waitItem(pane, "the finished turn", 15*time.Second, isStopped)
+	// The live state can queue the turn's end a moment before the Stop hook brings its
+	// words (seen under stress -c 2): the item is read once it has them.
+	it, took := w.waitItem(pane, "the finished turn, with its words", 15*time.Second, func(it client.Item) bool {
+		return isStopped(it) && it.Summary != ""
+	})
 	if it.Summary != "hi from the fake model" || it.Harness != "claude" {
 		t.Fatalf("finished turn: %+v", it)
 	}

@@ -34,7 +34,12 @@ func realClaudeCodeTextAnsweredAtTheStop(t *testing.T, cc claudeSetup) {
 	// machine can see the stop later than that, so up to three turns are tried.
 	const early = 200 * time.Millisecond
 	for turn := 1; ; turn++ {
-		it, p := w.waitPrompt(pane, "the turn's end, waiting for text", wire.KindFreeText, 20*time.Second)
+		// With its words: the live state can queue the turn's end a moment before the Stop
+		// hook brings them, and the record made then gives way to the one with the words.
+		it, _ := w.waitItem(pane, "the turn's end, waiting for text, with its words", 20*time.Second, func(it client.Item) bool {
+			return it.Prompt != nil && it.Prompt.Kind == wire.KindFreeText && it.Prompt.Question != ""
+		})
+		p := it.Prompt
 		after := time.Since(it.Since)
 		text := fmt.Sprintf("say hi once more %d", turn)
 		got, err := w.answer(p.ID, wire.Answer{Text: text})
