@@ -14,15 +14,8 @@ import (
 // queued. A prompt started after the stop (a new turn) takes it out as before.
 func TestAHookStartedEarlierIsDatedEarlier(t *testing.T) {
 	e, _ := newEngine(t)
-	in := &Ingestor{Engine: e, Log: discard, Now: time.Now, SocketExists: func(path string) bool { return path == testSocket }}
-	ctx := context.Background()
+	send := hookSender(t, e, "claude")
 	stamp := time.Now().Add(-time.Minute)
-	send := func(body string, at time.Time, spawn lineage.Spawn) {
-		t.Helper()
-		if _, err := in.Hook(ctx, "claude", []byte(body), "%1", testSocket+",4242,0", at, Origin{Spawn: spawn}); err != nil {
-			t.Fatal(err)
-		}
-	}
 	prompt := hookBody("S", "UserPromptSubmit", `"prompt":"go"`)
 	failure := hookBody("S", "StopFailure", `"error":"400 bad request"`)
 
@@ -52,15 +45,8 @@ func TestAHookStartedEarlierIsDatedEarlier(t *testing.T) {
 // them: a turn's end stamped after a PostToolUse is queued, whichever was started first.
 func TestCodexHooksAreOrderedByTheirStampAlone(t *testing.T) {
 	e, _ := newEngine(t)
-	in := &Ingestor{Engine: e, Log: discard, Now: time.Now, SocketExists: func(path string) bool { return path == testSocket }}
-	ctx := context.Background()
+	send := hookSender(t, e, "codex")
 	stamp := time.Now().Add(-time.Minute)
-	send := func(body string, at time.Time, spawn lineage.Spawn) {
-		t.Helper()
-		if _, err := in.Hook(ctx, "codex", []byte(body), "%1", testSocket+",4242,0", at, Origin{Spawn: spawn}); err != nil {
-			t.Fatal(err)
-		}
-	}
 	send(`{"session_id":"T","hook_event_name":"UserPromptSubmit","cwd":"/w","prompt":"x"}`, stamp, lineage.Spawn{Start: 100, PID: 10})
 	send(`{"session_id":"T","hook_event_name":"PostToolUse","cwd":"/w","tool_name":"Bash","tool_input":{"command":"touch b"}}`,
 		stamp.Add(10*time.Millisecond), lineage.Spawn{Start: 200, PID: 30})
@@ -68,5 +54,17 @@ func TestCodexHooksAreOrderedByTheirStampAlone(t *testing.T) {
 		stamp.Add(12*time.Millisecond), lineage.Spawn{Start: 200, PID: 20})
 	if s := session(t, e, "T"); !s.Stuck || s.Summary != "ran it" {
 		t.Fatalf("Codex's turn end, started before a PostToolUse and stamped after it, was not queued: %+v", s)
+	}
+}
+
+// hookSender returns a function that ingests a hook payload of harness from pane %1,
+// stamped at and started at spawn, as the daemon takes one over its socket.
+func hookSender(t *testing.T, e *Engine, harness string) func(body string, at time.Time, spawn lineage.Spawn) {
+	in := &Ingestor{Engine: e, Log: discard, Now: time.Now, SocketExists: func(path string) bool { return path == testSocket }}
+	return func(body string, at time.Time, spawn lineage.Spawn) {
+		t.Helper()
+		if _, err := in.Hook(context.Background(), harness, []byte(body), "%1", testSocket+",4242,0", at, Origin{Spawn: spawn}); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
