@@ -165,7 +165,7 @@ func (w *claudeWorld) touchApproved(pane, file, say string) {
 	// queue: on a loaded machine Claude Code itself may take a while to read the key. A
 	// turn this short can be over before the watch reads busy: then from the keypress.
 	ours, from := left, "the keypress"
-	if at, ok := busy(approving); ok {
+	if at, ok, _ := busy(approving); ok {
 		ours, from = gone.Sub(at), "Claude Code's state file said busy"
 	}
 	w.t.Logf("%sapproval keypress → out of the queue in %v, %v after %s", say, left.Round(time.Millisecond), ours.Round(time.Millisecond), from)

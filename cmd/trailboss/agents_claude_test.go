@@ -4,7 +4,9 @@ package main
 // be in, and what the queue says about each.
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -133,8 +135,16 @@ func (w *claudeWorld) startClaude() string {
 	return pane
 }
 
-// busyAt returns when the state file of session id says it turned busy, if it says busy.
-func (w *claudeWorld) busyAt(id string) (time.Time, bool) {
+// claudeState is one reading of a session's state file: its status and when it was stamped,
+// or why the file could not be read as that session's.
+type claudeState struct {
+	status  string
+	stamp   time.Time
+	problem string
+}
+
+// stateOf reads the state file of session id.
+func (w *claudeWorld) stateOf(id string) claudeState {
 	files, _ := filepath.Glob(filepath.Join(w.home, ".claude", "sessions", "*.json"))
 	for _, f := range files {
 		b, err := os.ReadFile(f)
@@ -146,30 +156,45 @@ func (w *claudeWorld) busyAt(id string) (time.Time, bool) {
 			Status          string `json:"status"`
 			StatusUpdatedAt int64  `json:"statusUpdatedAt"`
 		}
-		if json.Unmarshal(b, &st) == nil && st.SessionID == id && st.Status == "busy" && st.StatusUpdatedAt > 0 {
-			return time.UnixMilli(st.StatusUpdatedAt), true
+		if err := json.Unmarshal(b, &st); err != nil {
+			// Claude Code rewrites the file in place: a read can meet it half written.
+			if bytes.Contains(b, []byte(id)) {
+				return claudeState{problem: err.Error()}
+			}
+			continue
+		}
+		if st.SessionID == id {
+			return claudeState{status: st.Status, stamp: time.UnixMilli(st.StatusUpdatedAt)}
 		}
 	}
-	return time.Time{}, false
+	return claudeState{problem: "no state file"}
 }
 
 // watchBusy watches the state file of the session on pane from now on, for a short turn
 // whose busy state may be over before anyone asks; stop returns when the file first said,
-// at or after since, that the session turned busy: the later of its own stamp and the moment
-// the watch read it (Claude Code stamps its state before it writes it, and on a loaded
-// machine it was seen to write it 2 s after its stamp). false when it was not seen busy.
-func (w *claudeWorld) watchBusy(pane string) (stop func(since time.Time) (time.Time, bool)) {
+// at or after since, that the session turned busy: the later of its own stamp and the last
+// read before that did not say so (Claude Code stamps its state before it writes it, and on
+// a loaded machine it was seen to write it 2 s after its stamp). false when it was not seen
+// busy, with what the watch read instead.
+func (w *claudeWorld) watchBusy(pane string) (stop func(since time.Time) (at time.Time, ok bool, read string)) {
 	w.t.Helper()
 	id := w.waitSession(pane, "the session", time.Second)
-	type reading struct{ stamp, seen time.Time }
+	type reading struct {
+		claudeState
+		seen time.Time
+	}
 	done, seen := make(chan struct{}), make(chan []reading, 1)
 	go func() {
 		var readings []reading
 		defer func() { seen <- readings }()
 		for {
-			if at, ok := w.busyAt(id); ok && (len(readings) == 0 || !at.Equal(readings[len(readings)-1].stamp)) {
-				readings = append(readings, reading{stamp: at, seen: time.Now()})
+			// Read before looking at done, so that the state at stop is read too: on a
+			// loaded machine this goroutine can sleep through the whole busy moment.
+			st := w.stateOf(id)
+			if len(readings) == 0 || readings[len(readings)-1].claudeState != st {
+				readings = append(readings, reading{claudeState: st})
 			}
+			readings[len(readings)-1].seen = time.Now()
 			select {
 			case <-done:
 				return
@@ -177,17 +202,25 @@ func (w *claudeWorld) watchBusy(pane string) (stop func(since time.Time) (time.T
 			}
 		}
 	}()
-	return func(since time.Time) (time.Time, bool) {
+	return func(since time.Time) (time.Time, bool, string) {
 		close(done)
+		var read []string
+		var before time.Time // the last read that did not say busy
 		for _, r := range <-seen {
-			if !r.stamp.Before(since.Truncate(time.Millisecond)) {
-				if r.seen.After(r.stamp) {
-					return r.seen, true
+			if r.status == "busy" && !r.stamp.Before(since.Truncate(time.Millisecond)) {
+				if before.After(r.stamp) {
+					return before, true, ""
 				}
-				return r.stamp, true
+				return r.stamp, true, ""
+			}
+			before = r.seen
+			if r.problem != "" {
+				read = append(read, fmt.Sprintf("%s until %s", r.problem, r.seen.Format("15:04:05.000")))
+			} else {
+				read = append(read, fmt.Sprintf("%s stamped %s until %s", r.status, r.stamp.Format("15:04:05.000"), r.seen.Format("15:04:05.000")))
 			}
 		}
-		return time.Time{}, false
+		return time.Time{}, false, fmt.Sprintf("asked from %s, read %s", since.Format("15:04:05.000"), strings.Join(read, "; "))
 	}
 }
 
@@ -379,9 +412,9 @@ func realClaudeCode(t *testing.T, cc claudeSetup) {
 	// Ours is the time from Claude Code taking the key (its state file says busy) to the
 	// queue: on a loaded machine Claude Code itself may take a while to read the key, and
 	// to write the state it stamped.
-	busyAt, ok := busy(approving)
+	busyAt, ok, read := busy(approving)
 	if !ok {
-		t.Fatal("Claude Code's state file never said busy after the approval")
+		t.Fatalf("Claude Code's state file never said busy after the approval (%s)", read)
 	}
 	ours := gone.Sub(busyAt)
 	t.Logf("approved long command → out of the queue in %v after the keypress, %v after Claude Code's state file said busy", left, ours)
