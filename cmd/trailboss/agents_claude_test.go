@@ -187,17 +187,24 @@ func (w *claudeWorld) watchBusy(pane string) (stop func(since time.Time) (at tim
 	go func() {
 		var readings []reading
 		defer func() { seen <- readings }()
-		for {
-			// Read before looking at done, so that the state at stop is read too: on a
-			// loaded machine this goroutine can sleep through the whole busy moment.
+		for stopping := false; ; {
+			select {
+			case <-done:
+				stopping = true
+			default:
+			}
+			// One read after stop too: on a loaded machine this goroutine can sleep
+			// through a whole busy moment, or past the write the daemon has just read.
 			st := w.stateOf(id)
 			if len(readings) == 0 || readings[len(readings)-1].claudeState != st {
 				readings = append(readings, reading{claudeState: st})
 			}
 			readings[len(readings)-1].seen = time.Now()
+			if stopping {
+				return
+			}
 			select {
 			case <-done:
-				return
 			case <-time.After(5 * time.Millisecond):
 			}
 		}
