@@ -85,6 +85,12 @@ func liveEvent(s queue.Session, v liveView, st claude.LiveState) (adapter.Event,
 		return ev, true
 	case claude.LiveIdle, claude.LiveShell:
 		switch {
+		case answered && s.Reason == adapter.ReasonPermission && endedAfter(s, v.tail):
+			// The dialog was answered and the turn went on to its end, too fast for the
+			// busy between to be read (under load a read missed it): a new stop, not Esc.
+			stop := stuckFromTail(s, v.rec, *v.tail)
+			stop.At, stop.By = st.At, v.turnBy
+			return stop, true
 		case answered && s.Reason == adapter.ReasonPermission:
 			return refused(s, v.rec, st.At), true
 		case !s.Stuck && (v.prev.Status == claude.LiveBusy || v.prev.Status == claude.LiveWaiting):
@@ -122,6 +128,13 @@ func liveEvent(s queue.Session, v liveView, st claude.LiveState) (adapter.Event,
 		return ev, true
 	}
 	return adapter.Event{}, false
+}
+
+// endedAfter reports whether tail, the last conversation line of s's transcript, says its
+// turn ended after s got stuck, with words: what Claude Code writes when the turn went on
+// past the dialog s waits on. A dialog dismissed (Esc, No) ends with an interrupt marker.
+func endedAfter(s queue.Session, tail *claude.Line) bool {
+	return tail != nil && tail.State == claude.TailWaiting && !tail.Interrupt && tail.Text != "" && tail.At.After(s.Since)
 }
 
 // liveWordsOnly reports whether stuck session s has only the words the live state gave it
@@ -385,12 +398,22 @@ func (l *LiveStates) apply(ctx context.Context, s queue.Session, st claude.LiveS
 	if st.Status == claude.LiveWaiting && v.call == nil {
 		v.call = transcriptCall(l.Engine, s) // without hooks, the call is in the transcript
 	}
-	if (st.Status == claude.LiveIdle || st.Status == claude.LiveShell) && !s.Stuck {
+	if (st.Status == claude.LiveIdle || st.Status == claude.LiveShell) && (!s.Stuck || s.Reason == adapter.ReasonPermission) {
 		v.tail, v.turnBy = turnEnd(s.TranscriptPath)
 	}
 	ev, ok := liveEvent(s, v, st)
 	if !ok {
 		return
+	}
+	if s.Stuck && s.Reason == adapter.ReasonPermission && ev.Kind == adapter.KindStuck && ev.Reason == adapter.ReasonStopped &&
+		ev.Detail != DetailRefused && ev.Detail != DetailDenied {
+		// Answered, then stopped: out of the queue first, so that the stop takes a place of
+		// its own rather than the dialog's.
+		answered := adapter.Event{Harness: s.Harness, SessionID: s.ID, Kind: adapter.KindUnstuck, By: adapter.ByHuman, At: ev.At}
+		if _, err := l.Engine.Ingest(ctx, answered); err != nil {
+			l.Log.Warn("apply Claude Code state", "session", s.ID, "err", err)
+			return
+		}
 	}
 	if _, err := l.Engine.Ingest(ctx, ev); err != nil {
 		l.Log.Warn("apply Claude Code state", "session", s.ID, "err", err)

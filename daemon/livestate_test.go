@@ -91,6 +91,8 @@ func TestLiveEventSince2332(t *testing.T) {
 		return claude.LiveState{SessionID: "S", Status: status, At: at(sec)}
 	}
 	turnTail := &claude.Line{Conversation: true, State: claude.TailWaiting, Text: "hi there", At: at(11)}
+	oldTail := &claude.Line{Conversation: true, State: claude.TailWaiting, Text: "hi there", At: at(9)}
+	interrupted := &claude.Line{Conversation: true, State: claude.TailWaiting, Interrupt: true, Detail: claude.DetailInterrupted, At: at(11)}
 	tests := []struct {
 		name string
 		s    queue.Session
@@ -123,6 +125,9 @@ func TestLiveEventSince2332(t *testing.T) {
 		{"without hooks, a turn no one says who began is its operator's", working, liveView{prev: busy, tail: turnTail}, idle(claude.LiveIdle, 12), "stuck/stopped/ hi there by human"},
 		{"with hooks, the prompt's hook said who", working, liveView{prev: busy, tail: turnTail, hooked: true}, idle(claude.LiveIdle, 12), "stuck/stopped/ hi there by "},
 		{"a dialog answered", byHook, liveView{hooked: true}, idle(claude.LiveBusy, 12), "unstuck// by human"},
+		{"a dialog answered, its turn over before busy was read", byHook, liveView{hooked: true, tail: turnTail}, idle(claude.LiveIdle, 12), "stuck/stopped/ hi there"},
+		{"a dialog dismissed: the turn's end is from before it", byHook, liveView{hooked: true, tail: oldTail}, idle(claude.LiveIdle, 12), "stuck/stopped/refused refused with Esc: Bash: make"},
+		{"a dialog dismissed: an interrupt marker", byHook, liveView{hooked: true, tail: interrupted}, idle(claude.LiveIdle, 12), "stuck/stopped/refused refused with Esc: Bash: make"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -231,5 +236,52 @@ func TestLiveStatesRun(t *testing.T) {
 				t.Fatal("A ended with B's process")
 			}
 		})
+	}
+}
+
+// TestAnsweredDialogWhoseTurnEndedTakesAPlaceOfItsOwn: a dialog answered and a turn over
+// so fast that the busy between was never read (seen under stress -c 2: a plan approved,
+// the fake model's reply at once) is a new stop, in a place of its own; not an Esc.
+func TestAnsweredDialogWhoseTurnEndedTakesAPlaceOfItsOwn(t *testing.T) {
+	e, _ := newEngine(t)
+	cfg := t.TempDir()
+	states, projects := filepath.Join(cfg, "sessions"), filepath.Join(cfg, "projects", "-w")
+	for _, dir := range []string{states, projects} {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	asked := time.Now().Add(-2 * time.Second).Truncate(time.Millisecond)
+	ev := event("A", adapter.KindStuck, asked, "%1")
+	ev.Reason, ev.Detail, ev.Summary = adapter.ReasonPermission, "plan", "plan: 1. Read the code"
+	ev.TranscriptPath = filepath.Join(projects, "A.jsonl")
+	ingest(t, e, ev)
+	ended := asked.Add(time.Second)
+	line := fmt.Sprintf(`{"type":"assistant","timestamp":%q,"message":{"content":[{"type":"text","text":"done: the plan is in"}],"stop_reason":"end_turn"}}`+"\n",
+		ended.UTC().Format(time.RFC3339Nano))
+	if err := os.WriteFile(ev.TranscriptPath, []byte(line), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	idleAt := ended.Add(10 * time.Millisecond)
+	writeState(t, states, 100, "A", claude.LiveIdle, idleAt)
+
+	l := &LiveStates{Engine: e, Sweep: 50 * time.Millisecond, Log: discard}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- l.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		s, _ := e.Session("A")
+		if s.Stuck && s.Reason == adapter.ReasonStopped {
+			if s.Detail == DetailRefused || s.Summary != "done: the plan is in" || !s.Since.Equal(idleAt) {
+				t.Fatalf("the answered dialog's turn end: %+v, want a stop with its words since %v", s, idleAt)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the turn's end was not queued: %+v", s)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }

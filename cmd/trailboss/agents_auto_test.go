@@ -152,8 +152,7 @@ func (w *claudeWorld) permissionFor(pane, command string, afterOffer bool) time.
 // within 1 s, the turn's end queued, the file there. The figures are logged after say.
 func (w *claudeWorld) touchApproved(pane, file, say string) {
 	w.t.Helper()
-	w.typeLine(pane, "run touch "+file)
-	w.waitGone(pane, "the prompt to take the item out", 5*time.Second)
+	w.submit(pane, "run touch "+file)
 	lag := w.permissionFor(pane, "touch "+file, w.throughTheOffer(pane))
 	w.t.Logf("%spermission → queued with its command %v after its dialog opened", say, lag.Round(time.Millisecond))
 	busy := w.watchBusy(pane)
@@ -197,8 +196,7 @@ func TestRealClaudeCodeAutoMode(t *testing.T) {
 
 	// Two dialogs in one turn, each with its own command.
 	a, b := filepath.Join(w.home, "a.txt"), filepath.Join(w.home, "b.txt")
-	w.typeLine(pane, "twice touch "+a+" ; touch "+b)
-	w.waitGone(pane, "the prompt to take the item out", 5*time.Second)
+	w.submit(pane, "twice touch "+a+" ; touch "+b)
 	lag = w.permissionFor(pane, "touch "+a, w.throughTheOffer(pane))
 	w.approveNoFirst(pane)
 	w.waitScreen(pane, `Second of two`, 20*time.Second)
@@ -273,8 +271,7 @@ func TestRealClaudeCodeAutoModeWithoutHooks(t *testing.T) {
 	w.touchApproved(pane, filepath.Join(w.home, "nohooks.txt"), "without hooks (the command from the transcript): ")
 
 	// A Claude Code that was there before the daemon: found, and its finished turn queued.
-	w.typeLine(pane, "say hi again")
-	w.waitGone(pane, "the prompt to take the item out", 5*time.Second)
+	w.submit(pane, "say hi again")
 	w.stopDaemon()
 	w.waitScreen(pane, `(?s)say hi again.*hi from the fake model`, 20*time.Second)
 	started := time.Now()

@@ -231,6 +231,29 @@ func (w *claudeWorld) watchBusy(pane string) (stop func(since time.Time) (at tim
 	}
 }
 
+// submit types prompt into the Claude Code in pane and waits until the prompt takes its
+// item out of the queue: within 1 s of Claude Code's state file saying busy. Under stress -c 2
+// Claude Code was seen to write its state and its transcript 5 s after it drew the prompt
+// submitted: before that, the daemon has nothing to go on.
+func (w *claudeWorld) submit(pane, prompt string) {
+	w.t.Helper()
+	busy := w.watchBusy(pane)
+	typing := time.Now()
+	w.typeLine(pane, prompt)
+	left := w.waitGone(pane, "the prompt to take the item out", 20*time.Second)
+	gone := time.Now()
+	at, ok, read := busy(typing)
+	if !ok {
+		// A turn can be past busy (at a dialog, or over) before the watch reads it: the
+		// prompt took the item out all the same.
+		w.t.Logf("prompt → out of the queue in %v; the state file was not seen busy (%s)", left.Round(time.Millisecond), read)
+		return
+	}
+	if ours := gone.Sub(at); ours > time.Second {
+		w.t.Errorf("the prompt took the item out %v after Claude Code's state file said busy, want ≤ 1 s", ours)
+	}
+}
+
 // waitSession waits until a session is bound to pane, and returns its id.
 func (w *agentWorld) waitSession(pane, what string, timeout time.Duration) string {
 	w.t.Helper()
@@ -348,8 +371,7 @@ func realClaudeCode(t *testing.T, cc claudeSetup) {
 
 	// A new prompt takes it out while the model works (a slow stream); Esc mid-turn puts it
 	// back, as interrupted.
-	w.typeLine(pane, "slow")
-	w.waitGone(pane, "the new prompt to dequeue", 5*time.Second)
+	w.submit(pane, "slow")
 	w.waitScreen(pane, `esc to interrupt`, 10*time.Second)
 	time.Sleep(time.Second) // well into the slow stream
 	w.keys(pane, "Escape")
