@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/trailboss/trailboss/daemon/telegram/telegramtest"
 	"github.com/trailboss/trailboss/daemon/wire"
+	faketelegram "github.com/trailboss/trailboss/testscripts/fakeapi/telegram"
 )
 
 // TestRealClaudeCodeAllowedFromThePhone: with the Telegram relay on (which turns holding
@@ -25,7 +25,7 @@ func TestRealClaudeCodeAllowedFromThePhone(t *testing.T) {
 
 func realClaudeCodeAllowedFromThePhone(t *testing.T, cc claudeSetup) {
 	w := newClaudeWorld(t, cc)
-	bot, err := telegramtest.Start(scriptToken)
+	bot, err := faketelegram.Start(scriptToken)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func realClaudeCodeAllowedFromThePhone(t *testing.T, cc claudeSetup) {
 	if !cc.auto {
 		w.waitHeld("the PermissionRequest hook to hold", p.ID, 10*time.Second)
 	}
-	var msg telegramtest.Message
+	var msg faketelegram.Message
 	if err := bot.Wait(5*time.Second, func() bool {
 		for _, m := range bot.Messages() {
 			for _, k := range m.Keys() {
@@ -107,7 +107,7 @@ func realClaudeCodeAllowedFromThePhone(t *testing.T, cc claudeSetup) {
 	w.waitScreen(pane, `Which colour\?`, 15*time.Second)
 	_, q := w.waitPrompt(pane, "the question's prompt", wire.KindChoice, 15*time.Second)
 	w.waitHeld("the hook to hold for the question", q.ID, 10*time.Second)
-	var qmsg telegramtest.Message
+	var qmsg faketelegram.Message
 	if err := bot.Wait(5*time.Second, func() bool {
 		for _, m := range bot.Messages() {
 			for _, k := range m.Keys() {

@@ -30,8 +30,8 @@ import (
 
 	"github.com/trailboss/trailboss/adapter/prompt"
 	"github.com/trailboss/trailboss/daemon/client"
-	"github.com/trailboss/trailboss/daemon/telegram/telegramtest"
 	"github.com/trailboss/trailboss/daemon/wire"
+	faketelegram "github.com/trailboss/trailboss/testscripts/fakeapi/telegram"
 )
 
 // labStall is the supervisor's --stall in the scenarios that do not test it: longer than
@@ -68,7 +68,7 @@ type rig struct {
 	addr     string // the daemon's
 	tap      *labTap
 	c        *client.Client
-	bot      *telegramtest.Server // the fake Bot API, for the Telegram scenarios
+	bot      *faketelegram.Server // the fake Bot API, for the Telegram scenarios
 
 	daemon     *exec.Cmd
 	daemonDone chan struct{}

@@ -1,7 +1,7 @@
 package main
 
 // The Prompt Lab's Telegram scenarios, QA-010 … QA-015 (and QA-016 and QA-017 with the
-// phone too): the rig starts a fake Bot API (daemon/telegram/telegramtest) in the lab's
+// phone too): the rig starts a fake Bot API (testscripts/fakeapi/telegram) in the lab's
 // own process and configures the daemon's relay to use it; the lab then plays the phone —
 // it reads the messages the relay sent, taps their buttons and sends texts — and checks
 // what reached the child.
@@ -15,8 +15,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/trailboss/trailboss/daemon/telegram/telegramtest"
 	"github.com/trailboss/trailboss/daemon/wire"
+	faketelegram "github.com/trailboss/trailboss/testscripts/fakeapi/telegram"
 )
 
 // The lab's bot, chat and users.
@@ -33,7 +33,7 @@ const (
 // setUpTelegram starts the fake Bot API and writes the relay's config: the token file
 // (mode 0600) and [telegram] in config.toml.
 func (r *rig) setUpTelegram() error {
-	bot, err := telegramtest.Start(labBotToken)
+	bot, err := faketelegram.Start(labBotToken)
 	if err != nil {
 		return err
 	}
@@ -56,8 +56,8 @@ func (r *rig) setUpTelegram() error {
 
 // phoneMessage waits for the relay's message showing prompt p (its buttons carry p's id;
 // a prompt without buttons is found by its question) and returns it.
-func (r *rig) phoneMessage(p *wire.Prompt, timeout time.Duration) (telegramtest.Message, error) {
-	var got telegramtest.Message
+func (r *rig) phoneMessage(p *wire.Prompt, timeout time.Duration) (faketelegram.Message, error) {
+	var got faketelegram.Message
 	err := r.bot.Wait(timeout, func() bool {
 		for _, m := range r.bot.Messages() {
 			if m.ReplyTo != 0 {
@@ -84,14 +84,14 @@ func (r *rig) phoneMessage(p *wire.Prompt, timeout time.Duration) (telegramtest.
 
 // sentWithin checks that message m went out within limit of prompt p's record, and notes
 // the delay under key.
-func (r *rig) sentWithin(key string, m telegramtest.Message, p *wire.Prompt, limit time.Duration) {
+func (r *rig) sentWithin(key string, m faketelegram.Message, p *wire.Prompt, limit time.Duration) {
 	d := m.SentAt.Sub(r.recordedAt(p.ID))
 	r.note(key, ms(d), "the message reached the phone %d ms after the prompt was recorded (limit %d ms)", ms(d), ms(limit))
 	r.check(d <= limit, "the message for prompt %s reached the phone %d ms after its record, more than %d ms", p.ID, ms(d), ms(limit))
 }
 
 // button returns the callback data of m's button for choice key.
-func button(m telegramtest.Message, key string) (string, error) {
+func button(m faketelegram.Message, key string) (string, error) {
 	for _, k := range m.Keys() {
 		if strings.HasSuffix(k, ":"+key) {
 			return k, nil
@@ -102,7 +102,7 @@ func button(m telegramtest.Message, key string) (string, error) {
 
 // press presses m's button for key as user and waits for the relay's answerCallbackQuery;
 // it returns the update, the text shown to the user and when the tap was made.
-func (r *rig) press(user int64, m telegramtest.Message, key string) (update int64, ack string, at time.Time, err error) {
+func (r *rig) press(user int64, m faketelegram.Message, key string) (update int64, ack string, at time.Time, err error) {
 	data, err := button(m, key)
 	if err != nil {
 		return 0, "", at, err
@@ -115,7 +115,7 @@ func (r *rig) press(user int64, m telegramtest.Message, key string) (update int6
 
 // acked waits for the relay's answer to callback query cb and returns its text.
 func (r *rig) acked(cb string) (string, error) {
-	var a telegramtest.CallbackAnswer
+	var a faketelegram.CallbackAnswer
 	err := r.bot.Wait(10*time.Second, func() bool {
 		var ok bool
 		a, ok = r.bot.CallbackAnswer(cb)
@@ -128,9 +128,9 @@ func (r *rig) acked(cb string) (string, error) {
 }
 
 // edited waits for message id to be edited to say what matches re, its buttons gone.
-func (r *rig) edited(id int64, re string, timeout time.Duration) (telegramtest.Message, error) {
+func (r *rig) edited(id int64, re string, timeout time.Duration) (faketelegram.Message, error) {
 	rx := regexp.MustCompile(re)
-	var got telegramtest.Message
+	var got faketelegram.Message
 	err := r.bot.Wait(timeout, func() bool {
 		got, _ = r.bot.Message(id)
 		return got.Edits > 0 && len(got.Buttons) == 0 && rx.MatchString(got.Text)
@@ -208,7 +208,7 @@ func (r *rig) readNothing(who string) {
 // yesNoOnPhone waits for the session's first prompt record, checks it is a yes/no asking
 // question, and waits for its message on the phone; it returns the record, its yes key and
 // the message.
-func (r *rig) yesNoOnPhone(question string) (p *wire.Prompt, yes string, m telegramtest.Message, err error) {
+func (r *rig) yesNoOnPhone(question string) (p *wire.Prompt, yes string, m faketelegram.Message, err error) {
 	p, err = r.waitPrompt("the prompt's record", waitLong, newPrompt())
 	if err != nil {
 		return nil, "", m, err
@@ -220,7 +220,7 @@ func (r *rig) yesNoOnPhone(question string) (p *wire.Prompt, yes string, m teleg
 
 // tapAnswer taps m's button for key as the operator and expects the child to read key and
 // Enter.
-func (r *rig) tapAnswer(m telegramtest.Message, key string) error {
+func (r *rig) tapAnswer(m faketelegram.Message, key string) error {
 	if _, _, _, err := r.press(labOperator, m, key); err != nil {
 		return err
 	}
@@ -333,7 +333,7 @@ func qaWrongSession(r *rig) error {
 }
 
 // nonceOf returns the nonce the message's buttons carry.
-func nonceOf(m telegramtest.Message) string {
+func nonceOf(m faketelegram.Message) string {
 	for _, k := range m.Keys() {
 		if parts := strings.Split(k, ":"); len(parts) == 4 {
 			return parts[2]
@@ -406,7 +406,7 @@ func qaAmbiguousText(r *rig) error {
 	defer b.stopSession()
 	r.checkPrompt(pa, wire.KindFreeText, "commit message")
 	r.checkPrompt(pb, wire.KindFreeText, "commit message")
-	var msgs []telegramtest.Message
+	var msgs []faketelegram.Message
 	if err := r.bot.Wait(5*time.Second, func() bool {
 		msgs = nil
 		for _, m := range r.bot.Messages() {
@@ -424,7 +424,7 @@ func qaAmbiguousText(r *rig) error {
 		ma = msgs[1]
 	}
 	_, said := r.bot.Say(labOperator, labChat, "my-commit-message", 0)
-	var asked telegramtest.Message
+	var asked faketelegram.Message
 	if err := r.bot.Wait(5*time.Second, func() bool {
 		for _, m := range r.bot.Messages() {
 			if m.ReplyTo == said {
@@ -603,8 +603,8 @@ func (r *rig) kept(p *wire.Prompt) error {
 }
 
 // botReply waits for the bot's reply to message said and returns it.
-func (r *rig) botReply(said int64) (telegramtest.Message, error) {
-	var got telegramtest.Message
+func (r *rig) botReply(said int64) (faketelegram.Message, error) {
+	var got faketelegram.Message
 	err := r.bot.Wait(5*time.Second, func() bool {
 		for _, m := range r.bot.Messages() {
 			if m.ReplyTo == said {

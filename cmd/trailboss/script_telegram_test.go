@@ -13,7 +13,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/trailboss/trailboss/daemon/telegram/telegramtest"
+	faketelegram "github.com/trailboss/trailboss/testscripts/fakeapi/telegram"
 )
 
 // The fake Telegram Bot API in the scripts: `fakebot start` runs one for the script and
@@ -30,7 +30,7 @@ const (
 )
 
 type fakeBotState struct {
-	bot      *telegramtest.Server
+	bot      *faketelegram.Server
 	msg      int64  // the message the last `fakebot message` found
 	update   int64  // the last tap's update
 	callback string // the last tap's callback query
@@ -59,7 +59,7 @@ func cmdFakeBot(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: fakebot start|message|buttons|tap|acked|redeliver|edited|say|replied|sends|outage|conflict …")
 	}
 	if args[0] == "start" {
-		bot, err := telegramtest.Start(scriptToken)
+		bot, err := faketelegram.Start(scriptToken)
 		ts.Check(err)
 		fakeBotsMu.Lock()
 		fakeBots[ts] = &fakeBotState{bot: bot}
@@ -95,7 +95,7 @@ func cmdFakeBot(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("gave up after %v waiting for %s; the bot's messages:\n%s", timeout, what, strings.Join(msgs, "\n"))
 		}
 	}
-	current := func() telegramtest.Message {
+	current := func() faketelegram.Message {
 		m, ok := bot.Message(s.msg)
 		if !ok {
 			ts.Fatalf("no message found yet: fakebot message REGEXP first")

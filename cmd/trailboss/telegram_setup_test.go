@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/trailboss/trailboss/daemon/telegram/telegramtest"
+	faketelegram "github.com/trailboss/trailboss/testscripts/fakeapi/telegram"
 )
 
 // `trailboss telegram setup` with no token yet: it asks for one and keeps it (mode 0600),
@@ -23,7 +23,7 @@ func TestTelegramSetupPairsAPhone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bot, err := telegramtest.Start(scriptToken)
+	bot, err := faketelegram.Start(scriptToken)
 	if err != nil {
 		t.Fatal(err)
 	}

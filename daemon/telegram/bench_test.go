@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/trailboss/trailboss/adapter"
-	"github.com/trailboss/trailboss/daemon/telegram/telegramtest"
+	faketelegram "github.com/trailboss/trailboss/testscripts/fakeapi/telegram"
 )
 
 // The relay's figures for `make bench`: stuck → sendMessage at the fake Bot API, a tap →
@@ -35,8 +35,8 @@ func reportLatency(b *testing.B, samples []time.Duration) {
 
 // newMessage waits up to 5 s for a message after the bot's first before that is not a
 // reply, and returns the newest.
-func (w *world) newMessage(b *testing.B, before int) telegramtest.Message {
-	var m telegramtest.Message
+func (w *world) newMessage(b *testing.B, before int) faketelegram.Message {
+	var m faketelegram.Message
 	if err := w.bot.Wait(5*time.Second, func() bool {
 		ms := w.bot.Messages()
 		for i := len(ms) - 1; i >= before; i-- {
@@ -61,7 +61,7 @@ func (w *world) stuckAt(b *testing.B, at time.Time, pane, cwd string) {
 }
 
 // movedOnAt makes session s move on at at and waits for its message m to be edited.
-func (w *world) movedOnAt(b *testing.B, at time.Time, m telegramtest.Message) {
+func (w *world) movedOnAt(b *testing.B, at time.Time, m faketelegram.Message) {
 	if _, err := w.engine.Ingest(context.Background(), adapter.Event{Harness: "screen", SessionID: "s", Kind: adapter.KindUnstuck, At: at}); err != nil {
 		b.Fatal(err)
 	}

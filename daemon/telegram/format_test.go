@@ -7,7 +7,7 @@ import (
 
 	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/daemon/queue"
-	"github.com/trailboss/trailboss/daemon/telegram/telegramtest"
+	faketelegram "github.com/trailboss/trailboss/testscripts/fakeapi/telegram"
 )
 
 func prompt(kind, question string, choices ...adapter.AskChoice) queue.Prompt {
@@ -41,7 +41,7 @@ func TestMessageEscapesWhatAgentsSay(t *testing.T) {
 
 func telegramParse(html string) (string, error) {
 	// The fake Bot API's parser is Telegram's rules as the tests know them.
-	return telegramtest.ParseHTML(html)
+	return faketelegram.ParseHTML(html)
 }
 
 func TestClipCutsOnAWordWithAnEllipsis(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/daemon/queue"
-	"github.com/trailboss/trailboss/daemon/telegram/telegramtest"
+	faketelegram "github.com/trailboss/trailboss/testscripts/fakeapi/telegram"
 	"github.com/trailboss/trailboss/tmuxctl/tmuxtest"
 )
 
@@ -53,9 +53,9 @@ func (w *world) kept(p queue.Prompt) {
 }
 
 // replyTo waits for the bot's reply to message said.
-func (w *world) replyTo(said int64) telegramtest.Message {
+func (w *world) replyTo(said int64) faketelegram.Message {
 	w.t.Helper()
-	return w.message("the bot's reply", 5*time.Second, func(x telegramtest.Message) bool { return x.ReplyTo == said })
+	return w.message("the bot's reply", 5*time.Second, func(x faketelegram.Message) bool { return x.ReplyTo == said })
 }
 
 // A text written while one prompt waited for text, read after the session moved on to
@@ -154,7 +154,7 @@ func TestLongCommandGetsNoAllow(t *testing.T) {
 		t.Fatalf("the command is %d characters", n)
 	}
 	p := w.stuck("s1", pane, "", adapter.PermissionAsk("Bash: "+cmd, adapter.AskFromHook))
-	m := w.message("the long command's message", 5*time.Second, func(x telegramtest.Message) bool {
+	m := w.message("the long command's message", 5*time.Second, func(x faketelegram.Message) bool {
 		return strings.Contains(strings.Join(x.Keys(), " "), p.ID)
 	})
 	if keys := m.Keys(); len(keys) != 1 || !strings.HasSuffix(keys[0], ":deny") {
@@ -238,7 +238,7 @@ func TestSecretPromptIsNotOfferedOnThePhone(t *testing.T) {
 		t.Error("the secret is in the log")
 	}
 	w.unstuck("s1")
-	w.message("the notice closed", 5*time.Second, func(x telegramtest.Message) bool {
+	w.message("the notice closed", 5*time.Second, func(x faketelegram.Message) bool {
 		return x.ID == m.ID && x.Edits > 0 && !strings.Contains(x.Text, "🔒")
 	})
 }
@@ -256,7 +256,7 @@ func TestLongMenuThenPermission(t *testing.T) {
 		total += len(label)
 	}
 	pm := w.stuck("menu", pane, "", menu)
-	mm := w.message("the menu's message", 10*time.Second, func(x telegramtest.Message) bool {
+	mm := w.message("the menu's message", 10*time.Second, func(x faketelegram.Message) bool {
 		return strings.Contains(strings.Join(x.Keys(), " "), pm.ID)
 	})
 	if !strings.Contains(mm.Text, "more options — answer in the pane") || utf8.RuneCountInString(mm.Text) > 4096 {

@@ -17,8 +17,8 @@ import (
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/store"
 	"github.com/trailboss/trailboss/daemon/telegram"
-	"github.com/trailboss/trailboss/daemon/telegram/telegramtest"
 	"github.com/trailboss/trailboss/daemon/wire"
+	faketelegram "github.com/trailboss/trailboss/testscripts/fakeapi/telegram"
 	"github.com/trailboss/trailboss/tmuxctl"
 	"github.com/trailboss/trailboss/tmuxctl/tmuxtest"
 )
@@ -36,7 +36,7 @@ const (
 type world struct {
 	t       testing.TB
 	env     *tmuxtest.Env
-	bot     *telegramtest.Server
+	bot     *faketelegram.Server
 	dbPath  string
 	st      *store.Store
 	engine  *daemon.Engine
@@ -70,7 +70,7 @@ func (s *syncBuffer) String() string {
 func newWorld(t testing.TB, with ...func(*telegram.Config)) *world {
 	t.Helper()
 	w := &world{t: t, env: tmuxtest.New(t), logs: &syncBuffer{}}
-	bot, err := telegramtest.Start(token)
+	bot, err := faketelegram.Start(token)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,9 +169,9 @@ func (w *world) unstuck(session string) {
 
 // message waits for the bot's message whose buttons carry prompt id (or, for a prompt
 // without buttons, whose text holds id's question) and returns it.
-func (w *world) message(what string, timeout time.Duration, ok func(telegramtest.Message) bool) telegramtest.Message {
+func (w *world) message(what string, timeout time.Duration, ok func(faketelegram.Message) bool) faketelegram.Message {
 	w.t.Helper()
-	var got telegramtest.Message
+	var got faketelegram.Message
 	if err := w.bot.Wait(timeout, func() bool {
 		for _, m := range w.bot.Messages() {
 			if ok(m) {
@@ -186,8 +186,8 @@ func (w *world) message(what string, timeout time.Duration, ok func(telegramtest
 	return got
 }
 
-func forPrompt(p queue.Prompt) func(telegramtest.Message) bool {
-	return func(m telegramtest.Message) bool {
+func forPrompt(p queue.Prompt) func(faketelegram.Message) bool {
+	return func(m faketelegram.Message) bool {
 		for _, k := range m.Keys() {
 			if strings.Contains(k, p.ID) {
 				return true
@@ -197,7 +197,7 @@ func forPrompt(p queue.Prompt) func(telegramtest.Message) bool {
 	}
 }
 
-func keyFor(t *testing.T, m telegramtest.Message, suffix string) string {
+func keyFor(t *testing.T, m faketelegram.Message, suffix string) string {
 	t.Helper()
 	for _, k := range m.Keys() {
 		if strings.HasSuffix(k, ":"+suffix) {
@@ -208,9 +208,9 @@ func keyFor(t *testing.T, m telegramtest.Message, suffix string) string {
 	return ""
 }
 
-func (w *world) callbackAnswer(id string) telegramtest.CallbackAnswer {
+func (w *world) callbackAnswer(id string) faketelegram.CallbackAnswer {
 	w.t.Helper()
-	var a telegramtest.CallbackAnswer
+	var a faketelegram.CallbackAnswer
 	if err := w.bot.Wait(10*time.Second, func() bool {
 		var ok bool
 		a, ok = w.bot.CallbackAnswer(id)
@@ -302,7 +302,7 @@ func TestTapAnswersOnceAndTheMessageSaysSo(t *testing.T) {
 		d, r := w.deliveries(p.ID)
 		t.Fatalf("after the same update twice the audit log shows %d delivered, %d refused; want 1 and 1", d, r)
 	}
-	edited := w.message("the message edited", 5*time.Second, func(x telegramtest.Message) bool {
+	edited := w.message("the message edited", 5*time.Second, func(x faketelegram.Message) bool {
 		return x.ID == m.ID && x.Edits > 0
 	})
 	if !strings.Contains(edited.Text, "Answered from Telegram: yes") || len(edited.Buttons) != 0 {
@@ -361,7 +361,7 @@ func TestKeyboardAnswerEditsTheMessage(t *testing.T) {
 	p := w.stuck("s1", pane, "", yesNo)
 	m := w.message("the prompt's message", 5*time.Second, forPrompt(p))
 	w.unstuck("s1")
-	edited := w.message("the message edited", 5*time.Second, func(x telegramtest.Message) bool { return x.ID == m.ID && x.Edits > 0 })
+	edited := w.message("the message edited", 5*time.Second, func(x faketelegram.Message) bool { return x.ID == m.ID && x.Edits > 0 })
 	if len(edited.Buttons) != 0 || !strings.Contains(edited.Text, "answered at the keyboard") {
 		t.Errorf("after the keyboard answered, the message says %q with buttons %q", edited.Text, edited.Keys())
 	}
@@ -394,7 +394,7 @@ func TestTextRepliesBindToOnePrompt(t *testing.T) {
 	mb := w.message("B's message", 5*time.Second, forPrompt(pb))
 
 	_, said := w.bot.Say(operator, chat, "my-commit-message", 0)
-	asked := w.message("the question which", 5*time.Second, func(x telegramtest.Message) bool { return x.ReplyTo == said })
+	asked := w.message("the question which", 5*time.Second, func(x faketelegram.Message) bool { return x.ReplyTo == said })
 	if !strings.Contains(asked.Text, "2 prompts wait for text") || !strings.Contains(asked.Text, "nothing was typed") {
 		t.Errorf("an ambiguous text was answered %q", asked.Text)
 	}
@@ -402,7 +402,7 @@ func TestTextRepliesBindToOnePrompt(t *testing.T) {
 		t.Error("the ambiguous reply was not logged")
 	}
 	_, said = w.bot.Say(operator, chat, "feature/login", mb.ID)
-	w.message("the reply's result", 5*time.Second, func(x telegramtest.Message) bool { return x.ReplyTo == said })
+	w.message("the reply's result", 5*time.Second, func(x faketelegram.Message) bool { return x.ReplyTo == said })
 	w.env.WaitFor(t, "B to read its answer", 5*time.Second, func() bool { return len(tmuxtest.ReadLines(t, outB)) == 1 })
 	if got := tmuxtest.ReadLines(t, outB); got[0] != "feature/login" {
 		t.Errorf("B read %q", got)
@@ -412,7 +412,7 @@ func TestTextRepliesBindToOnePrompt(t *testing.T) {
 	}
 	// B's message is edited as answered; now only A waits for text: a plain text written
 	// after the text window (here 1 s) is A's.
-	w.message("B's message edited", 5*time.Second, func(x telegramtest.Message) bool { return x.ID == mb.ID && len(x.Buttons) == 0 && x.Edits > 0 })
+	w.message("B's message edited", 5*time.Second, func(x faketelegram.Message) bool { return x.ID == mb.ID && len(x.Buttons) == 0 && x.Edits > 0 })
 	w.unstuck("b")
 	w.bot.SayAt(operator, chat, "fix the login", 0, time.Now().Add(window+1500*time.Millisecond))
 	w.env.WaitFor(t, "A to read its answer", 5*time.Second, func() bool { return len(tmuxtest.ReadLines(t, outA)) == 1 })
@@ -493,12 +493,12 @@ func TestRestartEditsThePendingPrompt(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	w.bot.Say(operator, chat, "/help", 0)
-	w.message("the help", 5*time.Second, func(x telegramtest.Message) bool { return strings.Contains(x.Text, "/pending") })
+	w.message("the help", 5*time.Second, func(x faketelegram.Message) bool { return strings.Contains(x.Text, "/pending") })
 	w.stop()
 	restarted := time.Now()
 	w.open()
 	w.start()
-	edited := w.message("the message edited after the restart", 5*time.Second, func(x telegramtest.Message) bool {
+	edited := w.message("the message edited after the restart", 5*time.Second, func(x faketelegram.Message) bool {
 		return x.ID == m.ID && strings.Contains(x.Text, "restarted")
 	})
 	if d := edited.EditedAt.Sub(restarted); d > 5*time.Second {

@@ -1,4 +1,4 @@
-// Package telegramtest is a fake Telegram Bot API on a loopback port, for the relay's
+// Package telegram is a fake Telegram Bot API on a loopback port, for the relay's
 // tests, the Prompt Lab and the benchmarks: getMe, long-polling getUpdates with offset,
 // sendMessage, editMessageText, editMessageReplyMarkup and answerCallbackQuery, with
 // switches for an outage (503 for every call) and a 409 Conflict, and a phone's side:
@@ -8,7 +8,7 @@
 // either side shows up as a failing test. It checks what Telegram checks and the relay
 // could get wrong: HTML that does not parse, callback_data over 64 bytes, an edit to a
 // message that does not exist or that changes nothing, a callback answered twice.
-package telegramtest
+package telegram
 
 import (
 	"context"
