@@ -93,3 +93,11 @@ func (d *doctor) telegramPoller(ctx context.Context, bot *telegram.Bot) finding 
 	}
 	return finding{level: good, what: "no other program takes this bot's updates"}
 }
+
+// plural returns "1 prompt", "2 prompts".
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}

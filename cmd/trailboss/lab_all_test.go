@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"testing"
 	"time"
+
+	"github.com/trailboss/trailboss/testscripts/lab"
 )
 
 // TestLabRunAll runs `trailboss lab run --all --json` as a user would, and checks that every
@@ -34,14 +36,14 @@ func TestLabRunAll(t *testing.T) {
 	if err := json.Unmarshal(stdout.Bytes(), &results); err != nil {
 		t.Fatalf("lab run --json printed no JSON array (%v; exit: %v)\nstdout:\n%s\nstderr:\n%s", err, runErr, stdout.String(), stderr.String())
 	}
-	if len(results) != len(labScenarios) {
-		t.Fatalf("lab run --all ran %d scenarios, want %d", len(results), len(labScenarios))
+	if len(results) != len(lab.Scenarios()) {
+		t.Fatalf("lab run --all ran %d scenarios, want %d", len(results), len(lab.Scenarios()))
 	}
 	failed := 0
 	for i, r := range results {
-		s := labScenarios[i]
-		if r.ID != s.id || r.Name != s.name {
-			t.Errorf("result %d is %s %s, want %s %s", i, r.ID, r.Name, s.id, s.name)
+		s := lab.Scenarios()[i]
+		if r.ID != s.ID() || r.Name != s.Name() {
+			t.Errorf("result %d is %s %s, want %s %s", i, r.ID, r.Name, s.ID(), s.Name())
 		}
 		if r.Pass == nil {
 			t.Errorf("%s has no \"pass\"", r.ID)

@@ -1,4 +1,4 @@
-package main
+package lab
 
 // The Prompt Lab's synthetic children: `trailboss lab child NAME --record FILE`, which the
 // lab runs under `trailboss run`. Each writes its prompts to the terminal it is given, reads
@@ -14,7 +14,7 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -83,13 +83,13 @@ var (
 	}
 )
 
-// labChild is a synthetic child: its steps, and whether it leaves the terminal cooked.
-type labChild struct {
+// childProgram is a synthetic child: its steps, and whether it leaves the terminal cooked.
+type childProgram struct {
 	steps  []childStep
 	cooked bool
 }
 
-var labChildren = map[string]labChild{
+var children = map[string]childProgram{
 	// QA-001: a prompt without a line end, then a blocking read.
 	"partial-line": {steps: ask(promptPartial)},
 	// QA-002: a spinner redrawn in place with colours and CR, resolving to a prompt.
@@ -168,21 +168,18 @@ type childEvent struct {
 	Data string `json:"data,omitempty"` // what was read
 }
 
-func runLabChild(ctx context.Context, e *env, args []string) error {
-	fs := flag.NewFlagSet("lab child", flag.ContinueOnError)
-	record := fs.String("record", "", "file to record what the child writes and reads")
-	rest, err := parseArgs(fs, args, e.stderr, 1)
-	if err != nil {
-		return err
-	}
-	if len(rest) != 1 || *record == "" {
-		return fmt.Errorf("%w: lab child NAME --record FILE", errUsage)
-	}
-	c, ok := labChildren[rest[0]]
+// ErrNoChild says that no synthetic child has the name given.
+var ErrNoChild = errors.New("no such child")
+
+// RunChild is the synthetic child called name, run in this process on its standard input
+// and output (`trailboss lab child NAME --record FILE`), recording what it writes and reads
+// in the file record.
+func RunChild(ctx context.Context, name, record string) error {
+	c, ok := children[name]
 	if !ok {
-		return fmt.Errorf("%w: lab child: no child is called %q", errUsage, rest[0])
+		return ErrNoChild
 	}
-	rec, err := os.OpenFile(*record, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	rec, err := os.OpenFile(record, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package main
+package lab
 
 // Prompt Lab scenarios of issue 18 (an answer reaches exactly the prompt the person saw, or
 // nothing is typed), beside AtlasBridge's: they run under `trailboss run` like the others.
@@ -32,19 +32,19 @@ func lateQuestions(i int) (first, next string) {
 }
 
 func init() {
-	labChildren["sudo-password"] = labChild{steps: append([]childStep{{say: "$ sudo systemctl restart app\n"}}, ask(promptSudo)...)}
+	children["sudo-password"] = childProgram{steps: append([]childStep{{say: "$ sudo systemctl restart app\n"}}, ask(promptSudo)...)}
 	var late []childStep
 	for i := range lateRounds {
 		first, next := lateQuestions(i + 1)
 		late = append(append(late, ask(first)...), ask(next)...)
 	}
-	labChildren["late-answers"] = labChild{steps: late}
-	labScenarios = append(labScenarios,
-		&labScenario{id: "I18-03", name: "late-answer-next-question", child: "late-answers", run: i18LateAnswer,
+	children["late-answers"] = childProgram{steps: late}
+	scenarios = append(scenarios,
+		&Scenario{id: "I18-03", name: "late-answer-next-question", child: "late-answers", run: i18LateAnswer,
 			about: "a y for one yes/no question arriving 10, 20, 30 and 40 ms after the person answered it at the keyboard is refused each time; the next question, asked at once, reads only the person's keys"},
-		&labScenario{id: "I18-05", name: "sudo-password-prompt", child: "sudo-password", run: i18SudoPassword,
+		&Scenario{id: "I18-05", name: "sudo-password-prompt", child: "sudo-password", run: i18SudoPassword,
 			about: "a [sudo] password prompt is a secret record: a password from the popup, the CLI or the API is refused 409 secret, nothing is typed or kept; the keyboard answers it"},
-		&labScenario{id: "I18-08", name: "multi-line-reply", child: "free-text", run: i18MultiLine,
+		&Scenario{id: "I18-08", name: "multi-line-reply", child: "free-text", run: i18MultiLine,
 			about: "a reply of two lines under trailboss run is refused 400 saying to send one line, nothing is typed; one line then reaches the child"},
 	)
 }

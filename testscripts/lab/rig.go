@@ -1,4 +1,4 @@
-package main
+package lab
 
 // The Prompt Lab's rig: for one scenario, a temp folder (home, XDG folders, state), the real
 // daemon on a free loopback port, the real supervisor (`trailboss run`) with a synthetic
@@ -34,16 +34,16 @@ import (
 	faketelegram "github.com/trailboss/trailboss/testscripts/fakeapi/telegram"
 )
 
-// labStall is the supervisor's --stall in the scenarios that do not test it: longer than
+// defaultStall is the supervisor's --stall in the scenarios that do not test it: longer than
 // any scenario, so that a quiet child is never taken for a silent prompt by accident.
-const labStall = 20 * time.Second
+const defaultStall = 20 * time.Second
 
-// labScenario is one of the catalogue's failure scenarios.
-type labScenario struct {
+// Scenario is one of the catalogue's failure scenarios.
+type Scenario struct {
 	id, name string
 	about    string        // what it checks, for lab list
-	child    string        // the synthetic child (labChildren)
-	stall    time.Duration // the supervisor's --stall; 0 means labStall
+	child    string        // the synthetic child (children)
+	stall    time.Duration // the supervisor's --stall; 0 means defaultStall
 	run      func(r *rig) error
 	// telegram: the daemon's Telegram relay is on, against the lab's fake Bot API
 	// (lab_telegram.go), with prompt_ttl = promptTTL when it is set.
@@ -58,7 +58,7 @@ type labScenario struct {
 // rig is one scenario's world while it runs.
 type rig struct {
 	ctx      context.Context
-	sc       *labScenario
+	sc       *Scenario
 	self     string
 	dir      string
 	settle   time.Duration
@@ -66,7 +66,7 @@ type rig struct {
 	env      []string
 	stateDir string
 	addr     string // the daemon's
-	tap      *labTap
+	tap      *protocolTap
 	c        *client.Client
 	bot      *faketelegram.Server // the fake Bot API, for the Telegram scenarios
 
@@ -91,13 +91,13 @@ type rig struct {
 	problems []string
 }
 
-// runLabScenario runs s in a rig of its own and returns its result. It never panics and
+// runScenario runs s in a rig of its own and returns its result. It never panics and
 // leaves no process or folder behind.
-func runLabScenario(ctx context.Context, s *labScenario, self string, settle time.Duration) labResult {
+func runScenario(ctx context.Context, s *Scenario, self string, settle time.Duration) Result {
 	start := time.Now()
 	r := &rig{ctx: ctx, sc: s, self: self, settle: settle, stall: s.stall, seen: map[string]time.Time{}}
 	if r.stall == 0 {
-		r.stall = labStall
+		r.stall = defaultStall
 	}
 	err := r.setUp()
 	if err == nil {
@@ -114,7 +114,7 @@ func runLabScenario(ctx context.Context, s *labScenario, self string, settle tim
 	}
 	logs := r.logTails()
 	r.tearDown()
-	res := labResult{ID: s.id, Name: s.name, Pass: len(r.problems) == 0}
+	res := Result{ID: s.id, Name: s.name, Pass: len(r.problems) == 0}
 	res.Detail = append(res.Detail,
 		figure{key: "settle_ms", value: r.settle.Milliseconds()},
 		figure{key: "stall_ms", value: r.stall.Milliseconds()})
@@ -165,7 +165,7 @@ func (r *rig) setUp() error {
 	}
 	r.stateDir = filepath.Join(dir, "state")
 	r.record = filepath.Join(dir, "child.jsonl")
-	if r.tap, err = startLabTap(); err != nil {
+	if r.tap, err = startTap(); err != nil {
 		return err
 	}
 	for _, kv := range os.Environ() {
@@ -208,10 +208,12 @@ func (r *rig) startDaemon() error {
 	addr := r.addr
 	for attempt := 1; ; attempt++ {
 		if addr == "" {
-			var err error
-			if addr, err = freeLoopbackAddr(); err != nil {
+			ln, err := net.Listen("tcp", "127.0.0.1:0") // a free port, given up at once
+			if err != nil {
 				return fmt.Errorf("find a free loopback port: %w", err)
 			}
+			addr = ln.Addr().String()
+			ln.Close()
 		}
 		err := r.startDaemonOn(addr)
 		if err == nil {
@@ -517,8 +519,8 @@ func (r *rig) timely(key string, p *wire.Prompt, text, what string, limit time.D
 	return d
 }
 
-// labPrompt is a prompt record as a scenario's detail shows it.
-type labPrompt struct {
+// promptNote is a prompt record as a scenario's detail shows it.
+type promptNote struct {
 	ID       string   `json:"id"`
 	Kind     string   `json:"kind"`
 	Question string   `json:"question"`
@@ -531,7 +533,7 @@ func (r *rig) notePrompt(key string, p *wire.Prompt, what string) {
 	if keys == nil {
 		keys = []string{}
 	}
-	r.note(key, labPrompt{ID: p.ID, Kind: p.Kind, Question: p.Question, Choices: keys},
+	r.note(key, promptNote{ID: p.ID, Kind: p.Kind, Question: p.Question, Choices: keys},
 		"%s recorded as %s %q, choices %s", what, p.Kind, p.Question, describeChoices(p))
 }
 
@@ -574,7 +576,7 @@ func describeAnswer(a wire.Answer) string {
 	if a.Choice != "" {
 		return "the choice " + strconv.Quote(a.Choice)
 	}
-	return "the text " + strconv.Quote(clipRunes(a.Text, 40))
+	return "the text " + strconv.Quote(clip(a.Text, 40))
 }
 
 // refused answers prompt id with a and expects the daemon to refuse it with HTTP status
@@ -879,11 +881,11 @@ func tailLines(path string, n int) string {
 
 // ---- the tap ---------------------------------------------------------------------------
 
-// labTap is a reverse proxy between the supervisor and the daemon. It passes everything
+// protocolTap is a reverse proxy between the supervisor and the daemon. It passes everything
 // through unchanged (streams flushed at once) and notes each POST /v1/pty/report with the
 // prompt record the daemon made for it. When the daemon cannot be reached it drops the
 // connection, as a dead daemon would.
-type labTap struct {
+type protocolTap struct {
 	addr   string
 	srv    *http.Server
 	mu     sync.Mutex
@@ -892,7 +894,7 @@ type labTap struct {
 }
 
 // setTarget points the tap at the daemon at addr.
-func (t *labTap) setTarget(addr string) {
+func (t *protocolTap) setTarget(addr string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.target = addr
@@ -909,12 +911,12 @@ type tapReport struct {
 	status   int
 }
 
-func startLabTap() (*labTap, error) {
+func startTap() (*protocolTap, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("start the lab's tap: %w", err)
 	}
-	t := &labTap{addr: ln.Addr().String()}
+	t := &protocolTap{addr: ln.Addr().String()}
 	rp := &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			t.mu.Lock()
@@ -940,17 +942,17 @@ func startLabTap() (*labTap, error) {
 	return t, nil
 }
 
-func (t *labTap) close() { _ = t.srv.Close() }
+func (t *protocolTap) close() { _ = t.srv.Close() }
 
 // reports returns the reports so far.
-func (t *labTap) reports() []tapReport {
+func (t *protocolTap) reports() []tapReport {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return append([]tapReport(nil), t.reps...)
 }
 
 // promptIDs returns the distinct prompt records the daemon made for reports, in order.
-func (t *labTap) promptIDs() []string {
+func (t *protocolTap) promptIDs() []string {
 	var ids []string
 	for _, rep := range t.reports() {
 		if rep.promptID != "" && !contains(ids, rep.promptID) {
@@ -961,7 +963,7 @@ func (t *labTap) promptIDs() []string {
 }
 
 // firstAck returns when the daemon first answered a report with prompt record id.
-func (t *labTap) firstAck(id string) (time.Time, bool) {
+func (t *protocolTap) firstAck(id string) (time.Time, bool) {
 	for _, rep := range t.reports() {
 		if rep.promptID == id {
 			return rep.at, true
@@ -972,7 +974,7 @@ func (t *labTap) firstAck(id string) (time.Time, bool) {
 
 // backSince reports whether, since t, the daemon took a report of the supervisor and
 // opened its answer stream: the supervisor is connected again.
-func (t *labTap) backSince(since time.Time) bool {
+func (t *protocolTap) backSince(since time.Time) bool {
 	reported, listening := false, false
 	for _, rep := range t.reports() {
 		if rep.at.Before(since) || rep.status != http.StatusOK {
@@ -985,7 +987,7 @@ func (t *labTap) backSince(since time.Time) bool {
 }
 
 // count returns how many reports of state the daemon took.
-func (t *labTap) count(state string) int {
+func (t *protocolTap) count(state string) int {
 	n := 0
 	for _, rep := range t.reports() {
 		if rep.path == "/v1/pty/report" && rep.state == state && rep.status == http.StatusOK {
@@ -996,7 +998,7 @@ func (t *labTap) count(state string) int {
 }
 
 type tapTransport struct {
-	tap  *labTap
+	tap  *protocolTap
 	base http.RoundTripper
 }
 

@@ -1,4 +1,4 @@
-package main
+package lab
 
 // The Prompt Lab's Telegram scenarios, QA-010 … QA-015 (and QA-016 and QA-017 with the
 // phone too): the rig starts a fake Bot API (testscripts/fakeapi/telegram) in the lab's
@@ -172,7 +172,7 @@ func (r *rig) sessionPrompt(dir, what string) (*wire.Prompt, error) {
 // peer starts a second supervisor with child, in a folder of its own beside the rig's,
 // talking to the same daemon: a second session.
 func (r *rig) peer(name, child string) (*rig, error) {
-	p := &rig{ctx: r.ctx, sc: &labScenario{id: r.sc.id, name: r.sc.name + "-" + name, child: child}, self: r.self,
+	p := &rig{ctx: r.ctx, sc: &Scenario{id: r.sc.id, name: r.sc.name + "-" + name, child: child}, self: r.self,
 		settle: r.settle, stall: r.stall, env: r.env, stateDir: r.stateDir, addr: r.addr, tap: r.tap, c: r.c,
 		seen: map[string]time.Time{}, dir: filepath.Join(r.dir, name)}
 	if err := os.MkdirAll(p.dir, 0o700); err != nil {

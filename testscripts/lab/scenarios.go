@@ -1,4 +1,4 @@
-package main
+package lab
 
 // The Prompt Lab's scenarios: AtlasBridge's QA-001 … QA-019
 // (seeds/atlasbridge-qa-scenarios.md). The Telegram ones (QA-010 … QA-015, and QA-016 and
@@ -20,8 +20,8 @@ import (
 	"github.com/trailboss/trailboss/daemon/wire"
 )
 
-// labScenarios is the catalogue, in order.
-var labScenarios = []*labScenario{
+// scenarios is the catalogue, in order.
+var scenarios = []*Scenario{
 	{id: "QA-001", name: "partial-line-prompt", child: "partial-line", run: qaPartialLine,
 		about: "a prompt with no line end, then a blocking read: one yes/no record within settle + 1 s; y reaches the child as \"y\\r\""},
 	{id: "QA-002", name: "ansi-redraw-prompt", child: "ansi-redraw", run: qaRedraw,
@@ -192,9 +192,11 @@ func (r *rig) auditCounts(key, id string) (delivered, refused int) {
 		if d.Via != "" {
 			s += " via " + d.Via
 		}
-		s += ", " + plural(d.Length, "byte")
+		if s += fmt.Sprintf(", %d bytes", d.Length); d.Length == 1 {
+			s = strings.TrimSuffix(s, "s")
+		}
 		if d.Reason != "" {
-			s += " (" + clipRunes(d.Reason, 60) + ")"
+			s += " (" + clip(d.Reason, 60) + ")"
 		}
 		got = append(got, s)
 		switch {
@@ -355,14 +357,6 @@ func qaMenus(r *rig) error {
 		r.checkDeliveredOnce(fmt.Sprintf("audit_menu%d", i+1), p.ID)
 	}
 	return nil
-}
-
-// plural returns "1 byte", "2 bytes".
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }
 
 func describeChoices(p *wire.Prompt) string {
