@@ -6,12 +6,9 @@ package main
 // or written.
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,42 +21,9 @@ import (
 	"github.com/trailboss/trailboss/tmuxctl"
 )
 
-// backupSuffix names the copy of settings.json that setup keeps from before its first
-// install. An empty backup means there was no file.
-const backupSuffix = ".trailboss-backup"
-
 type setupFlags struct {
 	undo, dryRun, noTmux, noClaude, codex, opencode bool
 	project                                         string
-}
-
-// fileChange is one file setup writes (or removes), and what to say about it.
-type fileChange struct {
-	path       string
-	old, new   []byte
-	existed    bool
-	mode       fs.FileMode
-	remove     bool   // delete the file instead of writing new
-	removeDir  string // and then this folder, when it is empty
-	saveBackup string // install: keep old here first (empty: there was no file)
-	dropBackup string // undo: delete this backup after
-	unchanged  bool   // nothing to do
-	said       string // what was done, for the summary
-}
-
-// notes says what happens to the backup, for --dry-run.
-func (c *fileChange) notes() string {
-	switch {
-	case c.saveBackup != "" && c.existed:
-		return "  (and keep the original as " + c.saveBackup + ")\n"
-	case c.saveBackup != "":
-		return "  (and write an empty " + c.saveBackup + ": there was no file)\n"
-	case c.dropBackup != "":
-		return "  (and delete the backup " + c.dropBackup + ")\n"
-	case c.removeDir != "":
-		return "  (and the folder " + c.removeDir + " once it is empty: setup made it)\n"
-	}
-	return ""
 }
 
 func runSetup(ctx context.Context, e *env, args []string) error {
@@ -93,13 +57,13 @@ func runSetup(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 
-	var changes []*fileChange
+	var changes []*install.Change
 	if !f.noClaude {
 		path, err := settingsPath(f.project, e.getenv, home)
 		if err != nil {
 			return err
 		}
-		c, err := planClaude(path, command, f.undo)
+		c, err := install.PlanClaude(path, command, f.undo)
 		if err != nil {
 			return err
 		}
@@ -107,7 +71,7 @@ func runSetup(ctx context.Context, e *env, args []string) error {
 	}
 	var tmuxSocket string
 	if !f.noTmux {
-		c, err := planTmux(tmuxConfPath(e.getenv, home), bin, f.undo)
+		c, err := install.PlanTmux(tmuxConfPath(e.getenv, home), bin, f.undo)
 		if err != nil {
 			return err
 		}
@@ -137,26 +101,26 @@ func runSetup(ctx context.Context, e *env, args []string) error {
 	}
 	nothing := true
 	for _, c := range changes {
-		if !c.unchanged {
+		if !c.Unchanged {
 			nothing = false
 		}
 	}
 	if f.dryRun {
 		for _, c := range changes {
-			if c.unchanged {
-				fmt.Fprintf(w, "%s\n", c.said)
+			if c.Unchanged {
+				fmt.Fprintf(w, "%s\n", c.Said)
 				continue
 			}
-			fmt.Fprintf(w, "Would change %s:\n", c.path)
-			fmt.Fprint(w, c.notes())
-			if c.remove {
-				fmt.Fprintf(w, "  (delete the file %s)\n", c.path)
+			fmt.Fprintf(w, "Would change %s:\n", c.Path)
+			fmt.Fprint(w, c.Notes())
+			if c.Remove {
+				fmt.Fprintf(w, "  (delete the file %s)\n", c.Path)
 			}
-			old, new := c.old, c.new
-			if c.remove {
+			old, new := c.Old, c.New
+			if c.Remove {
 				new = nil
 			}
-			fmt.Fprintf(w, "%s", diff.Diff(c.path, old, c.path+" (after)", new))
+			fmt.Fprintf(w, "%s", diff.Diff(c.Path, old, c.Path+" (after)", new))
 		}
 		if tmuxSocket != "" {
 			if f.undo {
@@ -173,10 +137,10 @@ func runSetup(ctx context.Context, e *env, args []string) error {
 	}
 
 	for _, c := range changes {
-		if err := c.write(); err != nil {
+		if err := c.Write(); err != nil {
 			return err
 		}
-		fmt.Fprintln(w, c.said)
+		fmt.Fprintln(w, c.Said)
 	}
 	printNotes(w, codexPlan.notes)
 	printNotes(w, openCodePlan.notes)
@@ -320,227 +284,4 @@ func tmuxConfPath(getenv func(string) string, home string) string {
 func fileExists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
-}
-
-// readIfExists returns the file's bytes and mode, and whether it exists.
-func readIfExists(path string) ([]byte, fs.FileMode, bool, error) {
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, 0, false, nil
-	}
-	if err != nil {
-		return nil, 0, false, err
-	}
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, 0, false, err
-	}
-	return b, fi.Mode().Perm(), true, nil
-}
-
-// ---- Claude Code's settings ----------------------------------------------------------------
-
-func planClaude(path, command string, undo bool) (*fileChange, error) {
-	old, mode, existed, err := readIfExists(path)
-	if err != nil {
-		return nil, err
-	}
-	c := &fileChange{path: path, old: old, existed: existed, mode: mode}
-	if !existed {
-		c.mode = 0o644
-	}
-	backup := path + backupSuffix
-	if !undo {
-		c.new, err = install.Install(old, command)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w (nothing was changed)", path, err)
-		}
-		if bytes.Equal(c.new, old) && existed {
-			c.unchanged = true
-			c.said = "✓ Claude Code hooks already set up in " + path
-			return c, nil
-		}
-		c.said = fmt.Sprintf("✓ Claude Code hooks added to %s (%d events)", path, len(install.Events()))
-		upgrade := len(install.Installed(old, command)) == len(install.Events())
-		if upgrade {
-			// An older setup's hooks, brought up to date in place (PermissionRequest made
-			// synchronous, so that it can hold for a delivered answer). The file is not the
-			// original from before setup: it is no backup.
-			c.said = "✓ Claude Code hooks updated in " + path
-		}
-		if !fileExists(backup) && !upgrade { // the first install keeps the original; later ones keep that
-			c.saveBackup = backup
-			if existed {
-				c.said += "; the original is kept as " + backup
-			}
-		}
-		return c, nil
-	}
-
-	saved, _, hasBackup, err := readIfExists(backup)
-	if err != nil {
-		return nil, err
-	}
-	if hasBackup {
-		c.dropBackup = backup
-	}
-	if !existed {
-		c.unchanged = !hasBackup
-		c.said = "✓ no Claude Code settings at " + path + ": nothing to undo"
-		if hasBackup {
-			c.said += " (removed the leftover " + backup + ")"
-		}
-		return c, nil
-	}
-	c.new, err = install.Uninstall(old, command)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w (nothing was changed)", path, err)
-	}
-	how := "took out Trail Boss's hooks, kept everything else"
-	switch {
-	case hasBackup && len(saved) == 0 && install.SameJSON(c.new, []byte("{}")):
-		c.remove = true // setup created the file and nothing else was put in it since
-	case hasBackup && sameAsBefore(c.new, saved, command):
-		c.new = saved // the same settings as before setup: give back their very bytes
-		how = "restored the original byte for byte"
-	}
-	switch {
-	case c.remove:
-		c.said = "✓ removed " + path + " (setup had created it)"
-	case bytes.Equal(c.new, old):
-		c.unchanged = !hasBackup
-		c.said = "✓ no Trail Boss hooks in " + path
-		if hasBackup {
-			c.said += " (removed the leftover " + backup + ")"
-		}
-	default:
-		c.said = "✓ Claude Code hooks removed from " + path + " (" + how + ")"
-	}
-	return c, nil
-}
-
-// sameAsBefore reports whether settings without our hooks hold what saved held before
-// setup: the same JSON, or the same as saved after an install and uninstall of its own
-// (which drop an empty "hooks" or event list that was there before).
-func sameAsBefore(now, saved []byte, command string) bool {
-	if install.SameJSON(now, saved) {
-		return true
-	}
-	in, err := install.Install(saved, command)
-	if err != nil {
-		return false
-	}
-	out, err := install.Uninstall(in, command)
-	return err == nil && install.SameJSON(now, out)
-}
-
-// write makes the change on disk: the backup first, then the file (atomically), then the
-// retired backup goes.
-func (c *fileChange) write() error {
-	if c.unchanged {
-		return nil
-	}
-	if c.saveBackup != "" {
-		if err := os.MkdirAll(filepath.Dir(c.saveBackup), 0o700); err != nil {
-			return err
-		}
-		if err := writeAtomic(c.saveBackup, c.old, c.mode); err != nil {
-			return fmt.Errorf("keep a backup: %w", err)
-		}
-	}
-	switch {
-	case c.remove:
-		if err := os.Remove(c.path); err != nil {
-			return err
-		}
-	case c.existed && !bytes.Equal(c.new, c.old), !c.existed && c.new != nil:
-		if err := os.MkdirAll(filepath.Dir(c.path), 0o700); err != nil {
-			return err
-		}
-		if err := writeAtomic(c.path, c.new, c.mode); err != nil {
-			return err
-		}
-	}
-	if c.dropBackup != "" {
-		if err := os.Remove(c.dropBackup); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
-		}
-	}
-	if c.removeDir != "" {
-		_ = os.Remove(c.removeDir) // fails, as it should, when something else is in it
-	}
-	return nil
-}
-
-// writeAtomic replaces path with data: a temp file in the same folder, then a rename, so a
-// crash leaves the old file or the new one, never half of one. A symlink (dotfiles) is
-// followed: its target is replaced and the link stays.
-func writeAtomic(path string, data []byte, mode fs.FileMode) error {
-	if target, err := filepath.EvalSymlinks(path); err == nil {
-		path = target
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // after a successful rename, there is nothing left to remove
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
-}
-
-func planTmux(path, bin string, undo bool) (*fileChange, error) {
-	old, mode, existed, err := readIfExists(path)
-	if err != nil {
-		return nil, err
-	}
-	c := &fileChange{path: path, old: old, existed: existed, mode: mode}
-	if !existed {
-		c.mode = 0o644
-	}
-	if !undo {
-		c.new, err = install.AddTmuxBlock(old, install.TmuxBlock(bin))
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		if bytes.Equal(c.new, old) {
-			c.unchanged = true
-			c.said = "✓ tmux block already in " + path
-			return c, nil
-		}
-		c.said = "✓ tmux: added a trailboss block to " + path + " (keys prefix Tab, g, S; status segment); tmux applies it when it starts"
-		if install.HasTmuxBlock(old) {
-			c.said = "✓ tmux: updated the trailboss block in " + path
-		}
-		return c, nil
-	}
-	var found bool
-	c.new, found, err = install.RemoveTmuxBlock(old)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if !found {
-		c.unchanged = true
-		c.said = "✓ no trailboss block in " + path
-		return c, nil
-	}
-	c.said = "✓ tmux: removed the trailboss block from " + path
-	if len(c.new) == 0 {
-		c.remove = true
-		c.said = "✓ tmux: removed " + path + " (it held only the trailboss block)"
-	}
-	return c, nil
 }

@@ -39,7 +39,7 @@ func codexProgram(word string) string {
 // codexSetup is what setup does to Codex's config: the change, and what to tell the user
 // beside it.
 type codexSetup struct {
-	change *fileChange // nil: nothing to do with Codex at all
+	change *install.Change // nil: nothing to do with Codex at all
 	notes  []string
 }
 
@@ -49,13 +49,13 @@ type codexSetup struct {
 func planCodex(getenv func(string) string, home string, f setupFlags, bin string) (codexSetup, error) {
 	path := codexConfigPath(getenv, home)
 	if !f.codex {
-		old, _, _, err := readIfExists(path)
+		c, err := install.Read(path, 0o600)
 		if err != nil {
 			return codexSetup{}, err
 		}
-		notify, hooksIn := install.CodexInstalled(old)
+		notify, hooksIn := install.CodexInstalled(c.Old)
 		switch {
-		case f.undo && (notify || hooksIn || fileExists(path+backupSuffix)):
+		case f.undo && (notify || hooksIn || fileExists(path+install.BackupSuffix)):
 			// Taken out below, as with --codex.
 		case !f.undo && fileExists(filepath.Dir(path)) && !notify && !hooksIn:
 			return codexSetup{notes: []string{"Codex CLI is installed too (" + filepath.Dir(path) +
@@ -76,22 +76,17 @@ func planCodex(getenv func(string) string, home string, f setupFlags, bin string
 }
 
 // planCodexFile plans the change of config.toml at path for the program bin.
-func planCodexFile(path, bin string, undo bool) (*fileChange, []string, error) {
-	old, mode, existed, err := readIfExists(path)
+func planCodexFile(path, bin string, undo bool) (*install.Change, []string, error) {
+	c, err := install.Read(path, 0o600) // Codex's config may hold provider settings
 	if err != nil {
 		return nil, nil, err
 	}
-	c := &fileChange{path: path, old: old, existed: existed, mode: mode}
-	if !existed {
-		c.mode = 0o600 // Codex's config may hold provider settings
-	}
-	backup := path + backupSuffix
 	if !undo {
-		res, err := install.InstallCodex(old, bin)
+		res, err := install.InstallCodex(c.Old, bin)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w (nothing was changed)", path, err)
 		}
-		c.new = res.Config
+		c.New = res.Config
 		var notes []string
 		switch {
 		case res.UserNotify != nil:
@@ -102,65 +97,46 @@ func planCodexFile(path, bin string, undo bool) (*fileChange, []string, error) {
 			notes = append(notes, "Codex's notify in "+path+" is not a list of strings; Trail Boss left it alone "+
 				"and gets turn ends from a Stop hook instead.")
 		}
-		if bytes.Equal(c.new, old) && existed {
-			c.unchanged = true
-			c.said = "✓ Codex CLI already set up in " + path
+		if bytes.Equal(c.New, c.Old) && c.Existed {
+			c.Unchanged, c.Said = true, "✓ Codex CLI already set up in "+path
 			return c, notes, nil
 		}
 		what := "hooks"
 		if res.Notify {
 			what = "notify and hooks"
 		}
-		c.said = fmt.Sprintf("✓ Codex CLI: %s added to %s (%s)", what, path, strings.Join(res.Hooks, ", "))
-		if !fileExists(backup) {
-			c.saveBackup = backup
-			if existed {
-				c.said += "; the original is kept as " + backup
-			}
-		}
+		c.KeepOriginal(fmt.Sprintf("✓ Codex CLI: %s added to %s (%s)", what, path, strings.Join(res.Hooks, ", ")))
 		notes = append(notes, "Codex runs hooks only once you trust them: type /hooks in Codex and trust Trail Boss's. "+
 			"Until then it hears only when a turn ends (notify).")
 		notes = append(notes, appServerNotes(res.AppServer, path)...)
 		return c, notes, nil
 	}
 
-	saved, _, hasBackup, err := readIfExists(backup)
+	saved, hasBackup, err := c.Backup()
 	if err != nil {
 		return nil, nil, err
 	}
-	if hasBackup {
-		c.dropBackup = backup
-	}
-	if !existed {
-		c.unchanged = !hasBackup
-		c.said = "✓ no Codex config at " + path + ": nothing to undo"
-		if hasBackup {
-			c.said += " (removed the leftover " + backup + ")"
-		}
+	if !c.Existed {
+		c.NothingToUndo("✓ no Codex config at " + path + ": nothing to undo")
 		return c, nil, nil
 	}
 	var found bool
-	c.new, found, err = install.UninstallCodex(old)
+	c.New, found, err = install.UninstallCodex(c.Old)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w (nothing was changed)", path, err)
 	}
 	how := "took out Trail Boss's lines, kept everything else"
 	switch {
 	case !found:
-		c.unchanged = !hasBackup
-		c.said = "✓ no Trail Boss entries in " + path
-		if hasBackup {
-			c.said += " (removed the leftover " + backup + ")"
-		}
+		c.NothingToUndo("✓ no Trail Boss entries in " + path)
 		return c, nil, nil
-	case hasBackup && len(saved) == 0 && len(bytes.TrimSpace(c.new)) == 0:
-		c.remove = true
-		c.said = "✓ removed " + path + " (setup had created it)"
+	case hasBackup && len(saved) == 0 && len(bytes.TrimSpace(c.New)) == 0:
+		c.Remove, c.Said = true, "✓ removed "+path+" (setup had created it)"
 		return c, nil, nil
-	case hasBackup && bytes.Equal(c.new, saved):
+	case hasBackup && bytes.Equal(c.New, saved):
 		how = "restored the original byte for byte"
 	}
-	c.said = "✓ Codex CLI: Trail Boss removed from " + path + " (" + how + ")"
+	c.Said = "✓ Codex CLI: Trail Boss removed from " + path + " (" + how + ")"
 	return c, nil, nil
 }
 

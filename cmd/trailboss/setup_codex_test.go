@@ -5,16 +5,18 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/trailboss/trailboss/hooks/install"
 )
 
 // applyCodex plans the Codex change of path and writes it, failing the test on an error.
-func applyCodex(t *testing.T, path string, undo bool) (*fileChange, []string) {
+func applyCodex(t *testing.T, path string, undo bool) (*install.Change, []string) {
 	t.Helper()
 	c, notes, err := planCodexFile(path, "trailboss", undo)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.write(); err != nil {
+	if err := c.Write(); err != nil {
 		t.Fatal(err)
 	}
 	return c, notes
@@ -23,21 +25,21 @@ func applyCodex(t *testing.T, path string, undo bool) (*fileChange, []string) {
 func TestCodexSetupCreatesAndRemovesAMissingConfig(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "codex", "config.toml")
 	c, notes := applyCodex(t, path, false)
-	if c.unchanged || !strings.Contains(c.said, "notify and hooks added") || len(notes) != 2 ||
+	if c.Unchanged || !strings.Contains(c.Said, "notify and hooks added") || len(notes) != 2 ||
 		!strings.Contains(notes[1], "daemon_auto_start = false") {
-		t.Fatalf("install said %q, notes %q", c.said, notes)
+		t.Fatalf("install said %q, notes %q", c.Said, notes)
 	}
 	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("config: %v, %v", fi, err)
 	}
-	if b, err := os.ReadFile(path + backupSuffix); err != nil || len(b) != 0 {
+	if b, err := os.ReadFile(path + install.BackupSuffix); err != nil || len(b) != 0 {
 		t.Fatalf("backup of a missing file: %q, %v (want an empty one)", b, err)
 	}
 	c, _ = applyCodex(t, path, true)
-	if !strings.Contains(c.said, "setup had created it") {
-		t.Fatalf("undo said %q", c.said)
+	if !strings.Contains(c.Said, "setup had created it") {
+		t.Fatalf("undo said %q", c.Said)
 	}
-	for _, p := range []string{path, path + backupSuffix} {
+	for _, p := range []string{path, path + install.BackupSuffix} {
 		if _, err := os.Stat(p); !os.IsNotExist(err) {
 			t.Errorf("%s is still there after undo", p)
 		}
@@ -59,8 +61,8 @@ func TestCodexUndoKeepsWhatCodexWroteSince(t *testing.T) {
 		t.Fatal(err)
 	}
 	c, _ := applyCodex(t, path, true)
-	if !strings.Contains(c.said, "took out Trail Boss's lines, kept everything else") {
-		t.Fatalf("undo said %q", c.said)
+	if !strings.Contains(c.Said, "took out Trail Boss's lines, kept everything else") {
+		t.Fatalf("undo said %q", c.Said)
 	}
 	got, _ := os.ReadFile(path)
 	if want := orig + "\n[projects.\"/src/new\"]\ntrust_level = \"trusted\"\n"; string(got) != want {
@@ -69,7 +71,7 @@ func TestCodexUndoKeepsWhatCodexWroteSince(t *testing.T) {
 	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o644 {
 		t.Errorf("mode %v, want the file's own 0644", fi.Mode().Perm())
 	}
-	if _, err := os.Stat(path + backupSuffix); !os.IsNotExist(err) {
+	if _, err := os.Stat(path + install.BackupSuffix); !os.IsNotExist(err) {
 		t.Errorf("the backup is still there")
 	}
 }

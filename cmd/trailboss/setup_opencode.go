@@ -23,7 +23,7 @@ func openCodePluginsDir(getenv func(string) string, home string) string {
 
 // openCodeSetup is what setup does in OpenCode's plugins folder, and what to tell the user.
 type openCodeSetup struct {
-	change *fileChange // nil: nothing to do with OpenCode
+	change *install.Change // nil: nothing to do with OpenCode
 	notes  []string
 }
 
@@ -33,25 +33,25 @@ type openCodeSetup struct {
 func planOpenCode(getenv func(string) string, home string, f setupFlags, bin string) (openCodeSetup, error) {
 	dir := openCodePluginsDir(getenv, home)
 	path := filepath.Join(dir, install.OpenCodePluginName)
-	old, mode, existed, err := readIfExists(path)
+	c, err := install.Read(path, 0o600)
 	if err != nil {
 		return openCodeSetup{}, err
 	}
+	old, existed := c.Old, c.Existed
 	ours := existed && install.IsOpenCodePlugin(old)
-	c := &fileChange{path: path, old: old, existed: existed, mode: mode}
 	if f.undo {
 		switch {
 		case !f.opencode && !ours:
 			return openCodeSetup{}, nil
 		case !existed:
-			c.unchanged, c.said = true, "✓ no Trail Boss plugin in "+dir+": nothing to undo for OpenCode"
+			c.Unchanged, c.Said = true, "✓ no Trail Boss plugin in "+dir+": nothing to undo for OpenCode"
 		case !ours:
-			c.unchanged, c.said = true, "! "+path+" is not Trail Boss's plugin (its first line says whose it is): left alone"
+			c.Unchanged, c.Said = true, "! "+path+" is not Trail Boss's plugin (its first line says whose it is): left alone"
 		default:
-			c.remove = true
-			c.said = "✓ OpenCode: removed Trail Boss's plugin " + path
+			c.Remove = true
+			c.Said = "✓ OpenCode: removed Trail Boss's plugin " + path
 			if install.OpenCodePluginMadeFolder(old) {
-				c.removeDir = dir
+				c.RemoveDir = dir
 			}
 		}
 		return openCodeSetup{change: c}, nil
@@ -68,17 +68,14 @@ func planOpenCode(getenv func(string) string, home string, f setupFlags, bin str
 			"will not overwrite it: move it away and run setup --opencode again (nothing was changed)", path)
 	}
 	madeFolder := !fileExists(dir) || (ours && install.OpenCodePluginMadeFolder(old))
-	c.new = install.OpenCodePlugin(codexProgram(bin), madeFolder)
-	if !existed {
-		c.mode = 0o600
-	}
-	if existed && bytes.Equal(old, c.new) {
-		c.unchanged, c.said = true, "✓ OpenCode already set up: "+path
+	c.New = install.OpenCodePlugin(codexProgram(bin), madeFolder)
+	if existed && bytes.Equal(old, c.New) {
+		c.Unchanged, c.Said = true, "✓ OpenCode already set up: "+path
 		return openCodeSetup{change: c}, nil
 	}
-	c.said = "✓ OpenCode: Trail Boss's plugin written to " + path
+	c.Said = "✓ OpenCode: Trail Boss's plugin written to " + path
 	if existed {
-		c.said = "✓ OpenCode: Trail Boss's plugin brought up to date in " + path
+		c.Said = "✓ OpenCode: Trail Boss's plugin brought up to date in " + path
 	}
 	return openCodeSetup{change: c, notes: []string{"OpenCode loads plugins when it starts: an OpenCode running now " +
 		"reports to Trail Boss once it is started again."}}, nil

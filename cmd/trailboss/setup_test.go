@@ -64,13 +64,13 @@ func TestTmuxConfPath(t *testing.T) {
 }
 
 // applyClaude plans and writes one step of setup's Claude part, as runSetup does.
-func applyClaude(t *testing.T, path string, undo bool) *fileChange {
+func applyClaude(t *testing.T, path string, undo bool) *install.Change {
 	t.Helper()
-	c, err := planClaude(path, "trailboss emit", undo)
+	c, err := install.PlanClaude(path, "trailboss emit", undo)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.write(); err != nil {
+	if err := c.Write(); err != nil {
 		t.Fatal(err)
 	}
 	return c
@@ -84,13 +84,13 @@ func TestClaudeBackupAndUndo(t *testing.T) {
 		t.Fatal(err)
 	}
 	applyClaude(t, path, false)
-	if b, _ := os.ReadFile(path + backupSuffix); !bytes.Equal(b, orig) {
+	if b, _ := os.ReadFile(path + install.BackupSuffix); !bytes.Equal(b, orig) {
 		t.Fatalf("backup = %q", b)
 	}
 	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
 		t.Errorf("mode %v, want the original 0600", fi.Mode().Perm())
 	}
-	if c := applyClaude(t, path, false); !c.unchanged {
+	if c := applyClaude(t, path, false); !c.Unchanged {
 		t.Error("second install changed something")
 	}
 
@@ -105,7 +105,7 @@ func TestClaudeBackupAndUndo(t *testing.T) {
 	if want := bytes.Replace(orig, []byte("opus"), []byte("sonnet"), 1); !bytes.Equal(got, want) {
 		t.Errorf("undo after an edit:\n%s\nwant\n%s", got, want)
 	}
-	if fileExists(path + backupSuffix) {
+	if fileExists(path + install.BackupSuffix) {
 		t.Error("the backup is still there")
 	}
 	if len(install.Installed(got, "trailboss emit")) != 0 {
@@ -122,8 +122,8 @@ func TestClaudeUndoRestoresBytes(t *testing.T) {
 		t.Fatal(err)
 	}
 	applyClaude(t, path, false)
-	if c := applyClaude(t, path, true); !strings.Contains(c.said, "byte for byte") {
-		t.Errorf("said %q", c.said)
+	if c := applyClaude(t, path, true); !strings.Contains(c.Said, "byte for byte") {
+		t.Errorf("said %q", c.Said)
 	}
 	if got, _ := os.ReadFile(path); !bytes.Equal(got, orig) {
 		t.Errorf("got %q, want %q", got, orig)
@@ -134,15 +134,15 @@ func TestClaudeFreshFile(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "sub", "settings.json")
 	applyClaude(t, path, false)
-	if b, err := os.ReadFile(path + backupSuffix); err != nil || len(b) != 0 {
+	if b, err := os.ReadFile(path + install.BackupSuffix); err != nil || len(b) != 0 {
 		t.Fatalf("want an empty backup (no file before): %q %v", b, err)
 	}
 	applyClaude(t, path, true)
-	if fileExists(path) || fileExists(path+backupSuffix) {
+	if fileExists(path) || fileExists(path+install.BackupSuffix) {
 		t.Error("undo of a file setup created should remove it and the backup")
 	}
 	// Nothing to undo: nothing happens.
-	if c := applyClaude(t, path, true); !c.unchanged {
+	if c := applyClaude(t, path, true); !c.Unchanged {
 		t.Error("undo without a file changed something")
 	}
 }
@@ -155,12 +155,12 @@ func TestClaudeMalformedChangesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, undo := range []bool{false, true} {
-		_, err := planClaude(path, "trailboss emit", undo)
+		_, err := install.PlanClaude(path, "trailboss emit", undo)
 		if err == nil || !strings.Contains(err.Error(), "line 3, column 3") || !strings.Contains(err.Error(), path) {
 			t.Errorf("undo=%v: %v", undo, err)
 		}
 	}
-	if got, _ := os.ReadFile(path); !bytes.Equal(got, bad) || fileExists(path+backupSuffix) {
+	if got, _ := os.ReadFile(path); !bytes.Equal(got, bad) || fileExists(path+install.BackupSuffix) {
 		t.Error("a malformed file was touched")
 	}
 }
@@ -200,14 +200,14 @@ func TestWriteAtomicFollowsSymlink(t *testing.T) {
 func TestClaudeUndoWithOnlyABackup(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "settings.json")
-	if err := os.WriteFile(path+backupSuffix, []byte(`{"model": "opus"}`), 0o644); err != nil {
+	if err := os.WriteFile(path+install.BackupSuffix, []byte(`{"model": "opus"}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	c := applyClaude(t, path, true)
 	if fileExists(path) {
 		t.Error("undo created a settings file")
 	}
-	if fileExists(path+backupSuffix) || !strings.Contains(c.said, "leftover") {
-		t.Errorf("the leftover backup stays (said %q)", c.said)
+	if fileExists(path+install.BackupSuffix) || !strings.Contains(c.Said, "leftover") {
+		t.Errorf("the leftover backup stays (said %q)", c.Said)
 	}
 }

@@ -156,8 +156,10 @@ func TestEmitGivesUpOnADaemonThatNeverAnswers(t *testing.T) {
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Emit to a silent daemon: %v, want a deadline error", err)
 	}
-	if elapsed > timeout+100*time.Millisecond {
-		t.Fatalf("Emit gave up after %v, want within %v", elapsed, timeout+100*time.Millisecond)
+	// Near its timeout, with room for a loaded machine (302 ms was seen at load 13), and
+	// far from the 2 s a missing deadline would take.
+	if limit := timeout + 300*time.Millisecond; elapsed > limit {
+		t.Fatalf("Emit gave up after %v, want within %v", elapsed, limit)
 	}
 	if n := len(spooled(t, e.StateDir)); n != 1 {
 		t.Fatalf("%d events spooled after the daemon did not answer, want 1", n)
