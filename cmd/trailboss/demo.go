@@ -516,12 +516,3 @@ func (k demoKeys) welcome() string {
 		"removes its temp folder.")
 	return b.String()
 }
-
-func freeLoopbackAddr() (string, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer ln.Close()
-	return ln.Addr().String(), nil
-}
