@@ -5,6 +5,7 @@
 package emit
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -80,6 +81,12 @@ func (e *Emitter) Emit(ctx context.Context) error {
 	body, err := readPayload(ctx, e.Stdin)
 	if err != nil {
 		return fmt.Errorf("read hook payload: %w", err)
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		// No event: the agent closed the hook's input unwritten (seen as Claude Code exits
+		// while it starts a hook). The daemon would refuse it, so nothing is sent, kept or
+		// logged; either would create a state directory that may be gone for good.
+		return nil
 	}
 	postCtx, cancel := context.WithTimeout(ctx, e.Timeout)
 	defer cancel()

@@ -441,3 +441,18 @@ func TestEmitSlimsALargePayload(t *testing.T) {
 		t.Fatalf("a small payload was changed (%v): %s", err, rc2.bodies[0])
 	}
 }
+
+// An agent that exits as it starts a hook closes the hook's input unwritten: nothing is
+// sent, spooled or logged, and no state directory is made for it (under stress -c 2, one
+// such hook re-created a test's folder after its cleanup).
+func TestEmitOfNoPayloadLeavesNoTrace(t *testing.T) {
+	addr := freeAddr(t)
+	dir := filepath.Join(t.TempDir(), "gone", "state")
+	e := &Emitter{Addr: addr, StateDir: dir, Getenv: envOf(nil), Stdin: strings.NewReader(" \n"), Timeout: 200 * time.Millisecond, Now: time.Now}
+	if _, err := emitWithin(t, e, 2*time.Second); err != nil {
+		t.Fatalf("Emit of no payload: %v, want nothing to report", err)
+	}
+	if _, err := os.Stat(filepath.Dir(dir)); !os.IsNotExist(err) {
+		t.Fatalf("Emit of no payload made %s (%v)", filepath.Dir(dir), err)
+	}
+}
