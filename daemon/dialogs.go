@@ -23,6 +23,7 @@ const maxEndedCalls = 16
 
 type dialogMemo struct {
 	call    *adapter.ToolCall // about to run: announced, not yet over
+	callAt  time.Time         // when it was announced
 	ended   []string          // ids of calls that are over, the newest last
 	overAt  time.Time         // calls announced before this are over (a turn began or ended, a dialog closed)
 	live    claude.LiveState  // the state file as last read; zero before
@@ -67,10 +68,14 @@ func (b *dialogBook) note(ev adapter.Event, fromHook bool) {
 			return // announced before its turn or its dialog was over: late
 		}
 		cp := *ev.Call
-		m.call = &cp
+		m.call, m.callAt = &cp, ev.At
 	case ev.By != "" || (ev.Kind == adapter.KindStuck && ev.Reason == adapter.ReasonStopped && !ev.Backup):
-		// A prompt begins a turn, a stop ends one: whatever was announced is over.
-		m.end("")
+		// A prompt begins a turn, a stop ends one: whatever was announced is over. Not a
+		// call announced after it: hooks race, and a prompt's hook can come in after the
+		// PreToolUse of its own turn (dated before it, Ingestor.order).
+		if m.call == nil || !ev.At.Before(m.callAt) {
+			m.end("")
+		}
 		if ev.At.After(m.overAt) {
 			m.overAt = ev.At
 		}

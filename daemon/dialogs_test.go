@@ -160,6 +160,17 @@ func TestAutoModePermissionWithItsCommand(t *testing.T) {
 			t.Fatalf("refused words: %q", s.Summary)
 		}
 	})
+	t.Run("the prompt's hook after the PreToolUse, dated before it", func(t *testing.T) {
+		// Hooks race: the prompt's hook, started first, came in after the PreToolUse
+		// (under stress -c 2) and is dated before it. The call it came too late to open
+		// is not over.
+		w := newWorld2332(t)
+		w.hook("auto-mode", "PreToolUse-Bash.json", 1.5)
+		w.hook("auto-mode", "UserPromptSubmit.json", 1.4)
+		w.state("waiting-permission.json", 1.55)
+		w.wantQueued("the dialog", adapter.ReasonPermission, "Bash", touchCmd, 1.55)
+		w.wantRecord("the dialog", touchCmd)
+	})
 	t.Run("the 6 s reminder without a state file", func(t *testing.T) {
 		w := newWorld2332(t)
 		w.hook("auto-mode", "UserPromptSubmit.json", 1)
