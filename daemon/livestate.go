@@ -137,6 +137,14 @@ func endedAfter(s queue.Session, tail *claude.Line) bool {
 	return tail != nil && tail.State == claude.TailWaiting && !tail.Interrupt && tail.Text != "" && tail.At.After(s.Since)
 }
 
+// answeredThenStopped reports whether ev, what liveEvent made of a state file for session s,
+// is the stop of a turn that went on past the dialog s was stuck on (endedAfter): a
+// stuck-on-a-dialog session's only stop that is not a refusal.
+func answeredThenStopped(s queue.Session, ev adapter.Event) bool {
+	return s.Stuck && s.Reason == adapter.ReasonPermission && ev.Kind == adapter.KindStuck &&
+		ev.Reason == adapter.ReasonStopped && ev.Detail != DetailRefused && ev.Detail != DetailDenied
+}
+
 // liveWordsOnly reports whether stuck session s has only the words the live state gave it
 // with no call known (liveWords): a hook's words, or a call's, are never replaced.
 func liveWordsOnly(s queue.Session) bool {
@@ -405,10 +413,9 @@ func (l *LiveStates) apply(ctx context.Context, s queue.Session, st claude.LiveS
 	if !ok {
 		return
 	}
-	if s.Stuck && s.Reason == adapter.ReasonPermission && ev.Kind == adapter.KindStuck && ev.Reason == adapter.ReasonStopped &&
-		ev.Detail != DetailRefused && ev.Detail != DetailDenied {
-		// Answered, then stopped: out of the queue first, so that the stop takes a place of
-		// its own rather than the dialog's.
+	if answeredThenStopped(s, ev) {
+		// Out of the queue first, so that the stop takes a place of its own rather than
+		// the dialog's.
 		answered := adapter.Event{Harness: s.Harness, SessionID: s.ID, Kind: adapter.KindUnstuck, By: adapter.ByHuman, At: ev.At}
 		if _, err := l.Engine.Ingest(ctx, answered); err != nil {
 			l.Log.Warn("apply Claude Code state", "session", s.ID, "err", err)
