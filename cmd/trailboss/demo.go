@@ -15,9 +15,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/trailboss/trailboss/hooks"
-
 	"github.com/trailboss/trailboss/daemon/client"
+	"github.com/trailboss/trailboss/hooks"
+	"github.com/trailboss/trailboss/testscripts/simagent"
 )
 
 // demoSession is the tmux session of the demo's own server.
@@ -515,4 +515,14 @@ func (k demoKeys) welcome() string {
 	key("d", "leaves: the demo stops everything it started and",
 		"removes its temp folder.")
 	return b.String()
+}
+
+// runDemoAgent is the demo-agent verb: the simulated Claude Code session of the demo and the
+// tests (testscripts/simagent).
+func runDemoAgent(ctx context.Context, e *env, args []string) error {
+	err := simagent.Run(ctx, args, e.stdin, e.stdout, e.stderr, selfPath())
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
+		return fmt.Errorf("%w: %v (see trailboss demo-agent --help)", errUsage, err)
+	}
+	return err
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/trailboss/trailboss/testscripts/simagent"
 	"golang.org/x/sys/unix"
 )
 
@@ -75,13 +76,13 @@ func autoDialogMain() {
 	autoDialogHook(session, map[string]any{"hook_event_name": "PermissionRequest", "tool_name": "Bash",
 		"tool_input": map[string]any{"command": command, "description": "Touch a file"}, "permission_mode": "auto"})
 	time.Sleep(drawAfter)
-	keys := openKeyboard(os.Stdin)
+	keys := simagent.OpenKeyboard(os.Stdin)
 	draw()
 	appeared := time.Now()
-	keys.discard() // keys typed before the dialog was drawn are dropped, as Claude Code drops them
+	keys.Discard() // keys typed before the dialog was drawn are dropped, as Claude Code drops them
 	picked := false
 	for {
-		k, ok := keys.key(context.Background())
+		k, ok := keys.Key(context.Background())
 		if !ok {
 			return
 		}
@@ -95,19 +96,19 @@ func autoDialogMain() {
 			appeared = time.Now()
 		}
 		switch k {
-		case keyUp:
+		case simagent.KeyUp:
 			say("key Up")
 			sel = max(sel-1, 0)
-		case keyDown:
+		case simagent.KeyDown:
 			say("key Down")
 			sel = min(sel+1, len(autoDialogOptions)-1)
-		case keyEnter, keyEsc:
-			if k == keyEnter && time.Since(appeared) < enterGrace {
+		case simagent.KeyEnter, simagent.KeyEsc:
+			if k == simagent.KeyEnter && time.Since(appeared) < enterGrace {
 				say("key Enter dropped")
 				continue
 			}
 			name := "Enter"
-			if k == keyEsc {
+			if k == simagent.KeyEsc {
 				name, sel = "Esc", 0
 			}
 			say("key %s", name)

@@ -1,4 +1,16 @@
-package main
+// Package simagent is a simulated Claude Code session for the demo and the end-to-end tests.
+// It goes through the real hook path: every hook is a `trailboss emit` child process reading
+// the payload on stdin with the pane's environment, and every turn is appended to a
+// transcript in Claude Code's JSONL shape. It reads its keyboard as Claude Code does: a
+// finished turn takes a line (text, then Enter), and a permission dialog takes one key, with
+// no Enter (see Keyboard).
+//
+// Its script is a list of turns, each "stop:<what it says>" (finish a turn and wait for a
+// line), "ask:<command>" (wait at a permission prompt for a Bash command: 1 or 2 allow it, 3
+// or Esc refuse it, Enter picks the highlighted entry), or "yn:<question>" (ask on screen with
+// "[y/N]" and read a line, as a shell script does: no hook says so, so only the screen shows
+// it — run it under trailboss run or trailboss watch to have it queued).
+package simagent
 
 import (
 	"bytes"
@@ -19,30 +31,24 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// runDemoAgent is a simulated Claude Code session for the demo and the end-to-end tests. It
-// goes through the real hook path: every hook is a `trailboss emit` child process reading
-// the payload on stdin with the pane's environment, and every turn is appended to a
-// transcript in Claude Code's JSONL shape. It reads its keyboard as Claude Code does: a
-// finished turn takes a line (text, then Enter), and a permission dialog takes one key, with
-// no Enter (see keyboard).
-//
-// Its script is a list of turns, each "stop:<what it says>" (finish a turn and wait for a
-// line), "ask:<command>" (wait at a permission prompt for a Bash command: 1 or 2 allow it, 3
-// or Esc refuse it, Enter picks the highlighted entry), or "yn:<question>" (ask on screen with
-// "[y/N]" and read a line, as a shell script does: no hook says so, so only the screen shows
-// it — run it under trailboss run or trailboss watch to have it queued).
-func runDemoAgent(ctx context.Context, e *env, args []string) error {
+// Run runs the simulated agent with the demo-agent verb's flags until its script ends or ctx
+// does; trailboss is the binary whose emit verb fires its hooks.
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, trailboss string) error {
 	fs := flag.NewFlagSet("demo-agent", flag.ContinueOnError)
+	fs.SetOutput(stderr)
 	session := fs.String("session", "", "session id (default: random)")
 	transcript := fs.String("transcript", "", "transcript file to append to (default: under $HOME/.claude/projects)")
 	work := fs.Duration("work", 1500*time.Millisecond, "how long each turn works before it stops")
 	first := fs.Duration("first", -1, "how long the first turn works (default: --work)")
 	script := fs.String("script", "stop:Done. Shall I go on?", "turns, separated by |: stop:TEXT, ask:COMMAND, yn:QUESTION, or idle (work forever); the last repeats")
 	hooks := fs.String("hooks", "all", "comma-separated hook events to fire (the others are 'lost'), or all")
-	if err := parse(fs, args, e.stderr); err != nil {
+	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	a := &simAgent{out: e.stdout, session: *session, transcript: *transcript, hooks: *hooks}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("demo-agent takes no arguments, got %q", strings.Join(fs.Args(), " "))
+	}
+	a := &simAgent{out: stdout, trailboss: trailboss, session: *session, transcript: *transcript, hooks: *hooks}
 	if a.session == "" {
 		a.session = randomID()
 	}
@@ -56,7 +62,7 @@ func runDemoAgent(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	turns := strings.Split(*script, "|")
-	a.keys = openKeyboard(e.stdin)
+	a.keys = OpenKeyboard(stdin)
 	defer a.keys.cooked()
 
 	a.hook(ctx, map[string]any{"hook_event_name": "SessionStart", "source": "startup"})
@@ -95,12 +101,13 @@ func runDemoAgent(ctx context.Context, e *env, args []string) error {
 
 type simAgent struct {
 	out                      io.Writer
+	trailboss                string // the binary whose emit verb fires a hook
 	work                     time.Duration
 	session, transcript, cwd string
 	last                     string    // uuid of the last transcript line
 	lastAt                   time.Time // and its timestamp
 	hooks                    string    // which hook events fire: "all" or a comma list
-	keys                     *keyboard // the pane's keyboard
+	keys                     *Keyboard // the pane's keyboard
 }
 
 // projectDir is Claude Code's folder name for a launch directory.
@@ -133,7 +140,7 @@ func (a *simAgent) hook(ctx context.Context, payload map[string]any) {
 	payload["transcript_path"] = a.transcript
 	payload["cwd"] = a.cwd
 	body, _ := json.Marshal(payload)
-	cmd := exec.CommandContext(ctx, selfPath(), "emit")
+	cmd := exec.CommandContext(ctx, a.trailboss, "emit")
 	cmd.Stdin = bytes.NewReader(body)
 	_ = cmd.Run() // emit never fails and prints nothing
 }
@@ -246,19 +253,19 @@ func (a *simAgent) askPermission(ctx context.Context, command string) bool {
 		"tool_input": input, "permission_mode": "default"})
 	picked := -1
 	for picked < 0 {
-		k, ok := a.keys.key(ctx)
+		k, ok := a.keys.Key(ctx)
 		if !ok {
 			return false
 		}
 		switch k {
 		case "1", "2", "3":
 			picked = int(k[0] - '1')
-		case keyEnter:
+		case KeyEnter:
 			picked = sel
-		case keyEsc:
+		case KeyEsc:
 			picked = permNo
-		case keyUp, keyDown:
-			if k == keyUp {
+		case KeyUp, KeyDown:
+			if k == KeyUp {
 				sel = (sel + len(entries) - 1) % len(entries)
 			} else {
 				sel = (sel + 1) % len(entries)
@@ -344,7 +351,7 @@ func termCols(w io.Writer) int {
 // case) is yes, anything else no. It fires no hook and writes no transcript line: it is a
 // program's own question, which only the screen shows.
 func (a *simAgent) askYesNo(ctx context.Context, question string) bool {
-	a.keys.discard()
+	a.keys.Discard()
 	fmt.Fprintf(a.out, "%s [y/N] ", question)
 	l, ok := a.keys.line(ctx)
 	if !ok {

@@ -1,4 +1,4 @@
-package main
+package simagent
 
 import (
 	"bytes"
@@ -20,18 +20,18 @@ import (
 
 // Keys that key returns by name; any other key is its own character.
 const (
-	keyEnter = "enter"
-	keyEsc   = "esc"
-	keyUp    = "up"
-	keyDown  = "down"
+	KeyEnter = "enter"
+	KeyEsc   = "esc"
+	KeyUp    = "up"
+	KeyDown  = "down"
 )
 
 // escWait is how long a lone Escape waits for the rest of an arrow key's sequence before it
 // counts as Esc itself.
 const escWait = 50 * time.Millisecond
 
-// keyboard is the agent's stdin, read by one goroutine for the agent's whole life.
-type keyboard struct {
+// Keyboard is the agent's stdin, read by one goroutine for the agent's whole life.
+type Keyboard struct {
 	chunks <-chan chunk  // what each read returned; closed at the end of the input
 	fd     int           // stdin's descriptor when it is a terminal, else -1
 	saved  *unix.Termios // the line mode to go back to, while a dialog is shown
@@ -46,8 +46,8 @@ type chunk struct {
 	at time.Time
 }
 
-// openKeyboard starts reading r.
-func openKeyboard(r io.Reader) *keyboard {
+// OpenKeyboard starts reading r.
+func OpenKeyboard(r io.Reader) *Keyboard {
 	ch := make(chan chunk, 16)
 	go func() {
 		defer close(ch)
@@ -62,7 +62,7 @@ func openKeyboard(r io.Reader) *keyboard {
 			}
 		}
 	}()
-	k := &keyboard{chunks: ch, fd: -1}
+	k := &Keyboard{chunks: ch, fd: -1}
 	if f, ok := r.(*os.File); ok {
 		if _, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS); err == nil {
 			k.fd = int(f.Fd())
@@ -72,7 +72,7 @@ func openKeyboard(r io.Reader) *keyboard {
 }
 
 // menu puts the terminal in cbreak mode for a dialog, and drops what was typed before.
-func (k *keyboard) menu() {
+func (k *Keyboard) menu() {
 	if k.fd >= 0 && k.saved == nil {
 		if t, err := unix.IoctlGetTermios(k.fd, unix.TCGETS); err == nil {
 			saved := *t
@@ -83,19 +83,19 @@ func (k *keyboard) menu() {
 			}
 		}
 	}
-	k.discard()
+	k.Discard()
 }
 
 // cooked gives the terminal back its line mode. It is safe to call more than once.
-func (k *keyboard) cooked() {
+func (k *Keyboard) cooked() {
 	if k.saved != nil {
 		_ = unix.IoctlSetTermios(k.fd, unix.TCSETS, k.saved)
 		k.saved = nil
 	}
 }
 
-// discard drops whatever was typed before now.
-func (k *keyboard) discard() {
+// Discard drops whatever was typed before now.
+func (k *Keyboard) Discard() {
 	if k.fd >= 0 {
 		_ = unix.IoctlSetInt(k.fd, unix.TCFLSH, unix.TCIFLUSH)
 	}
@@ -118,7 +118,7 @@ func (k *keyboard) discard() {
 
 // fill waits up to wait (forever when 0) for more input; false when none came, the input
 // ended or ctx did.
-func (k *keyboard) fill(ctx context.Context, wait time.Duration) bool {
+func (k *Keyboard) fill(ctx context.Context, wait time.Duration) bool {
 	var timeout <-chan time.Time
 	if wait > 0 {
 		t := time.NewTimer(wait)
@@ -148,7 +148,7 @@ func (k *keyboard) fill(ctx context.Context, wait time.Duration) bool {
 
 // line returns the next line typed, without its line end; false when the input ended (a
 // last line without its end is still returned) or ctx did.
-func (k *keyboard) line(ctx context.Context) (string, bool) {
+func (k *Keyboard) line(ctx context.Context) (string, bool) {
 	for {
 		if i := bytes.IndexAny(k.buf, "\r\n"); i >= 0 {
 			l := string(k.buf[:i])
@@ -170,10 +170,10 @@ func (k *keyboard) line(ctx context.Context) (string, bool) {
 	}
 }
 
-// key returns the next key typed: keyEnter, keyEsc, keyUp, keyDown, "" for another key
+// Key returns the next key typed: KeyEnter, KeyEsc, KeyUp, KeyDown, "" for another key
 // that has a name (another escape sequence), or the character typed; false when the input
 // ended or ctx did.
-func (k *keyboard) key(ctx context.Context) (string, bool) {
+func (k *Keyboard) Key(ctx context.Context) (string, bool) {
 	for len(k.buf) == 0 {
 		if !k.fill(ctx, 0) {
 			return "", false
@@ -182,14 +182,14 @@ func (k *keyboard) key(ctx context.Context) (string, bool) {
 	switch k.buf[0] {
 	case '\r', '\n':
 		k.buf = k.buf[1:]
-		return keyEnter, true
+		return KeyEnter, true
 	case 0x1b:
 		if len(k.buf) == 1 {
 			k.fill(ctx, escWait)
 		}
 		if len(k.buf) == 1 || (k.buf[1] != '[' && k.buf[1] != 'O') {
 			k.buf = k.buf[1:]
-			return keyEsc, true
+			return KeyEsc, true
 		}
 		// A CSI or SS3 sequence: parameters, then one final byte.
 		for i := 2; ; i++ {
@@ -203,9 +203,9 @@ func (k *keyboard) key(ctx context.Context) (string, bool) {
 				k.buf = k.buf[i+1:]
 				switch c {
 				case 'A':
-					return keyUp, true
+					return KeyUp, true
 				case 'B':
-					return keyDown, true
+					return KeyDown, true
 				}
 				return "", true
 			}
