@@ -21,7 +21,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
-	"unicode/utf8"
+
+	"github.com/trailboss/trailboss/testscripts/demo"
 
 	"github.com/trailboss/trailboss/hooks"
 
@@ -31,8 +32,8 @@ import (
 )
 
 // demoGone is how long after it ends a demo may take to leave nothing behind: its panes and
-// then its tmux server are each given demoStopWait, on a machine that may be busy.
-const demoGone = 2*demoStopWait + time.Second
+// then its tmux server are each given demo.StopWait, on a machine that may be busy.
+const demoGone = 2*demo.StopWait + time.Second
 
 // TestMakeDemo runs `make demo`, lands on the oldest stuck agent with prefix Tab, and ends
 // the demo each way a person can: detach, a hangup (the SIGHUP a shell sends its jobs when
@@ -44,7 +45,7 @@ func TestMakeDemo(t *testing.T) {
 	t.Run("detach", func(t *testing.T) {
 		r := startMakeDemo(t, repo, nil, "make", "demo")
 		r.landOnOldest(t)
-		welcome := r.tmux(t, "capture-pane", "-p", "-t", "="+demoSession+":0")
+		welcome := r.tmux(t, "capture-pane", "-p", "-t", "="+demo.Session+":0")
 		if !strings.Contains(welcome, "Ctrl-b Tab") || strings.Contains(welcome, "twice") {
 			t.Errorf("outside tmux, the welcome window does not say Ctrl-b Tab once:\n%s", welcome)
 		}
@@ -66,7 +67,7 @@ func TestMakeDemo(t *testing.T) {
 		tmuxEnv := "TMUX=" + outer.Socket + ",1,0"
 		r := startMakeDemo(t, repo, []string{tmuxEnv}, "make", "demo")
 		r.landOnOldest(t)
-		welcome := r.tmux(t, "capture-pane", "-p", "-t", "="+demoSession+":0")
+		welcome := r.tmux(t, "capture-pane", "-p", "-t", "="+demo.Session+":0")
 		if !strings.Contains(welcome, "press it twice") || !strings.Contains(welcome, "Ctrl-b Ctrl-b Tab") {
 			t.Errorf("inside tmux, the welcome window does not say to press Ctrl-b twice:\n%s", welcome)
 		}
@@ -420,34 +421,34 @@ func (r *makeDemoRun) checkLooksLikeReadme(t *testing.T) {
 		t.Errorf("escape-time is %s ms, want 10", got)
 	}
 	paths := map[string]string{} // window name → the pane's folder
-	for _, l := range strings.Split(strings.TrimSpace(r.tmux(t, "list-panes", "-s", "-t", "="+demoSession,
+	for _, l := range strings.Split(strings.TrimSpace(r.tmux(t, "list-panes", "-s", "-t", "="+demo.Session,
 		"-F", "#{window_name}\t#{pane_start_path}")), "\n") {
 		name, path, _ := strings.Cut(l, "\t")
 		paths[name] = path
 	}
 	branches := map[string]string{}
-	for _, a := range demoAgents {
-		path := paths[a.name]
-		if filepath.Dir(path) != filepath.Join(r.dir, "projects") || filepath.Base(path) != a.name {
-			t.Errorf("agent %s works in %q, want %s/projects/%s", a.name, path, r.dir, a.name)
+	for _, a := range demo.Agents {
+		path := paths[a.Name]
+		if filepath.Dir(path) != filepath.Join(r.dir, "projects") || filepath.Base(path) != a.Name {
+			t.Errorf("agent %s works in %q, want %s/projects/%s", a.Name, path, r.dir, a.Name)
 			continue
 		}
 		head, err := os.ReadFile(filepath.Join(path, ".git", "HEAD"))
 		if err != nil {
-			t.Errorf("agent %s's folder is no git repository: %v", a.name, err)
+			t.Errorf("agent %s's folder is no git repository: %v", a.Name, err)
 			continue
 		}
 		branch := strings.TrimPrefix(strings.TrimSpace(string(head)), "ref: refs/heads/")
 		if git, err := exec.LookPath("git"); err == nil {
 			out, err := exec.Command(git, "-C", path, "branch", "--show-current").CombinedOutput()
 			if err != nil || strings.TrimSpace(string(out)) != branch {
-				t.Errorf("git in agent %s's folder: %v: %s (want branch %s)", a.name, err, out, branch)
+				t.Errorf("git in agent %s's folder: %v: %s (want branch %s)", a.Name, err, out, branch)
 			}
 		}
 		if other, taken := branches[branch]; taken {
-			t.Errorf("agents %s and %s are both on branch %s", other, a.name, branch)
+			t.Errorf("agents %s and %s are both on branch %s", other, a.Name, branch)
 		}
-		branches[branch] = a.name
+		branches[branch] = a.Name
 	}
 	items, err := r.queue(t)
 	if err != nil || len(items) == 0 {
@@ -568,31 +569,5 @@ func (r *makeDemoRun) checkNothingLeft(t *testing.T, ended time.Time) {
 				demoGone, procs, left, r.screen(t))
 		}
 		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-// TestDemoKeysFor: inside a tmux whose prefix is also Ctrl-b the demo's prefix is pressed
-// twice; outside tmux, or inside one with another prefix, once.
-func TestDemoKeysFor(t *testing.T) {
-	for _, tc := range []struct {
-		outer, prefix string
-		nested        bool
-	}{
-		{"", "Ctrl-b", false},
-		{"C-b", "Ctrl-b Ctrl-b", true},
-		{"C-a", "Ctrl-b", false},
-	} {
-		k := demoKeysFor(tc.outer)
-		if k.prefix != tc.prefix || k.nested != tc.nested {
-			t.Errorf("demoKeysFor(%q) = %+v, want prefix %q nested %v", tc.outer, k, tc.prefix, tc.nested)
-		}
-		if w := k.welcome(); !strings.Contains(w, tc.prefix+" Tab") || strings.Contains(w, "twice") != tc.nested {
-			t.Errorf("outer prefix %q: the welcome text does not say %q Tab, or says twice wrongly:\n%s", tc.outer, tc.prefix, w)
-		}
-		for _, l := range strings.Split(k.welcome(), "\n") {
-			if n := utf8.RuneCountInString(l); n > 78 {
-				t.Errorf("outer prefix %q: a welcome line is %d columns, more than an 80-column terminal shows: %q", tc.outer, n, l)
-			}
-		}
 	}
 }
