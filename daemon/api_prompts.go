@@ -93,16 +93,14 @@ func (a *API) answerPrompt(w http.ResponseWriter, r *http.Request) {
 	ans.Claimed, ans.Channel, ans.Actor = ans.Channel, ChannelAPI, actorOf(r)+inTmux(r, ans.Client)
 	// The answer is applied whatever becomes of the request: it may be typed already.
 	out, err := a.Deliver.Answer(context.WithoutCancel(r.Context()), id, ans)
-	var refusal *PromptRefusal
-	var badAnswer *BadAnswerError
-	switch {
-	case err == nil:
+	switch o := wire.OutcomeOf(out, err); {
+	case o.Delivered():
 		writeJSON(w, http.StatusOK, out)
-	case errors.As(err, &refusal):
-		writeJSON(w, http.StatusConflict, wire.Refused{Error: refusal.Msg, Reason: refusal.Reason})
-	case errors.As(err, &badAnswer):
-		writeError(w, http.StatusBadRequest, badAnswer.Msg)
-	case errors.Is(err, ErrUnknownPrompt):
+	case o.Kind == wire.OutcomeRefused:
+		writeJSON(w, http.StatusConflict, wire.Refused{Error: o.Message, Reason: o.Reason})
+	case o.Kind == wire.OutcomeBadAnswer:
+		writeError(w, http.StatusBadRequest, o.Message)
+	case o.Kind == wire.OutcomeUnknownPrompt:
 		writeError(w, http.StatusNotFound, "no prompt has id "+id)
 	case errors.As(err, new(*NotSavedError)):
 		writeError(w, http.StatusServiceUnavailable, err.Error()) // as an event that could not be stored

@@ -49,21 +49,18 @@ type Deliverer struct {
 	paneMu sync.Map // pane key → *sync.Mutex: one answer typed into a pane at a time
 }
 
-// BadAnswerError is an answer that does not fit its prompt (400): a choice it does not
-// offer, a text for a menu, a reply too long. Nothing was typed.
-type BadAnswerError struct{ Msg string }
-
-func (e *BadAnswerError) Error() string { return e.Msg }
-
-func bad(format string, args ...any) error { return &BadAnswerError{Msg: fmt.Sprintf(format, args...)} }
+// bad returns an answer that does not fit its prompt: nothing was typed.
+func bad(format string, args ...any) error {
+	return &wire.BadAnswerError{Message: fmt.Sprintf(format, args...)}
+}
 
 // ChannelAPI is the channel of every answer that comes through the HTTP API, whatever the
 // caller says it is.
 const ChannelAPI = "api"
 
 // Answer delivers a to prompt id and records the attempt in the audit log. It returns a
-// *PromptRefusal (409), ErrUnknownPrompt (404) or a *BadAnswerError (400) when nothing was
-// typed.
+// *wire.PromptRefusal (409), ErrUnknownPrompt (404) or a *wire.BadAnswerError (400) when
+// nothing was typed; wire.OutcomeOf reads them.
 func (d *Deliverer) Answer(ctx context.Context, id string, a wire.Answer) (wire.Delivered, error) {
 	if a.Channel == "" {
 		a.Channel = ChannelAPI
@@ -71,25 +68,7 @@ func (d *Deliverer) Answer(ctx context.Context, id string, a wire.Answer) (wire.
 	audit := wire.Delivery{At: time.Now(), Channel: adapter.CleanText(a.Channel, 40), PromptID: adapter.CleanText(id, 40),
 		Actor: adapter.CleanText(a.Actor, 120), Claimed: adapter.CleanText(a.Claimed, 40), Choice: adapter.CleanText(a.Choice, 40)}
 	out, err := d.answer(ctx, id, a, &audit)
-	switch {
-	case err == nil && out.Confirmed:
-		audit.Result = "confirmed"
-	case err == nil:
-		audit.Result = "delivered"
-	default:
-		var refusal *PromptRefusal
-		var badAnswer *BadAnswerError
-		switch {
-		case errors.As(err, &refusal):
-			audit.Result, audit.Reason = "refused", refusal.Reason
-		case errors.As(err, &badAnswer):
-			audit.Result, audit.Reason = "refused", badAnswer.Msg
-		case errors.Is(err, ErrUnknownPrompt):
-			audit.Result, audit.Reason = "refused", "unknown prompt"
-		default:
-			audit.Result, audit.Reason = "failed", err.Error()
-		}
-	}
+	audit.Result, audit.Reason = wire.OutcomeOf(out, err).Audit()
 	if rerr := d.Engine.store.RecordDelivery(context.WithoutCancel(ctx), audit); rerr != nil {
 		d.Log.Error("audit log", "err", rerr)
 	}
@@ -105,10 +84,10 @@ func (d *Deliverer) answer(ctx context.Context, id string, a wire.Answer, audit 
 		return wire.Delivered{}, err
 	}
 	if d.Off != "" {
-		return wire.Delivered{}, &PromptRefusal{wire.RefusedOff, d.Off}
+		return wire.Delivered{}, refuse(wire.RefusedOff, d.Off)
 	}
 	if a.Nonce != "" && a.Nonce != rec.Nonce {
-		return wire.Delivered{}, &PromptRefusal{wire.RefusedChanged, "this answer was made for another showing of the prompt; nothing was typed"}
+		return wire.Delivered{}, refuse(wire.RefusedChanged, "this answer was made for another showing of the prompt; nothing was typed")
 	}
 	if err := d.fits(rec, a); err != nil {
 		return wire.Delivered{}, err
@@ -136,10 +115,10 @@ func (d *Deliverer) answer(ctx context.Context, id string, a wire.Answer, audit 
 }
 
 // fits checks a against what rec asks: a secret prompt takes no answer from here (a
-// *PromptRefusal), and an answer it cannot take is a *BadAnswerError. Nothing is typed.
+// *wire.PromptRefusal), and an answer it cannot take is a *wire.BadAnswerError. Nothing is typed.
 func (d *Deliverer) fits(rec queue.Prompt, a wire.Answer) error {
 	if rec.Ask.Secret {
-		return &PromptRefusal{wire.RefusedSecret, SecretRefusal}
+		return refuse(wire.RefusedSecret, SecretRefusal)
 	}
 	if rec.Ask.Kind == adapter.AskFreeText {
 		if a.Choice != "" {
@@ -255,8 +234,8 @@ func (d *Deliverer) confirm() time.Duration {
 // viaPTY claims rec and writes the answer to the supervisor's PTY.
 func (d *Deliverer) viaPTY(ctx context.Context, rec queue.Prompt, a wire.Answer) (wire.Delivered, error) {
 	if d.PTY == nil || !d.awaitSupervisor(ctx, rec.SessionID) {
-		return wire.Delivered{}, &PromptRefusal{wire.RefusedChanged,
-			"the trailboss run supervisor of this session is not connected right now; try again in a moment — nothing was typed"}
+		return wire.Delivered{}, refuse(wire.RefusedChanged,
+			"the trailboss run supervisor of this session is not connected right now; try again in a moment — nothing was typed")
 	}
 	if _, err := d.Engine.ClaimPrompt(ctx, rec.ID, a.Choice, answeredFrom(a)); err != nil {
 		return wire.Delivered{}, err
@@ -266,7 +245,7 @@ func (d *Deliverer) viaPTY(ctx context.Context, rec queue.Prompt, a wire.Answer)
 		if err := d.Engine.ReleasePrompt(context.WithoutCancel(ctx), rec.ID); err != nil {
 			d.Log.Error("release a prompt after a failed delivery", "prompt", rec.ID, "err", err)
 		}
-		return wire.Delivered{}, &PromptRefusal{wire.RefusedChanged, "the program no longer shows this prompt (" + reason + "); nothing was typed"}
+		return wire.Delivered{}, refuse(wire.RefusedChanged, "the program no longer shows this prompt ("+reason+"); nothing was typed")
 	}
 	return wire.Delivered{Delivered: true, Via: wire.ViaPTY, Confirmed: true}, nil
 }
@@ -321,7 +300,7 @@ const offerRefusal = "the pane shows Claude Code's offer \"Auto mode can't check
 // one whose label gives the answer, as the screen lists them now.
 func plan(rec queue.Prompt, a wire.Answer, screen string) (keystrokes, error) {
 	res := termprompt.Classify(screen)
-	changed := &PromptRefusal{wire.RefusedChanged, "the pane no longer shows this prompt; nothing was typed"}
+	changed := refuse(wire.RefusedChanged, "the pane no longer shows this prompt; nothing was typed")
 	ownMenu := res.Harness != "" // Claude Code and Codex menus act on the digit alone
 	// A record read from a screen or a PTY has that screen's words: the screen must still
 	// say them (a late "y" must not answer the next yes/no question).
@@ -345,14 +324,14 @@ func plan(rec queue.Prompt, a wire.Answer, screen string) (keystrokes, error) {
 		return keystrokes{text: a.Choice, enter: true}, nil
 	case adapter.AskPermission:
 		if res.Screen == termprompt.ScreenOffer {
-			return keystrokes{}, &PromptRefusal{wire.RefusedChanged, offerRefusal}
+			return keystrokes{}, refuse(wire.RefusedChanged, offerRefusal)
 		}
 		if res.Kind != termprompt.MultipleChoice || len(res.Choices) == 0 ||
 			(ownMenu && !slices.Contains(approvalScreens, res.Screen)) {
 			return keystrokes{}, changed
 		}
 		if why := sameSubject(rec, res); why != "" {
-			return keystrokes{}, &PromptRefusal{wire.RefusedChanged, why + "; nothing was typed"}
+			return keystrokes{}, refuse(wire.RefusedChanged, why+"; nothing was typed")
 		}
 		i, err := permissionOption(res, a.Choice)
 		if err != nil {
@@ -428,7 +407,7 @@ func answeredFrom(a wire.Answer) string {
 // answer into the pane, then looks for the agent taking it.
 func (d *Deliverer) viaKeys(ctx context.Context, rec queue.Prompt, a wire.Answer, claimed bool, typed *int) (wire.Delivered, error) {
 	if rec.Pane == "" || rec.TmuxSocket == "" {
-		return wire.Delivered{}, &PromptRefusal{wire.RefusedPaneMoved, "this session has no tmux pane to type into; nothing was typed"}
+		return wire.Delivered{}, refuse(wire.RefusedPaneMoved, "this session has no tmux pane to type into; nothing was typed")
 	}
 	unlock := d.lockPane(rec.TmuxSocket, rec.Pane)
 	defer unlock()
@@ -529,7 +508,7 @@ func (d *Deliverer) pickOption(ctx context.Context, tm *tmuxctl.Server, rec queu
 		screen, why := d.awaitHighlight(ctx, tm, rec.Pane, p.menu, at, was)
 		if why != "" {
 			d.release(ctx, rec.ID, true)
-			return "", pressed, &PromptRefusal{wire.RefusedChanged, stoppedPicking(why, pressed)}
+			return "", pressed, refuse(wire.RefusedChanged, stoppedPicking(why, pressed))
 		}
 		if at == p.to {
 			if err := tm.PressEnter(context.WithoutCancel(ctx), rec.Pane); err != nil {

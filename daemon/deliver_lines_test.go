@@ -25,8 +25,8 @@ func TestAMultiLineReplyToAPlainProgramIsRefused(t *testing.T) {
 	p := stuckAs(t, e, env, "screen", "s1", pane, screenAsk(t, env, pane))
 
 	_, err := d.Answer(context.Background(), p.ID, wire.Answer{Text: "fix the test\nrm -rf build"})
-	var badAnswer *BadAnswerError
-	if !errors.As(err, &badAnswer) || !strings.Contains(badAnswer.Msg, "send one line (nothing was typed)") {
+	var badAnswer *wire.BadAnswerError
+	if !errors.As(err, &badAnswer) || !strings.Contains(badAnswer.Message, "send one line (nothing was typed)") {
 		t.Fatalf("a reply of two lines to a plain program: %v, want refused, saying to send one line", err)
 	}
 	if _, ok := e.PendingPrompt("s1"); !ok {

@@ -191,7 +191,7 @@ func TestTheLongestReplyIsTyped(t *testing.T) {
 	})
 	p := stuckIn(t, e, env, "s1", pane, &adapter.Ask{Kind: adapter.AskFreeText, Question: "Enter a note:", From: adapter.AskFromScreen})
 
-	var badAnswer *BadAnswerError
+	var badAnswer *wire.BadAnswerError
 	if _, err := d.Answer(context.Background(), p.ID, wire.Answer{Text: strings.Repeat("x", MaxReplyLimit+1)}); !errors.As(err, &badAnswer) {
 		t.Fatalf("a reply of %d characters: %v, want refused as too long", MaxReplyLimit+1, err)
 	}

@@ -105,12 +105,12 @@ func TestSecretPromptIsAnsweredAtTheKeyboardOnly(t *testing.T) {
 		{Choice: "enter", Channel: "telegram"},
 	} {
 		_, err := d.Answer(context.Background(), p.ID, a)
-		var refusal *PromptRefusal
+		var refusal *wire.PromptRefusal
 		if !errors.As(err, &refusal) || refusal.Reason != wire.RefusedSecret {
 			t.Fatalf("answer %+v to a password prompt: %v, want refused as secret", a, err)
 		}
-		if !strings.Contains(refusal.Msg, "asks for a password: type it in the pane") {
-			t.Fatalf("the refusal says %q, want it to say to type the password in the pane", refusal.Msg)
+		if !strings.Contains(refusal.Message, "asks for a password: type it in the pane") {
+			t.Fatalf("the refusal says %q, want it to say to type the password in the pane", refusal.Message)
 		}
 	}
 	if _, ok := e.PendingPrompt("s1"); !ok {

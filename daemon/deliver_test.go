@@ -40,7 +40,7 @@ var yesNo = &adapter.Ask{Kind: adapter.AskYesNo, Question: "Continue? (y/n)", Fr
 	Choices: []adapter.AskChoice{{Key: "y", Label: "yes"}, {Key: "n", Label: "no"}}}
 
 func refusalReason(err error) string {
-	var r *PromptRefusal
+	var r *wire.PromptRefusal
 	if errors.As(err, &r) {
 		return r.Reason
 	}
@@ -159,7 +159,7 @@ func TestAnswersThatDoNotFitAreRefused(t *testing.T) {
 	d.MaxReply = 10
 	pane, _ := env.NewReaderPane(t, "main", "", "Continue? (y/n) ")
 	p := stuckIn(t, e, env, "s1", pane, yesNo)
-	var badAnswer *BadAnswerError
+	var badAnswer *wire.BadAnswerError
 	for _, a := range []wire.Answer{{Choice: "maybe"}, {Text: "y"}} {
 		if _, err := d.Answer(context.Background(), p.ID, a); !errors.As(err, &badAnswer) {
 			t.Errorf("answer %+v: %v, want a bad answer", a, err)

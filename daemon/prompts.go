@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"time"
 
 	"github.com/trailboss/trailboss/adapter"
@@ -189,16 +188,11 @@ func (e *Engine) latestPrompt(sessionID string) *queue.Prompt {
 	return &cp
 }
 
-// ErrUnknownPrompt: no prompt record has that id.
-var ErrUnknownPrompt = errors.New("no prompt has that id")
+// ErrUnknownPrompt: no prompt record has that id (wire.ErrUnknownPrompt).
+var ErrUnknownPrompt = wire.ErrUnknownPrompt
 
-// PromptRefusal is why an answer to a prompt record is refused: nothing is typed.
-type PromptRefusal struct {
-	Reason string // wire.RefusedAnswered, …
-	Msg    string
-}
-
-func (r *PromptRefusal) Error() string { return r.Msg }
+// refuse returns the refusal of an answer to a prompt record: nothing is typed.
+func refuse(reason, msg string) error { return &wire.PromptRefusal{Reason: reason, Message: msg} }
 
 // Prompt returns a prompt record by id, from memory or from the store.
 func (e *Engine) Prompt(ctx context.Context, id string) (queue.Prompt, error) {
@@ -221,7 +215,7 @@ func (e *Engine) Prompt(ctx context.Context, id string) (queue.Prompt, error) {
 
 // CheckPrompt says whether prompt id may be answered now: it is pending and not expired,
 // and its session is still stuck on that same moment in that same pane. It returns the
-// record and the session, or a *PromptRefusal, or ErrUnknownPrompt.
+// record and the session, or a *wire.PromptRefusal, or ErrUnknownPrompt.
 func (e *Engine) CheckPrompt(ctx context.Context, id string) (queue.Prompt, queue.Session, error) {
 	e.mu.Lock()
 	p, ok := e.prompts.byID[id]
@@ -247,21 +241,21 @@ func (e *Engine) checkLocked(p queue.Prompt) (queue.Session, error) {
 	now := e.now()
 	switch {
 	case p.Status == queue.PromptAnswered:
-		return queue.Session{}, &PromptRefusal{wire.RefusedAnswered, "this prompt was already answered" + by(p.Channel) + "; nothing was typed"}
+		return queue.Session{}, refuse(wire.RefusedAnswered, "this prompt was already answered"+by(p.Channel)+"; nothing was typed")
 	case p.Status == queue.PromptExpired || (p.Status == queue.PromptPending && !now.Before(p.ExpiresAt)):
-		return queue.Session{}, &PromptRefusal{wire.RefusedExpired, "this prompt expired; answer it in its pane — nothing was typed"}
+		return queue.Session{}, refuse(wire.RefusedExpired, "this prompt expired; answer it in its pane — nothing was typed")
 	}
 	s, live := e.sessions[p.SessionID]
 	if e.paneTakenLocked(p) {
-		return queue.Session{}, &PromptRefusal{wire.RefusedPaneMoved, "pane " + p.Pane + " belongs to another session now; nothing was typed"}
+		return queue.Session{}, refuse(wire.RefusedPaneMoved, "pane "+p.Pane+" belongs to another session now; nothing was typed")
 	}
 	switch {
 	case p.Status == queue.PromptFailed || !live:
-		return queue.Session{}, &PromptRefusal{wire.RefusedChanged, "that session has ended; nothing was typed"}
+		return queue.Session{}, refuse(wire.RefusedChanged, "that session has ended; nothing was typed")
 	case p.Status != queue.PromptPending || !s.Stuck || !s.Since.Equal(p.Since):
-		return queue.Session{}, &PromptRefusal{wire.RefusedChanged, "the session moved on since this prompt was asked; nothing was typed"}
+		return queue.Session{}, refuse(wire.RefusedChanged, "the session moved on since this prompt was asked; nothing was typed")
 	case s.Pane != p.Pane || s.TmuxSocket != p.TmuxSocket:
-		return queue.Session{}, &PromptRefusal{wire.RefusedPaneMoved, "the session is no longer in pane " + p.Pane + "; nothing was typed"}
+		return queue.Session{}, refuse(wire.RefusedPaneMoved, "the session is no longer in pane "+p.Pane+"; nothing was typed")
 	}
 	return *s, nil
 }
@@ -298,7 +292,7 @@ func (e *Engine) ClaimPrompt(ctx context.Context, id, key, channel string) (queu
 		e.mu.Unlock()
 		_, _, err := e.CheckPrompt(ctx, id)
 		if err == nil {
-			err = &PromptRefusal{wire.RefusedChanged, "the session moved on since this prompt was asked; nothing was typed"}
+			err = refuse(wire.RefusedChanged, "the session moved on since this prompt was asked; nothing was typed")
 		}
 		return queue.Prompt{}, err
 	}

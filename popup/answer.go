@@ -349,37 +349,37 @@ var refusedWords = map[string][2]string{
 
 // outcome is what the popup says of an answer's fate: the row's note and the status line.
 func outcome(msg answerMsg) (note, string) {
-	var refused *client.AnswerRefusedError
 	var bad *client.RefusedError
 	err := msg.err
+	o := wire.OutcomeOf(msg.res, err)
 	switch {
-	case err == nil && msg.res.Delivered:
+	case o.Delivered() && msg.res.Delivered:
 		via := viaWords[msg.res.Via]
 		if via == "" {
 			via = "delivered"
 		}
 		short := "✓ " + msg.what + ": " + msg.res.Via + ", "
-		if msg.res.Confirmed {
+		if o.Kind == wire.OutcomeConfirmed {
 			return note{text: short + "confirmed", ok: true},
 				fmt.Sprintf("%s sent to %s — %s; the agent took it.", msg.what, msg.where, via)
 		}
 		return note{text: short + "not confirmed yet", ok: true},
 			fmt.Sprintf("%s sent to %s — %s; not confirmed yet: if it does not move on, look at the pane (enter jumps there).", msg.what, msg.where, via)
-	case err == nil:
+	case o.Delivered():
 		return note{text: "✗ not delivered"}, fmt.Sprintf("%s was not delivered to %s — answer it in the pane (enter jumps there).", msg.what, msg.where)
 	case msg.timedOut:
 		return note{text: "? no word from the daemon"},
 			fmt.Sprintf("No word from the daemon within %v: %s may or may not have reached %s — look at the pane (enter jumps there).", AnswerTimeout, msg.what, msg.where)
-	case errors.As(err, &refused):
-		words, ok := refusedWords[refused.Reason]
+	case o.Kind == wire.OutcomeRefused:
+		words, ok := refusedWords[o.Reason]
 		if !ok {
-			words = [2]string{sanitize(refused.Message), sanitize(refused.Message)}
+			words = [2]string{sanitize(o.Message), sanitize(o.Message)}
 		}
 		return note{text: "✗ " + words[0]}, fmt.Sprintf("Nothing was sent to %s: %s.", msg.where, words[1])
-	case errors.Is(err, client.ErrUnknownPrompt):
+	case o.Kind == wire.OutcomeUnknownPrompt:
 		return note{text: "✗ that prompt is gone"},
 			fmt.Sprintf("Nothing was sent to %s: the daemon no longer knows that prompt (answered or replaced) — look at it again.", msg.where)
-	case errors.As(err, &bad):
+	case errors.As(err, &bad): // any other no of the daemon's: a 400 for an answer that does not fit
 		return note{text: "✗ refused"}, fmt.Sprintf("Nothing was sent to %s: the daemon refused it: %s.", msg.where, sanitize(bad.Message))
 	case errors.Is(err, client.ErrDown):
 		return note{text: "✗ the daemon is not running"}, "Nothing was sent: " + client.ErrDown.Error() + "."

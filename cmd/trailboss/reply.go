@@ -64,12 +64,11 @@ func runReply(ctx context.Context, e *env, args []string) error {
 			describeItem(it), strings.Join(keys, ", "), target)
 	}
 	out, err := c.Answer(ctx, it.Prompt.ID, wire.Answer{Choice: *choice, Text: text, Channel: "cli"})
-	var refused *client.AnswerRefusedError
 	var bad *client.RefusedError
-	switch {
-	case errors.As(err, &refused):
-		return fmt.Errorf("not delivered: %s", refused.Message)
-	case errors.As(err, &bad):
+	switch o := wire.OutcomeOf(out, err); {
+	case o.Kind == wire.OutcomeRefused:
+		return fmt.Errorf("not delivered: %s", o.Message)
+	case errors.As(err, &bad): // any other no of the daemon's: a 400 for an answer that does not fit
 		return fmt.Errorf("not delivered: %s", bad.Message)
 	case err != nil:
 		return err

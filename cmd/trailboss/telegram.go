@@ -109,8 +109,9 @@ func telegramToken(t *telegramConfig, getenv func(string) string) (token, source
 	return token, path, nil
 }
 
-// telegramRelay returns the relay that cfg configures, or nil when [telegram] is absent.
-func telegramRelay(cfg fileConfig, getenv func(string) string) (*telegram.Relay, error) {
+// telegramRelay returns the relay that cfg configures, as a channel of the daemon, or nil
+// when [telegram] is absent.
+func telegramRelay(cfg fileConfig, getenv func(string) string) (daemon.Channel, error) {
 	if cfg.Telegram == nil {
 		return nil, nil
 	}
@@ -118,8 +119,18 @@ func telegramRelay(cfg fileConfig, getenv func(string) string) (*telegram.Relay,
 	if err != nil {
 		return nil, err
 	}
-	return telegram.New(telegram.Config{Token: token, ChatID: cfg.Telegram.ChatID,
-		AllowedUsers: cfg.Telegram.AllowedUsers, APIURL: cfg.Telegram.APIURL}), nil
+	return relayChannel{telegram.New(telegram.Config{Token: token, ChatID: cfg.Telegram.ChatID,
+		AllowedUsers: cfg.Telegram.AllowedUsers, APIURL: cfg.Telegram.APIURL})}, nil
+}
+
+// relayChannel is the Telegram relay as a channel of the daemon: it hands the relay the
+// daemon's engine, deliverer and store, which the relay sees only through the interfaces
+// of telegram.Host.
+type relayChannel struct{ *telegram.Relay }
+
+func (c relayChannel) Run(ctx context.Context, h daemon.ChannelHost) error {
+	return c.Relay.Run(ctx, telegram.Host{Queue: h.Engine, Deliver: h.Deliver, Store: h.Store, Tmux: h.Tmux,
+		Log: h.Log, Now: h.Now})
 }
 
 func runTelegram(ctx context.Context, e *env, args []string) error {

@@ -19,16 +19,14 @@ import (
 )
 
 // AnswerRefusedError is the daemon's 409 to an answer: nothing was typed, and Reason
-// (wire.RefusedAnswered, …) says why.
-type AnswerRefusedError struct {
-	Reason  string
-	Message string
-}
+// (wire.RefusedAnswered, …) says why. It is the daemon's own refusal, decoded, so that
+// wire.OutcomeOf reads it as the daemon does.
+type AnswerRefusedError = wire.PromptRefusal
 
-func (e *AnswerRefusedError) Error() string { return e.Message }
-
-// ErrUnknownPrompt is the daemon's 404 to an answer: no prompt has that id.
-var ErrUnknownPrompt = errors.New("no prompt has that id: it may have been answered and forgotten, or never existed — run trailboss ls to see what is waiting")
+// ErrUnknownPrompt is the daemon's 404 to an answer: no prompt has that id. It is
+// wire.ErrUnknownPrompt (wire.OutcomeOf reads it so), with what to do.
+var ErrUnknownPrompt = fmt.Errorf("%w: it may have been answered and forgotten, or never existed — run trailboss ls to see what is waiting",
+	wire.ErrUnknownPrompt)
 
 // ErrAnswerTimeout: the daemon did not say in time what became of an answer; it may or may
 // not have been delivered, and `trailboss log` will say.

@@ -1,7 +1,9 @@
 // Package telegram is the Telegram relay (docs/delivery.md, "The Telegram relay"): it shows each pending prompt
 // record in one chat with buttons for its choices, edits the message once the prompt is
-// over, and carries the operator's taps and replies to daemon.Deliverer.Answer. Only the
-// configured chat and users are let in.
+// over, and carries the operator's taps and replies to the daemon's delivery (Host.Deliver).
+// Only the configured chat and users are let in. It sees the daemon only through the small
+// interfaces of Host, which the daemon's engine, deliverer and store satisfy; it does not
+// import package daemon.
 //
 // It talks to the Bot API with net/http rather than github.com/go-telegram/bot: that
 // library's getUpdates loop is private, retries after 100 ms doubling to 5 s (we must back

@@ -12,10 +12,10 @@ import (
 	"unicode"
 
 	"github.com/trailboss/trailboss/adapter"
-	"github.com/trailboss/trailboss/daemon"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/store"
 	"github.com/trailboss/trailboss/daemon/wire"
+	"github.com/trailboss/trailboss/tmuxctl"
 )
 
 // Config is the relay's part of config.toml ([telegram]).
@@ -43,11 +43,48 @@ const (
 	messagesKept       = 7 * 24 * time.Hour
 )
 
-// Relay is the Telegram delivery channel. It is a daemon.Channel.
+// Host is what the relay runs on: the daemon's engine, deliverer and store, each seen
+// through the little of it the relay uses, tmux, a log and a clock.
+type Host struct {
+	Queue   Queue
+	Deliver Answerer
+	Store   Store
+	Tmux    func(socket string) *tmuxctl.Server
+	Log     *slog.Logger
+	Now     func() time.Time // nil: time.Now
+}
+
+// Queue is what the relay reads of the daemon's queue (the engine).
+type Queue interface {
+	// Items returns the queue; an item with a Prompt waits for an answer.
+	Items() []queue.Item
+	// Prompt returns a prompt record, pending or not, or wire.ErrUnknownPrompt.
+	Prompt(ctx context.Context, id string) (queue.Prompt, error)
+	// Subscribe returns a channel that receives after committed changes.
+	Subscribe() <-chan struct{}
+}
+
+// Answerer delivers an operator's answer (the daemon's Deliverer), the only way the relay
+// has to deliver one. Its errors are those wire.OutcomeOf reads.
+type Answerer interface {
+	Answer(ctx context.Context, id string, a wire.Answer) (wire.Delivered, error)
+}
+
+// Store keeps, across restarts, the messages the relay sent and how far it read the
+// updates (the daemon's store).
+type Store interface {
+	TelegramMessages(ctx context.Context, closedSince time.Time) ([]store.TelegramMessage, error)
+	SaveTelegramMessage(ctx context.Context, m store.TelegramMessage) error
+	ForgetTelegramMessages(ctx context.Context, cut time.Time) error
+	TelegramOffset(ctx context.Context) (int64, error)
+	SetTelegramOffset(ctx context.Context, off int64) error
+}
+
+// Relay is the Telegram delivery channel; the daemon runs it beside itself.
 type Relay struct {
 	cfg Config
 	bot *Bot
-	h   daemon.ChannelHost
+	h   Host
 	log *slog.Logger
 
 	mu       sync.Mutex
@@ -65,8 +102,6 @@ type Relay struct {
 
 	kick chan struct{} // wakes the sync loop at once (the Bot API answers again)
 }
-
-var _ daemon.Channel = (*Relay)(nil)
 
 // New returns a relay for cfg; Run starts it.
 func New(cfg Config) *Relay {
@@ -113,7 +148,7 @@ func (r *Relay) Status() wire.ChannelStatus {
 }
 
 // Run relays until ctx ends: prompts out to the chat, taps and replies back in.
-func (r *Relay) Run(ctx context.Context, h daemon.ChannelHost) error {
+func (r *Relay) Run(ctx context.Context, h Host) error {
 	r.h, r.log = h, h.Log
 	if r.h.Now == nil {
 		r.h.Now = time.Now
@@ -139,7 +174,7 @@ func (r *Relay) Run(ctx context.Context, h daemon.ChannelHost) error {
 			r.reopened[m.PromptID] = true
 		}
 		// What took text before the restart, for a text written then and read now.
-		if p, err := h.Engine.Prompt(ctx, m.PromptID); err == nil {
+		if p, err := h.Queue.Prompt(ctx, m.PromptID); err == nil {
 			r.texts.note(p, now)
 		}
 	}
@@ -170,9 +205,9 @@ func (r *Relay) remember(m *store.TelegramMessage) {
 // watchTexts keeps r.texts up to date after every committed change, whatever the chat's
 // state (the sync loop may be backing off).
 func (r *Relay) watchTexts(ctx context.Context) {
-	changed := r.h.Engine.Subscribe()
+	changed := r.h.Queue.Subscribe()
 	for {
-		r.texts.update(r.h.Engine.Items(), r.h.Now())
+		r.texts.update(r.h.Queue.Items(), r.h.Now())
 		select {
 		case <-ctx.Done():
 			return
@@ -217,7 +252,7 @@ func sleep(ctx context.Context, d time.Duration, wake <-chan struct{}) {
 // a message for each new pending prompt, an edit for each that left pending. On failure
 // it backs off and tries again; nothing about the prompts changes meanwhile.
 func (r *Relay) syncLoop(ctx context.Context) {
-	changed := r.h.Engine.Subscribe()
+	changed := r.h.Queue.Subscribe()
 	bo := backoff{min: r.cfg.MinBackoff, max: r.cfg.MaxBackoff}
 	for ctx.Err() == nil {
 		err := r.sync(ctx)
@@ -248,7 +283,7 @@ func (r *Relay) sync(ctx context.Context) error {
 	now := r.h.Now()
 	pl := &placer{tmux: r.h.Tmux}
 	pending := map[string]bool{}
-	for _, it := range r.h.Engine.Items() {
+	for _, it := range r.h.Queue.Items() {
 		if it.Prompt == nil {
 			continue
 		}
@@ -341,9 +376,9 @@ func (r *Relay) sync(ctx context.Context) error {
 	}
 	r.mu.Unlock()
 	for _, m := range closing {
-		rec, err := r.h.Engine.Prompt(ctx, m.PromptID)
+		rec, err := r.h.Queue.Prompt(ctx, m.PromptID)
 		found := err == nil
-		if err != nil && !errors.Is(err, daemon.ErrUnknownPrompt) {
+		if err != nil && !errors.Is(err, wire.ErrUnknownPrompt) {
 			return err
 		}
 		html := closedHTML(m.HTML, outcome(rec, found, now))
@@ -575,7 +610,7 @@ func (r *Relay) handleTap(ctx context.Context, cq *CallbackQuery) {
 		return
 	}
 	key, label := t.Key, t.Key
-	if rec, err := r.h.Engine.Prompt(ctx, t.PromptID); err == nil {
+	if rec, err := r.h.Queue.Prompt(ctx, t.PromptID); err == nil {
 		if t.Index >= 0 && t.Index < len(rec.Ask.Choices) {
 			key = rec.Ask.Choices[t.Index].Key
 		}
@@ -586,7 +621,7 @@ func (r *Relay) handleTap(ctx context.Context, cq *CallbackQuery) {
 	if key == "" {
 		key = "#" // an index the record does not have: refused as not one of its choices
 	}
-	if rec, err := r.h.Engine.Prompt(ctx, t.PromptID); err == nil {
+	if rec, err := r.h.Queue.Prompt(ctx, t.PromptID); err == nil {
 		// Only what the message offered: never Allow for a command not shown whole, nothing
 		// for a prompt answered in its pane only (a button made by hand, a stale one).
 		no := r.refusesText(rec)
@@ -616,21 +651,20 @@ func (r *Relay) ack(ctx context.Context, id, text string) {
 
 // resultText says in a sentence what became of an answer.
 func resultText(what string, res wire.Delivered, err error) string {
-	var refusal *daemon.PromptRefusal
-	var badAnswer *daemon.BadAnswerError
-	switch {
-	case err == nil && res.Confirmed:
+	o := wire.OutcomeOf(res, err)
+	switch o.Kind {
+	case wire.OutcomeConfirmed:
 		return "Sent: " + what + "."
-	case err == nil:
+	case wire.OutcomeDelivered:
 		return "Sent: " + what + ". The agent has not taken it yet; if it still waits, look at its pane."
-	case errors.Is(err, daemon.ErrUnknownPrompt):
+	case wire.OutcomeUnknownPrompt:
 		return "Unknown prompt: it may be old, or from another Trail Boss. Nothing was typed."
-	case errors.As(err, &refusal):
-		return sentence(refusal.Msg)
-	case errors.As(err, &badAnswer):
-		return sentence(badAnswer.Msg) + " Nothing was typed."
+	case wire.OutcomeRefused:
+		return sentence(o.Message)
+	case wire.OutcomeBadAnswer:
+		return sentence(o.Message) + " Nothing was typed."
 	}
-	return "The answer could not be delivered (" + err.Error() + "). Look at its pane before trying again."
+	return "The answer could not be delivered (" + o.Message + "). Look at its pane before trying again."
 }
 
 // sentence capitalizes s and ends it with a full stop.
@@ -677,7 +711,7 @@ func (r *Relay) handleMessage(ctx context.Context, m *Message) {
 		return
 	}
 	now := r.h.Now()
-	items := r.h.Engine.Items()
+	items := r.h.Queue.Items()
 	r.texts.update(items, now)
 	var waiting []queue.Item
 	for _, it := range items {
@@ -776,7 +810,7 @@ func (r *Relay) refusesText(p queue.Prompt) string {
 func (r *Relay) deliverText(ctx context.Context, m *Message, id string) {
 	a := wire.Answer{Text: m.Text, Channel: "telegram", Actor: actor(m.From)}
 	what := "your reply"
-	if rec, err := r.h.Engine.Prompt(ctx, id); err == nil {
+	if rec, err := r.h.Queue.Prompt(ctx, id); err == nil {
 		if no := r.refusesText(rec); no != "" {
 			r.log.Info("telegram: a reply to a prompt that takes no text from here; delivered nothing", "prompt", id)
 			r.reply(ctx, m, esc(no))
@@ -841,7 +875,7 @@ func (r *Relay) command(ctx context.Context, m *Message) {
 		var b strings.Builder
 		pl := &placer{tmux: r.h.Tmux}
 		n := 0
-		for _, it := range r.h.Engine.Items() {
+		for _, it := range r.h.Queue.Items() {
 			if it.Prompt == nil {
 				continue
 			}

@@ -111,7 +111,7 @@ func (w *world) start() {
 	ctx, cancel := context.WithCancel(context.Background())
 	w.cancel, w.done = cancel, make(chan struct{})
 	w.relay = telegram.New(w.cfg)
-	host := daemon.ChannelHost{Engine: w.engine, Deliver: w.deliver, Store: w.st, Tmux: w.tmux,
+	host := telegram.Host{Queue: w.engine, Deliver: w.deliver, Store: w.st, Tmux: w.tmux,
 		Log: slog.New(slog.NewTextHandler(w.logs, nil)).With("component", "telegram"), Now: time.Now}
 	go func() {
 		defer close(w.done)
