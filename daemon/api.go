@@ -25,13 +25,6 @@ import (
 // MaxBody is the largest request body the API reads.
 const MaxBody = 1 << 20
 
-// Headers the emitter sends beside a hook's payload.
-const (
-	HeaderPane      = "X-Tmux-Pane"
-	HeaderTmux      = "X-Tmux"
-	HeaderEmittedAt = "X-Trailboss-Emitted-At"
-)
-
 // API is the daemon's HTTP face.
 type API struct {
 	Engine  *Engine
@@ -67,22 +60,22 @@ func IsSocket(path string) bool {
 func (a *API) Handler() http.Handler {
 	r := chi.NewRouter()
 	r.Use(a.containPanics, refuseBrowsers)
-	r.Get("/healthz", a.healthz)
+	r.Get(wire.RouteHealth, a.healthz)
 	r.Group(func(r chi.Router) {
 		r.Use(a.requireToken)
 		for name := range hookParsers {
-			r.Post("/v1/hooks/"+name, a.hookRoute(name))
+			r.Post(wire.HookRoute(name), a.hookRoute(name))
 		}
-		r.Post("/v1/events", a.genericEvent)
-		r.Get("/v1/queue", a.queue)
-		r.Get("/v1/next", a.next)
-		r.Post("/v1/skip", a.skip)
-		r.Post("/v1/dismiss", a.dismiss)
-		r.Get("/v1/status", a.status)
-		r.Get("/v1/sessions", a.sessions)
-		r.Post("/v1/watch", a.watch)
-		r.Delete("/v1/watch", a.watch)
-		r.Get("/v1/channels", a.channels)
+		r.Post(wire.RouteEvents, a.genericEvent)
+		r.Get(wire.RouteQueue, a.queue)
+		r.Get(wire.RouteNext, a.next)
+		r.Post(wire.RouteSkip, a.skip)
+		r.Post(wire.RouteDismiss, a.dismiss)
+		r.Get(wire.RouteStatus, a.status)
+		r.Get(wire.RouteSessions, a.sessions)
+		r.Post(wire.RouteWatch, a.watch)
+		r.Delete(wire.RouteWatch, a.watch)
+		r.Get(wire.RouteChannels, a.channels)
 		a.promptRoutes(r)
 	})
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
@@ -154,7 +147,7 @@ func (a *API) requireToken(next http.Handler) http.Handler {
 }
 
 func (a *API) healthz(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "version": a.Version})
+	writeJSON(w, http.StatusOK, wire.Health{OK: true, Version: a.Version})
 }
 
 // readBody reads at most MaxBody bytes; a larger body is answered 413 and ok is false.
@@ -185,31 +178,26 @@ func (a *API) hookRoute(harness string) http.HandlerFunc {
 			return
 		}
 		var at time.Time
-		if v := r.Header.Get(HeaderEmittedAt); v != "" {
+		if v := r.Header.Get(wire.HeaderEmittedAt); v != "" {
 			t, err := time.Parse(time.RFC3339Nano, v)
 			if err != nil {
-				writeError(w, http.StatusBadRequest, HeaderEmittedAt+" is not an RFC 3339 time: "+adapter.CleanText(v, 60))
+				writeError(w, http.StatusBadRequest, wire.HeaderEmittedAt+" is not an RFC 3339 time: "+adapter.CleanText(v, 60))
 				return
 			}
 			at = t
 		}
 		// Once the event is here it is committed even if the hook gives up waiting: the
 		// hook may have spooled it too, and applying an event twice changes nothing.
-		tmux := r.Header.Get(HeaderTmux)
+		tmux := r.Header.Get(wire.HeaderTmux)
 		res, err := a.Ingest.Hook(context.WithoutCancel(r.Context()), harness, body,
-			r.Header.Get(HeaderPane), tmux, at, originOf(r, tmux))
+			r.Header.Get(wire.HeaderPane), tmux, at, originOf(r, tmux))
 		if err != nil {
 			writeIngestError(w, err)
 			return
 		}
-		out := map[string]any{"ok": true, "changed": res.Changed}
-		if res.Ignored != "" {
-			out["ignored"] = res.Ignored
-		}
-		if r.Header.Get(HeaderCanHold) == "1" && holdable(harness, body) {
-			if hold := a.holdFor(res); hold != nil {
-				out["hold"] = hold
-			}
+		out := wire.HookAck{OK: true, Changed: res.Changed, Ignored: res.Ignored}
+		if r.Header.Get(wire.HeaderCanHold) == "1" && holdable(harness, body) {
+			out.Hold = a.holdFor(res)
 		}
 		writeJSON(w, http.StatusOK, out)
 	}
@@ -221,8 +209,8 @@ func writeIngestError(w http.ResponseWriter, err error) {
 	var refused *RefusedError
 	switch {
 	case errors.As(err, &refused) && refused.Envelope != nil:
-		writeJSON(w, http.StatusBadRequest, map[string]any{"error": refused.Error(),
-			"reason": refused.Envelope.Reason, "problems": refused.Envelope.Problems})
+		writeJSON(w, http.StatusBadRequest, wire.EnvelopeRefused{Error: refused.Error(),
+			Reason: refused.Envelope.Reason, Problems: refused.Envelope.Problems})
 	case errors.As(err, &refused):
 		writeError(w, http.StatusBadRequest, refused.Error())
 	case errors.Is(err, ErrNotStored):
@@ -244,7 +232,7 @@ func (a *API) genericEvent(w http.ResponseWriter, r *http.Request) {
 		writeIngestError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "changed": res.Changed, "duplicate": res.Duplicate})
+	writeJSON(w, http.StatusOK, wire.EventAck{OK: true, Changed: res.Changed, Duplicate: res.Duplicate})
 }
 
 func toItem(pos int, it queue.Item) wire.Item {
@@ -309,7 +297,7 @@ func answerSessionOp(w http.ResponseWriter, id string, err error) {
 	case err != nil:
 		writeError(w, http.StatusServiceUnavailable, "not stored: "+err.Error())
 	default:
-		writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
+		writeJSON(w, http.StatusOK, wire.OK{OK: true})
 	}
 }
 
@@ -367,14 +355,14 @@ func (a *API) watch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.Method == http.MethodDelete {
-		writeJSON(w, http.StatusOK, map[string]bool{"ok": true, "was_watched": a.Screens.Unwatch(socket, pane)})
+		writeJSON(w, http.StatusOK, wire.Unwatched{OK: true, WasWatched: a.Screens.Unwatch(socket, pane)})
 		return
 	}
 	if harness == "" {
 		harness = "screen"
 	}
 	a.Screens.Watch(socket, pane, adapter.CleanText(harness, 40))
-	writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
+	writeJSON(w, http.StatusOK, wire.OK{OK: true})
 }
 
 // sessions lists every live session, most recently heard from first (for doctor).

@@ -16,17 +16,14 @@ import (
 	"github.com/trailboss/trailboss/daemon/wire"
 )
 
-// HeaderCanHold is sent by a PermissionRequest hook that can hold for an answer.
-const HeaderCanHold = "X-Trailboss-Can-Hold"
-
 // promptRoutes adds the delivery routes (docs/delivery.md).
 func (a *API) promptRoutes(r chi.Router) {
-	r.Post("/v1/prompts/{id}/answer", a.answerPrompt)
-	r.Get("/v1/prompts/{id}/wait", a.waitPrompt)
-	r.Get("/v1/deliveries", a.deliveries)
-	r.Post("/v1/pty/report", a.ptyReport)
-	r.Get("/v1/pty/answers", a.ptyAnswers)
-	r.Post("/v1/pty/written", a.ptyWritten)
+	r.Post(wire.RouteAnswer, a.answerPrompt)
+	r.Get(wire.RouteWait, a.waitPrompt)
+	r.Get(wire.RouteDeliveries, a.deliveries)
+	r.Post(wire.RoutePTYReport, a.ptyReport)
+	r.Get(wire.RoutePTYAnswers, a.ptyAnswers)
+	r.Post(wire.RoutePTYWritten, a.ptyWritten)
 }
 
 func toPrompt(p *queue.Prompt) *wire.Prompt {

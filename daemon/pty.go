@@ -118,7 +118,7 @@ func (a *API) ptyReport(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "the report is not JSON of docs/delivery.md's shape: "+adapter.CleanText(err.Error(), 200))
 		return
 	}
-	ev, err := ptyEvent(rep, r.Header.Get(HeaderPane), r.Header.Get(HeaderTmux), time.Now())
+	ev, err := ptyEvent(rep, r.Header.Get(wire.HeaderPane), r.Header.Get(wire.HeaderTmux), time.Now())
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
@@ -225,5 +225,5 @@ func (a *API) ptyWritten(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "expected {\"session_id\", \"answer_id\", \"ok\"}")
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]bool{"ok": true, "expected": a.PTY.Written(wr)})
+	writeJSON(w, http.StatusOK, wire.PTYWrittenAck{OK: true, Expected: a.PTY.Written(wr)})
 }
