@@ -31,7 +31,7 @@ var agentHarnesses = map[string]bool{"claude": true, "codex": true, "opencode": 
 func sameProgram(rec queue.Prompt, now tmuxctl.PaneIdentity) error {
 	p := rec.Program
 	moved := func(format string, args ...any) error {
-		return &PromptRefusal{wire.RefusedPaneMoved, fmt.Sprintf(format, args...) + "; nothing was typed"}
+		return &PromptRefusal{Reason: wire.RefusedPaneMoved, Msg: fmt.Sprintf(format, args...) + "; nothing was typed"}
 	}
 	switch {
 	case p.TmuxPID != 0 && now.ServerPID != p.TmuxPID:
@@ -63,7 +63,7 @@ func (d *Deliverer) awaitPrompt(ctx context.Context, tm *tmuxctl.Server, rec que
 			err = sameProgram(rec, id)
 		}
 		if errors.Is(err, tmuxctl.ErrNoPane) || errors.Is(err, tmuxctl.ErrNoServer) {
-			return "", keystrokes{}, &PromptRefusal{wire.RefusedPaneMoved, "pane " + rec.Pane + " is gone; nothing was typed"}
+			return "", keystrokes{}, &PromptRefusal{Reason: wire.RefusedPaneMoved, Msg: "pane " + rec.Pane + " is gone; nothing was typed"}
 		}
 		if err != nil {
 			var refusal *PromptRefusal
@@ -81,7 +81,7 @@ func (d *Deliverer) awaitPrompt(ctx context.Context, tm *tmuxctl.Server, rec que
 			// meanwhile can be lost; since 2.1.318 it drops an Enter that comes just as a
 			// dialog appears. Its input box and its dialogs are typed into once the screen
 			// has held still a while.
-			err = &PromptRefusal{wire.RefusedChanged, "the pane is still being drawn; nothing was typed"}
+			err = &PromptRefusal{Reason: wire.RefusedChanged, Msg: "the pane is still being drawn; nothing was typed"}
 		}
 		if err == nil || time.Now().After(deadline) {
 			return screen, keys, err

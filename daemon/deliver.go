@@ -17,6 +17,8 @@ import (
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/wire"
 	"github.com/trailboss/trailboss/tmuxctl"
+
+	"github.com/trailboss/trailboss/daemon/fault"
 )
 
 // The delivery of a person's answer (DELIVERY.md). This file and tmuxctl/deliver.go are
@@ -49,11 +51,8 @@ type Deliverer struct {
 	paneMu sync.Map // pane key → *sync.Mutex: one answer typed into a pane at a time
 }
 
-// BadAnswerError is an answer that does not fit its prompt (400): a choice it does not
-// offer, a text for a menu, a reply too long. Nothing was typed.
-type BadAnswerError struct{ Msg string }
-
-func (e *BadAnswerError) Error() string { return e.Msg }
+// BadAnswerError is an answer that does not fit its prompt (fault.BadAnswerError).
+type BadAnswerError = fault.BadAnswerError
 
 func bad(format string, args ...any) error { return &BadAnswerError{Msg: fmt.Sprintf(format, args...)} }
 
@@ -105,10 +104,10 @@ func (d *Deliverer) answer(ctx context.Context, id string, a wire.Answer, audit 
 		return wire.Delivered{}, err
 	}
 	if d.Off != "" {
-		return wire.Delivered{}, &PromptRefusal{wire.RefusedOff, d.Off}
+		return wire.Delivered{}, &PromptRefusal{Reason: wire.RefusedOff, Msg: d.Off}
 	}
 	if a.Nonce != "" && a.Nonce != rec.Nonce {
-		return wire.Delivered{}, &PromptRefusal{wire.RefusedChanged, "this answer was made for another showing of the prompt; nothing was typed"}
+		return wire.Delivered{}, &PromptRefusal{Reason: wire.RefusedChanged, Msg: "this answer was made for another showing of the prompt; nothing was typed"}
 	}
 	if err := d.fits(rec, a); err != nil {
 		return wire.Delivered{}, err
@@ -139,7 +138,7 @@ func (d *Deliverer) answer(ctx context.Context, id string, a wire.Answer, audit 
 // *PromptRefusal), and an answer it cannot take is a *BadAnswerError. Nothing is typed.
 func (d *Deliverer) fits(rec queue.Prompt, a wire.Answer) error {
 	if rec.Ask.Secret {
-		return &PromptRefusal{wire.RefusedSecret, SecretRefusal}
+		return &PromptRefusal{Reason: wire.RefusedSecret, Msg: SecretRefusal}
 	}
 	if rec.Ask.Kind == adapter.AskFreeText {
 		if a.Choice != "" {
@@ -255,8 +254,7 @@ func (d *Deliverer) confirm() time.Duration {
 // viaPTY claims rec and writes the answer to the supervisor's PTY.
 func (d *Deliverer) viaPTY(ctx context.Context, rec queue.Prompt, a wire.Answer) (wire.Delivered, error) {
 	if d.PTY == nil || !d.awaitSupervisor(ctx, rec.SessionID) {
-		return wire.Delivered{}, &PromptRefusal{wire.RefusedChanged,
-			"the trailboss run supervisor of this session is not connected right now; try again in a moment — nothing was typed"}
+		return wire.Delivered{}, &PromptRefusal{Reason: wire.RefusedChanged, Msg: "the trailboss run supervisor of this session is not connected right now; try again in a moment — nothing was typed"}
 	}
 	if _, err := d.Engine.ClaimPrompt(ctx, rec.ID, a.Choice, answeredFrom(a)); err != nil {
 		return wire.Delivered{}, err
@@ -266,7 +264,7 @@ func (d *Deliverer) viaPTY(ctx context.Context, rec queue.Prompt, a wire.Answer)
 		if err := d.Engine.ReleasePrompt(context.WithoutCancel(ctx), rec.ID); err != nil {
 			d.Log.Error("release a prompt after a failed delivery", "prompt", rec.ID, "err", err)
 		}
-		return wire.Delivered{}, &PromptRefusal{wire.RefusedChanged, "the program no longer shows this prompt (" + reason + "); nothing was typed"}
+		return wire.Delivered{}, &PromptRefusal{Reason: wire.RefusedChanged, Msg: "the program no longer shows this prompt (" + reason + "); nothing was typed"}
 	}
 	return wire.Delivered{Delivered: true, Via: wire.ViaPTY, Confirmed: true}, nil
 }
@@ -321,7 +319,7 @@ const offerRefusal = "the pane shows Claude Code's offer \"Auto mode can't check
 // one whose label gives the answer, as the screen lists them now.
 func plan(rec queue.Prompt, a wire.Answer, screen string) (keystrokes, error) {
 	res := termprompt.Classify(screen)
-	changed := &PromptRefusal{wire.RefusedChanged, "the pane no longer shows this prompt; nothing was typed"}
+	changed := &PromptRefusal{Reason: wire.RefusedChanged, Msg: "the pane no longer shows this prompt; nothing was typed"}
 	ownMenu := res.Harness != "" // Claude Code and Codex menus act on the digit alone
 	// A record read from a screen or a PTY has that screen's words: the screen must still
 	// say them (a late "y" must not answer the next yes/no question).
@@ -345,14 +343,14 @@ func plan(rec queue.Prompt, a wire.Answer, screen string) (keystrokes, error) {
 		return keystrokes{text: a.Choice, enter: true}, nil
 	case adapter.AskPermission:
 		if res.Screen == termprompt.ScreenOffer {
-			return keystrokes{}, &PromptRefusal{wire.RefusedChanged, offerRefusal}
+			return keystrokes{}, &PromptRefusal{Reason: wire.RefusedChanged, Msg: offerRefusal}
 		}
 		if res.Kind != termprompt.MultipleChoice || len(res.Choices) == 0 ||
 			(ownMenu && !slices.Contains(approvalScreens, res.Screen)) {
 			return keystrokes{}, changed
 		}
 		if why := sameSubject(rec, res); why != "" {
-			return keystrokes{}, &PromptRefusal{wire.RefusedChanged, why + "; nothing was typed"}
+			return keystrokes{}, &PromptRefusal{Reason: wire.RefusedChanged, Msg: why + "; nothing was typed"}
 		}
 		i, err := permissionOption(res, a.Choice)
 		if err != nil {
@@ -428,7 +426,7 @@ func answeredFrom(a wire.Answer) string {
 // answer into the pane, then looks for the agent taking it.
 func (d *Deliverer) viaKeys(ctx context.Context, rec queue.Prompt, a wire.Answer, claimed bool, typed *int) (wire.Delivered, error) {
 	if rec.Pane == "" || rec.TmuxSocket == "" {
-		return wire.Delivered{}, &PromptRefusal{wire.RefusedPaneMoved, "this session has no tmux pane to type into; nothing was typed"}
+		return wire.Delivered{}, &PromptRefusal{Reason: wire.RefusedPaneMoved, Msg: "this session has no tmux pane to type into; nothing was typed"}
 	}
 	unlock := d.lockPane(rec.TmuxSocket, rec.Pane)
 	defer unlock()
@@ -529,7 +527,7 @@ func (d *Deliverer) pickOption(ctx context.Context, tm *tmuxctl.Server, rec queu
 		screen, why := d.awaitHighlight(ctx, tm, rec.Pane, p.menu, at, was)
 		if why != "" {
 			d.release(ctx, rec.ID, true)
-			return "", pressed, &PromptRefusal{wire.RefusedChanged, stoppedPicking(why, pressed)}
+			return "", pressed, &PromptRefusal{Reason: wire.RefusedChanged, Msg: stoppedPicking(why, pressed)}
 		}
 		if at == p.to {
 			if err := tm.PressEnter(context.WithoutCancel(ctx), rec.Pane); err != nil {

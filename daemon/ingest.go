@@ -17,6 +17,8 @@ import (
 	"github.com/trailboss/trailboss/adapter/opencode"
 	"github.com/trailboss/trailboss/daemon/lineage"
 	"github.com/trailboss/trailboss/daemon/queue"
+
+	"github.com/trailboss/trailboss/daemon/fault"
 )
 
 // The ingestor is the one way a harness's payload becomes queue events: the HTTP API and
@@ -25,16 +27,10 @@ import (
 
 // ErrNotStored means the store could not take the event (a full or failing disk): it was
 // not applied, and the same payload may be sent again later.
-var ErrNotStored = errors.New("event not stored")
+var ErrNotStored = fault.ErrNotStored
 
-// RefusedError is a payload the daemon will never take: malformed, of an unknown harness,
-// or naming a tmux server that does not exist. Sending it again changes nothing.
-type RefusedError struct {
-	Reason   string
-	Envelope *generic.Error // why a generic envelope was refused, with each problem; or nil
-}
-
-func (e *RefusedError) Error() string { return e.Reason }
+// RefusedError is a payload the daemon will never take (fault.RefusedError).
+type RefusedError = fault.RefusedError
 
 func refusal(format string, args ...any) error {
 	return &RefusedError{Reason: fmt.Sprintf(format, args...)}

@@ -104,7 +104,7 @@ func choose(res termprompt.Result, i int, ownMenu bool) (keystrokes, error) {
 
 // inPaneOnly is the refusal of an answer the prompt on screen cannot take from afar.
 func inPaneOnly(why string) error {
-	return &PromptRefusal{wire.RefusedChanged, why + ": answer it in the pane; nothing was typed"}
+	return &PromptRefusal{Reason: wire.RefusedChanged, Msg: why + ": answer it in the pane; nothing was typed"}
 }
 
 func labels(res termprompt.Result) string {

@@ -4,12 +4,13 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"time"
 
 	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/wire"
+
+	"github.com/trailboss/trailboss/daemon/fault"
 )
 
 // Prompt records (DELIVERY.md) live beside the sessions in the engine: a record is opened,
@@ -190,15 +191,10 @@ func (e *Engine) latestPrompt(sessionID string) *queue.Prompt {
 }
 
 // ErrUnknownPrompt: no prompt record has that id.
-var ErrUnknownPrompt = errors.New("no prompt has that id")
+var ErrUnknownPrompt = fault.ErrUnknownPrompt
 
 // PromptRefusal is why an answer to a prompt record is refused: nothing is typed.
-type PromptRefusal struct {
-	Reason string // wire.RefusedAnswered, …
-	Msg    string
-}
-
-func (r *PromptRefusal) Error() string { return r.Msg }
+type PromptRefusal = fault.PromptRefusal
 
 // Prompt returns a prompt record by id, from memory or from the store.
 func (e *Engine) Prompt(ctx context.Context, id string) (queue.Prompt, error) {
@@ -247,21 +243,21 @@ func (e *Engine) checkLocked(p queue.Prompt) (queue.Session, error) {
 	now := e.now()
 	switch {
 	case p.Status == queue.PromptAnswered:
-		return queue.Session{}, &PromptRefusal{wire.RefusedAnswered, "this prompt was already answered" + by(p.Channel) + "; nothing was typed"}
+		return queue.Session{}, &PromptRefusal{Reason: wire.RefusedAnswered, Msg: "this prompt was already answered" + by(p.Channel) + "; nothing was typed"}
 	case p.Status == queue.PromptExpired || (p.Status == queue.PromptPending && !now.Before(p.ExpiresAt)):
-		return queue.Session{}, &PromptRefusal{wire.RefusedExpired, "this prompt expired; answer it in its pane — nothing was typed"}
+		return queue.Session{}, &PromptRefusal{Reason: wire.RefusedExpired, Msg: "this prompt expired; answer it in its pane — nothing was typed"}
 	}
 	s, live := e.sessions[p.SessionID]
 	if e.paneTakenLocked(p) {
-		return queue.Session{}, &PromptRefusal{wire.RefusedPaneMoved, "pane " + p.Pane + " belongs to another session now; nothing was typed"}
+		return queue.Session{}, &PromptRefusal{Reason: wire.RefusedPaneMoved, Msg: "pane " + p.Pane + " belongs to another session now; nothing was typed"}
 	}
 	switch {
 	case p.Status == queue.PromptFailed || !live:
-		return queue.Session{}, &PromptRefusal{wire.RefusedChanged, "that session has ended; nothing was typed"}
+		return queue.Session{}, &PromptRefusal{Reason: wire.RefusedChanged, Msg: "that session has ended; nothing was typed"}
 	case p.Status != queue.PromptPending || !s.Stuck || !s.Since.Equal(p.Since):
-		return queue.Session{}, &PromptRefusal{wire.RefusedChanged, "the session moved on since this prompt was asked; nothing was typed"}
+		return queue.Session{}, &PromptRefusal{Reason: wire.RefusedChanged, Msg: "the session moved on since this prompt was asked; nothing was typed"}
 	case s.Pane != p.Pane || s.TmuxSocket != p.TmuxSocket:
-		return queue.Session{}, &PromptRefusal{wire.RefusedPaneMoved, "the session is no longer in pane " + p.Pane + "; nothing was typed"}
+		return queue.Session{}, &PromptRefusal{Reason: wire.RefusedPaneMoved, Msg: "the session is no longer in pane " + p.Pane + "; nothing was typed"}
 	}
 	return *s, nil
 }
@@ -298,7 +294,7 @@ func (e *Engine) ClaimPrompt(ctx context.Context, id, key, channel string) (queu
 		e.mu.Unlock()
 		_, _, err := e.CheckPrompt(ctx, id)
 		if err == nil {
-			err = &PromptRefusal{wire.RefusedChanged, "the session moved on since this prompt was asked; nothing was typed"}
+			err = &PromptRefusal{Reason: wire.RefusedChanged, Msg: "the session moved on since this prompt was asked; nothing was typed"}
 		}
 		return queue.Prompt{}, err
 	}
@@ -325,7 +321,7 @@ func (e *Engine) ClaimPrompt(ctx context.Context, id, key, channel string) (queu
 				e.batch.prompts[id] = before // it may have been on its way to disk with the failed batch
 			}
 		}
-		return queue.Prompt{}, &NotSavedError{err}
+		return queue.Prompt{}, &NotSavedError{Err: err}
 	}
 	if ch, ok := e.prompts.changed[id]; ok {
 		close(ch)
@@ -334,16 +330,8 @@ func (e *Engine) ClaimPrompt(ctx context.Context, id, key, channel string) (queu
 	return claimed, nil
 }
 
-// NotSavedError is a claim of a prompt that could not be committed (the disk is full, say):
-// nothing was typed, and the prompt takes answers again.
-type NotSavedError struct{ Err error }
-
-func (e *NotSavedError) Error() string {
-	return "the answer could not be saved (" + e.Err.Error() + "), so nothing was typed and the prompt takes " +
-		"answers again: try again, or answer in the pane; the daemon's log says more"
-}
-
-func (e *NotSavedError) Unwrap() error { return e.Err }
+// NotSavedError is a claim of a prompt that could not be committed (fault.NotSavedError).
+type NotSavedError = fault.NotSavedError
 
 // ReleasePrompt puts a claimed prompt back to pending when its answer could not be
 // delivered at all (nothing was typed), so that the person can try again.
