@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/trailboss/trailboss/daemon/wire"
+
+	"github.com/trailboss/trailboss/daemon/httpapi"
 )
 
 // promptServer serves the API (holding on) over real HTTP, for long polls and streams.
@@ -25,9 +27,10 @@ func newPromptServer(t *testing.T) *promptServer {
 	e, _ := newEngine(t)
 	holds, ptys := &Holds{}, &PTYHub{}
 	done := make(chan struct{})
-	a := &API{Engine: e, Token: testToken, Version: "v-test", Log: discard, HoldPermissions: true, Holds: holds, PTY: ptys,
+	core := &Core{Engine: e, Log: discard, HoldPermissions: true, Holds: holds, PTY: ptys,
 		Done: done, Ingest: &Ingestor{Engine: e, Log: discard, Now: time.Now, SocketExists: func(path string) bool { return path == testSocket }},
 		Deliver: &Deliverer{Engine: e, Log: discard, Holds: holds, PTY: ptys}}
+	a := &httpapi.Server{Core: core, Token: testToken, Version: "v-test", Log: discard}
 	s := &promptServer{engine: e, srv: httptest.NewServer(a.Handler()), done: done}
 	t.Cleanup(func() { close(done); s.srv.Close() })
 	return s

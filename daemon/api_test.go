@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/trailboss/trailboss/daemon/wire"
+
+	"github.com/trailboss/trailboss/daemon/httpapi"
 )
 
 const testToken = "0123456789abcdef-test-token"
@@ -26,8 +28,9 @@ func newAPI(t *testing.T) *apiFixture {
 	t.Helper()
 	e, _ := newEngine(t)
 	f := &apiFixture{engine: e, now: t0.Add(time.Hour)}
-	a := &API{Engine: e, Token: testToken, Version: "v-test", Log: discard, Ingest: &Ingestor{Engine: e, Log: discard,
+	core := &Core{Engine: e, Log: discard, Ingest: &Ingestor{Engine: e, Log: discard,
 		Now: func() time.Time { return f.now }, SocketExists: func(path string) bool { return path == testSocket }}}
+	a := &httpapi.Server{Core: core, Token: testToken, Version: "v-test", Log: discard}
 	f.h = a.Handler()
 	return f
 }

@@ -58,7 +58,7 @@ func bad(format string, args ...any) error { return &BadAnswerError{Msg: fmt.Spr
 
 // ChannelAPI is the channel of every answer that comes through the HTTP API, whatever the
 // caller says it is.
-const ChannelAPI = "api"
+const ChannelAPI = wire.ChannelAPI
 
 // Answer delivers a to prompt id and records the attempt in the audit log. It returns a
 // *PromptRefusal (409), ErrUnknownPrompt (404) or a *BadAnswerError (400) when nothing was

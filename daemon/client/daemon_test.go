@@ -15,6 +15,8 @@ import (
 	"github.com/trailboss/trailboss/daemon/client"
 	"github.com/trailboss/trailboss/daemon/statedir"
 	"github.com/trailboss/trailboss/daemon/store"
+
+	"github.com/trailboss/trailboss/daemon/httpapi"
 )
 
 // TestClientAgainstTheRealAPI checks that the client and the daemon agree on routes,
@@ -36,8 +38,8 @@ func TestClientAgainstTheRealAPI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	api := &daemon.API{Engine: engine, Token: tok, Version: "v", Log: log,
-		Ingest: &daemon.Ingestor{Engine: engine, Log: log, Now: time.Now}}
+	api := &httpapi.Server{Token: tok, Version: "v", Log: log, Core: &daemon.Core{Engine: engine, Log: log,
+		Ingest: &daemon.Ingestor{Engine: engine, Log: log, Now: time.Now}}}
 	srv := httptest.NewServer(api.Handler())
 	defer srv.Close()
 	c, err := client.New(strings.TrimPrefix(srv.URL, "http://"), dir, 2*time.Second)

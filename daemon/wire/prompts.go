@@ -72,6 +72,10 @@ type Answer struct {
 	Claimed string `json:"-"`
 }
 
+// ChannelAPI is the channel of every answer that comes through the HTTP API, whatever the
+// caller says it is.
+const ChannelAPI = "api"
+
 // Delivery paths.
 const (
 	ViaHook = "hook" // the holding PermissionRequest hook printed the decision
