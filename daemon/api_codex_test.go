@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/trailboss/trailboss/daemon/spool"
-
 	"github.com/trailboss/trailboss/daemon/wire"
 )
 

@@ -10,9 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/trailboss/trailboss/daemon/wire"
-
 	"github.com/trailboss/trailboss/daemon/httpapi"
+	"github.com/trailboss/trailboss/daemon/wire"
 )
 
 // promptServer serves the API (holding on) over real HTTP, for long polls and streams.

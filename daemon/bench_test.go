@@ -20,10 +20,9 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/trailboss/trailboss/adapter"
+	"github.com/trailboss/trailboss/daemon/httpapi"
 	"github.com/trailboss/trailboss/daemon/store"
 	"github.com/trailboss/trailboss/daemon/transcript"
-
-	"github.com/trailboss/trailboss/daemon/httpapi"
 )
 
 func benchEngine(b *testing.B) *Engine {

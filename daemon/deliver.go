@@ -14,11 +14,10 @@ import (
 
 	"github.com/trailboss/trailboss/adapter"
 	termprompt "github.com/trailboss/trailboss/adapter/prompt"
+	"github.com/trailboss/trailboss/daemon/fault"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/wire"
 	"github.com/trailboss/trailboss/tmuxctl"
-
-	"github.com/trailboss/trailboss/daemon/fault"
 )
 
 // The delivery of a person's answer (DELIVERY.md). This file and tmuxctl/deliver.go are

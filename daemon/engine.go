@@ -7,11 +7,10 @@ import (
 	"time"
 
 	"github.com/trailboss/trailboss/adapter"
+	"github.com/trailboss/trailboss/daemon/fault"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/store"
 	"github.com/trailboss/trailboss/daemon/transcript"
-
-	"github.com/trailboss/trailboss/daemon/fault"
 )
 
 // Engine owns the daemon's state: the sessions in memory, written through to the store.

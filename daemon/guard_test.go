@@ -13,7 +13,6 @@ import (
 
 	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/adapter/claude"
-
 	"github.com/trailboss/trailboss/daemon/httpapi"
 )
 

@@ -15,10 +15,9 @@ import (
 	"github.com/trailboss/trailboss/adapter/codex"
 	"github.com/trailboss/trailboss/adapter/generic"
 	"github.com/trailboss/trailboss/adapter/opencode"
+	"github.com/trailboss/trailboss/daemon/fault"
 	"github.com/trailboss/trailboss/daemon/lineage"
 	"github.com/trailboss/trailboss/daemon/queue"
-
-	"github.com/trailboss/trailboss/daemon/fault"
 )
 
 // The ingestor is the one way a harness's payload becomes queue events: the HTTP API and

@@ -7,10 +7,9 @@ import (
 	"time"
 
 	"github.com/trailboss/trailboss/adapter"
+	"github.com/trailboss/trailboss/daemon/fault"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/wire"
-
-	"github.com/trailboss/trailboss/daemon/fault"
 )
 
 // Prompt records (DELIVERY.md) live beside the sessions in the engine: a record is opened,

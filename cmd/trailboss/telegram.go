@@ -18,10 +18,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/trailboss/trailboss/daemon/httpapi"
 	"github.com/trailboss/trailboss/daemon/telegram"
 	"github.com/trailboss/trailboss/hooks"
-
-	"github.com/trailboss/trailboss/daemon/httpapi"
 )
 
 // telegramConfig is [telegram] in config.toml.

@@ -13,10 +13,9 @@ import (
 	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/daemon"
 	"github.com/trailboss/trailboss/daemon/client"
+	"github.com/trailboss/trailboss/daemon/httpapi"
 	"github.com/trailboss/trailboss/daemon/statedir"
 	"github.com/trailboss/trailboss/daemon/store"
-
-	"github.com/trailboss/trailboss/daemon/httpapi"
 )
 
 // TestClientAgainstTheRealAPI checks that the client and the daemon agree on routes,

@@ -15,11 +15,10 @@ import (
 
 	"github.com/trailboss/trailboss/daemon"
 	"github.com/trailboss/trailboss/daemon/client"
+	"github.com/trailboss/trailboss/daemon/httpapi"
 	"github.com/trailboss/trailboss/daemon/statedir"
 	"github.com/trailboss/trailboss/daemon/store"
 	"github.com/trailboss/trailboss/daemon/wire"
-
-	"github.com/trailboss/trailboss/daemon/httpapi"
 )
 
 const ptySession = "pty-0123456789abcdef"

@@ -1,34 +1,62 @@
-package daemon
+package httpapi_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/trailboss/trailboss/daemon/wire"
-
+	"github.com/trailboss/trailboss/daemon"
 	"github.com/trailboss/trailboss/daemon/httpapi"
+	"github.com/trailboss/trailboss/daemon/store"
+	"github.com/trailboss/trailboss/daemon/wire"
 )
+
+// The HTTP face served over a real core: an engine on a store in a temporary directory.
+
+var t0 = time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
+
+const testSocket = "/tmp/tbx-test/s"
+
+var discard = slog.New(slog.DiscardHandler)
+
+func at(sec float64) time.Time { return t0.Add(time.Duration(sec * float64(time.Second))) }
+
+func newEngine(t *testing.T) *daemon.Engine {
+	t.Helper()
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	e, err := daemon.NewEngine(context.Background(), st, time.Minute, discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
 
 const testToken = "0123456789abcdef-test-token"
 
 type apiFixture struct {
-	engine *Engine
+	engine *daemon.Engine
 	h      http.Handler
 	now    time.Time
 }
 
 func newAPI(t *testing.T) *apiFixture {
 	t.Helper()
-	e, _ := newEngine(t)
+	e := newEngine(t)
 	f := &apiFixture{engine: e, now: t0.Add(time.Hour)}
-	core := &Core{Engine: e, Log: discard, Ingest: &Ingestor{Engine: e, Log: discard,
+	core := &daemon.Core{Engine: e, Log: discard, Ingest: &daemon.Ingestor{Engine: e, Log: discard,
 		Now: func() time.Time { return f.now }, SocketExists: func(path string) bool { return path == testSocket }}}
 	a := &httpapi.Server{Core: core, Token: testToken, Version: "v-test", Log: discard}
 	f.h = a.Handler()
