@@ -291,7 +291,7 @@ func ptyBytes(ask adapter.Ask, a wire.Answer) string {
 	switch {
 	case ask.Kind == adapter.AskFreeText:
 		return strings.ReplaceAll(a.Text, "\n", "\r") + "\r"
-	case a.Choice == termprompt.KeyEnter || a.Choice == "enter":
+	case a.Choice == termprompt.KeyEnter || a.Choice == adapter.ChoiceEnter:
 		return "\r"
 	}
 	return a.Choice + "\r"

@@ -338,7 +338,7 @@ func (a *Server) watch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if harness == "" {
-		harness = "screen"
+		harness = adapter.HarnessScreen
 	}
 	a.Core.Watch(socket, pane, adapter.CleanText(harness, 40))
 	writeJSON(w, http.StatusOK, wire.OK{OK: true})

@@ -50,7 +50,7 @@ func Answerable(s Session) bool {
 }
 
 // HarnessPTY is the harness of sessions run under trailboss run.
-const HarnessPTY = "pty"
+const HarnessPTY = adapter.HarnessPTY
 
 // PromptAsk returns what session next should be asking now that it went from prev to
 // next, given the Ask its event carried (nil when the event said none) and its latest

@@ -26,6 +26,14 @@ const (
 	PromptFailed    = queue.PromptFailed    // the session (or the child of trailboss run) ended
 )
 
+// Choice keys with a meaning of their own (the adapter's): a permission's two, and a
+// press_enter prompt's one.
+const (
+	ChoiceAllow = adapter.ChoiceAllow
+	ChoiceDeny  = adapter.ChoiceDeny
+	ChoiceEnter = adapter.ChoiceEnter
+)
+
 // Choice is one answer a prompt offers.
 type Choice struct {
 	Key   string `json:"key"`
