@@ -1,5 +1,5 @@
 // Package daemon is Trail Boss's control plane: it ingests events into the queue
-// (engine.go), serves the HTTP API (api.go), reconciles against transcripts
+// (engine.go), serves the HTTP API (httpapi), reconciles against transcripts
 // (reconcile.go) and retires sessions whose panes are gone (liveness.go).
 package daemon
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
-	"os"
 	"sort"
 	"time"
 
@@ -39,12 +38,6 @@ type Core struct {
 }
 
 var _ httpapi.Core = (*Core)(nil)
-
-// IsSocket reports whether path is a unix socket.
-func IsSocket(path string) bool {
-	fi, err := os.Stat(path)
-	return err == nil && fi.Mode()&os.ModeSocket != 0
-}
 
 // Harnesses returns the names of the harnesses whose hooks the daemon ingests, sorted.
 func (c *Core) Harnesses() []string {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -261,4 +262,10 @@ func (in *Ingestor) socketOK(path string) bool {
 		return in.SocketExists(path)
 	}
 	return IsSocket(path)
+}
+
+// IsSocket reports whether path is a unix socket.
+func IsSocket(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode()&os.ModeSocket != 0
 }
