@@ -236,10 +236,29 @@ func (c *Core) Deliveries(ctx context.Context, limit int) ([]wire.Delivery, erro
 	return c.Engine.Deliveries(ctx, limit)
 }
 
+// Stopping is closed when the daemon stops.
+func (c *Core) Stopping() <-chan struct{} { return c.Done }
+
+// What the core's other parts (the ingestor, the deliverer, the HTTP face) read and write
+// of the store, through the engine that owns it.
+
+// RecordDelivery adds one attempt to deliver an answer to the audit log.
+func (e *Engine) RecordDelivery(ctx context.Context, d wire.Delivery) error {
+	return e.store.RecordDelivery(ctx, d)
+}
+
+// EventSeen reports whether the generic event id was applied before.
+func (e *Engine) EventSeen(ctx context.Context, id string) (bool, error) {
+	return e.store.EventSeen(ctx, id)
+}
+
+// RecordEvent remembers that the generic event id was applied at at, so that a repeat of
+// it changes nothing.
+func (e *Engine) RecordEvent(ctx context.Context, id string, at time.Time) error {
+	return e.store.RecordEvent(ctx, id, at)
+}
+
 // Deliveries returns the latest limit entries of the audit log, newest first.
 func (e *Engine) Deliveries(ctx context.Context, limit int) ([]wire.Delivery, error) {
 	return e.store.Deliveries(ctx, limit)
 }
-
-// Stopping is closed when the daemon stops.
-func (c *Core) Stopping() <-chan struct{} { return c.Done }
