@@ -183,7 +183,7 @@ func (a *Ask) Label(key string) string {
 // PermissionAsk is the Ask of a tool permission: allow or deny.
 func PermissionAsk(question, from string) *Ask {
 	return &Ask{Kind: AskPermission, Question: question, From: from,
-		Choices: []AskChoice{{Key: "allow", Label: "Allow"}, {Key: "deny", Label: "Deny"}}}
+		Choices: []AskChoice{{Key: ChoiceAllow, Label: "Allow"}, {Key: ChoiceDeny, Label: "Deny"}}}
 }
 
 // MenuAsk is the Ask of a question with options, keys 1, 2, … as its menu numbers them (at

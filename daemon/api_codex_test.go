@@ -12,13 +12,14 @@ import (
 	"time"
 
 	"github.com/trailboss/trailboss/daemon/spool"
+	"github.com/trailboss/trailboss/daemon/wire"
 )
 
 // codex posts a Codex payload as the emitter would, from pane, emitted at at.
 func (f *apiFixture) codex(body, pane string, at time.Time) *httptest.ResponseRecorder {
 	return f.do(http.MethodPost, "/v1/hooks/codex", strings.NewReader(body),
-		header("Content-Type", "application/json"), header(HeaderPane, pane),
-		header(HeaderTmux, testSocket+",4242,0"), header(HeaderEmittedAt, at.Format(time.RFC3339Nano)))
+		header("Content-Type", "application/json"), header(wire.HeaderPane, pane),
+		header(wire.HeaderTmux, testSocket+",4242,0"), header(wire.HeaderEmittedAt, at.Format(time.RFC3339Nano)))
 }
 
 func codexNotify(thread, msg string, inputs ...string) string {
@@ -120,11 +121,11 @@ func TestCodexUnknownAndBadPayloadsChangeNothing(t *testing.T) {
 		"not JSON":       {body: "agent-turn-complete", want: "malformed JSON"},
 		"no type":        {body: `{"thread-id":"x"}`, want: "missing type"},
 		"no session":     {body: `{"hook_event_name":"Stop"}`, want: "missing session_id"},
-		"missing socket": {body: codexNotify("intruder", "hi"), want: "does not exist", mods: []func(*http.Request){header(HeaderTmux, "/tmp/nope,1,0")}},
-		"bad pane":       {body: codexNotify("intruder", "hi"), want: "pane", mods: []func(*http.Request){header(HeaderPane, "%1;kill-server")}},
-		"bad time":       {body: codexNotify("intruder", "hi"), want: HeaderEmittedAt, mods: []func(*http.Request){header(HeaderEmittedAt, "soon")}},
+		"missing socket": {body: codexNotify("intruder", "hi"), want: "does not exist", mods: []func(*http.Request){header(wire.HeaderTmux, "/tmp/nope,1,0")}},
+		"bad pane":       {body: codexNotify("intruder", "hi"), want: "pane", mods: []func(*http.Request){header(wire.HeaderPane, "%1;kill-server")}},
+		"bad time":       {body: codexNotify("intruder", "hi"), want: wire.HeaderEmittedAt, mods: []func(*http.Request){header(wire.HeaderEmittedAt, "soon")}},
 	} {
-		base := []func(*http.Request){header(HeaderPane, "%2"), header(HeaderTmux, testSocket+",1,0")}
+		base := []func(*http.Request){header(wire.HeaderPane, "%2"), header(wire.HeaderTmux, testSocket+",1,0")}
 		rec := f.do(http.MethodPost, "/v1/hooks/codex", strings.NewReader(tc.body), append(base, tc.mods...)...)
 		mustStatus(t, rec, http.StatusBadRequest)
 		if msg := errorMessage(t, rec); !strings.Contains(msg, tc.want) {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trailboss/trailboss/daemon/httpapi"
 	"github.com/trailboss/trailboss/daemon/wire"
 )
 
@@ -25,9 +26,10 @@ func newPromptServer(t *testing.T) *promptServer {
 	e, _ := newEngine(t)
 	holds, ptys := &Holds{}, &PTYHub{}
 	done := make(chan struct{})
-	a := &API{Engine: e, Token: testToken, Version: "v-test", Log: discard, HoldPermissions: true, Holds: holds, PTY: ptys,
+	core := &Core{Engine: e, Log: discard, HoldPermissions: true, Holds: holds, PTY: ptys,
 		Done: done, Ingest: &Ingestor{Engine: e, Log: discard, Now: time.Now, SocketExists: func(path string) bool { return path == testSocket }},
 		Deliver: &Deliverer{Engine: e, Log: discard, Holds: holds, PTY: ptys}}
+	a := &httpapi.Server{Core: core, Token: testToken, Version: "v-test", Log: discard}
 	s := &promptServer{engine: e, srv: httptest.NewServer(a.Handler()), done: done}
 	t.Cleanup(func() { close(done); s.srv.Close() })
 	return s
@@ -71,7 +73,7 @@ const permissionTouch = `"tool_name":"Bash","tool_input":{"command":"touch x"}`
 func (s *promptServer) holdingHook(t *testing.T, session string) wire.Hold {
 	t.Helper()
 	code, body := s.request(t, http.MethodPost, "/v1/hooks/claude", hookBody(session, "PermissionRequest", permissionTouch),
-		HeaderPane, "%3", HeaderTmux, testSocket+",1,0", HeaderCanHold, "1")
+		wire.HeaderPane, "%3", wire.HeaderTmux, testSocket+",1,0", wire.HeaderCanHold, "1")
 	if code != http.StatusOK {
 		t.Fatalf("hook: %d %s", code, body)
 	}
@@ -138,7 +140,7 @@ func TestHeldPermissionAnsweredInTheTerminalReleasesTheHook(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	code, body := s.request(t, http.MethodPost, "/v1/hooks/claude", hookBody("s1", "PostToolUse", permissionTouch),
-		HeaderPane, "%3", HeaderTmux, testSocket+",1,0")
+		wire.HeaderPane, "%3", wire.HeaderTmux, testSocket+",1,0")
 	if code != http.StatusOK {
 		t.Fatalf("PostToolUse: %d %s", code, body)
 	}
@@ -159,7 +161,7 @@ func TestHeldPermissionAnsweredInTheTerminalReleasesTheHook(t *testing.T) {
 // Without holding, a PermissionRequest hook is told nothing and returns at once.
 func TestNoHoldWhenHoldingIsOff(t *testing.T) {
 	f := newAPI(t)
-	rec := f.hook(hookBody("s1", "PermissionRequest", permissionTouch), "%3", header(HeaderCanHold, "1"))
+	rec := f.hook(hookBody("s1", "PermissionRequest", permissionTouch), "%3", header(wire.HeaderCanHold, "1"))
 	mustStatus(t, rec, http.StatusOK)
 	if strings.Contains(rec.Body.String(), "hold") {
 		t.Fatalf("answer %s tells the hook to hold", rec.Body.String())

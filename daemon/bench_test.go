@@ -20,6 +20,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/trailboss/trailboss/adapter"
+	"github.com/trailboss/trailboss/daemon/httpapi"
 	"github.com/trailboss/trailboss/daemon/store"
 	"github.com/trailboss/trailboss/daemon/transcript"
 )
@@ -66,8 +67,8 @@ func BenchmarkIngestDurable(b *testing.B) {
 // with the server.
 func BenchmarkHookOverLoopback(b *testing.B) {
 	e := benchEngine(b)
-	api := &API{Engine: e, Token: "tok", Log: discard,
-		Ingest: &Ingestor{Engine: e, Log: discard, Now: time.Now, SocketExists: func(string) bool { return true }}}
+	api := &httpapi.Server{Token: "tok", Log: discard, Core: &Core{Engine: e, Log: discard,
+		Ingest: &Ingestor{Engine: e, Log: discard, Now: time.Now, SocketExists: func(string) bool { return true }}}}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)

@@ -1,5 +1,5 @@
 // Package daemon is Trail Boss's control plane: it ingests events into the queue
-// (engine.go), serves the HTTP API (api.go), reconciles against transcripts
+// (engine.go), serves the HTTP API (httpapi), reconciles against transcripts
 // (reconcile.go) and retires sessions whose panes are gone (liveness.go).
 package daemon
 
@@ -18,6 +18,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/trailboss/trailboss/adapter/claude"
+	"github.com/trailboss/trailboss/daemon/httpapi"
 	"github.com/trailboss/trailboss/daemon/statedir"
 	"github.com/trailboss/trailboss/daemon/store"
 	"github.com/trailboss/trailboss/tmuxctl"
@@ -62,7 +63,7 @@ func CheckLoopback(addr string) error {
 	if err != nil {
 		return fmt.Errorf("address %q: %w", addr, err)
 	}
-	if !loopbackHost(host) {
+	if !httpapi.IsLoopbackHost(host) {
 		return fmt.Errorf("refusing to listen on %q: %w (use 127.0.0.1 or [::1])", addr, ErrNotLoopback)
 	}
 	return nil
@@ -212,7 +213,7 @@ func Run(ctx context.Context, cfg Config) (err error) {
 			ln.Close()
 		}
 	}()
-	ln, err := listenSocket(sock)
+	ln, err := httpapi.ListenSocket(sock)
 	if err != nil {
 		return err
 	}
@@ -257,11 +258,12 @@ func Run(ctx context.Context, cfg Config) (err error) {
 	if len(cfg.Channels) > 0 {
 		off = "" // configuring a remote channel switched delivery on
 	}
-	api := &API{Engine: engine, Token: token, Version: cfg.Version, Log: log.With("component", "api"), Ingest: ingest,
-		Holds: holds, PTY: ptys, HoldPermissions: cfg.HoldPermissions || len(cfg.Channels) > 0, Channels: cfg.Channels,
-		DeliveryOff: off,
+	core := &Core{Engine: engine, Log: log.With("component", "api"), Ingest: ingest,
+		Holds: holds, PTY: ptys, HoldPermissions: cfg.HoldPermissions || len(cfg.Channels) > 0, DeliveryChannels: cfg.Channels,
+		Off: off,
 		Deliver: &Deliverer{Engine: engine, Tmux: tmuxctl.New, PTY: ptys, Holds: holds, MaxReply: cfg.MaxReply,
 			Off: off, Log: log.With("component", "deliver")}}
+	api := &httpapi.Server{Core: core, Token: token, Version: cfg.Version, Log: log.With("component", "api")}
 	if off == "" {
 		log.Info("delivery is on: answers from the popup, trailboss reply and the channels are typed into panes")
 	}
@@ -269,10 +271,10 @@ func Run(ctx context.Context, cfg Config) (err error) {
 	if cfg.ScreenTick > 0 {
 		screens = &ScreenWatcher{Engine: engine, Tmux: tmuxctl.New, Tick: cfg.ScreenTick, Quiet: 2,
 			Discover: cfg.Sweep, Servers: knownServers(engine, os.Getenv), Log: log.With("component", "screen")}
-		api.Screens = screens
+		core.Screens = screens
 	}
 	srv := &http.Server{Handler: api.Handler(), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second,
-		ConnContext: connContext}
+		ConnContext: httpapi.ConnContext}
 	rec := &Reconciler{
 		Engine: engine, Sweep: cfg.Sweep, Settle: cfg.Settle, Watch: !cfg.NoWatch,
 		Log:      log.With("component", "reconcile"),
@@ -287,11 +289,11 @@ func Run(ctx context.Context, cfg Config) (err error) {
 	}
 	made = nil
 	g, gctx := errgroup.WithContext(ctx)
-	api.Done = gctx.Done()
+	core.Done = gctx.Done()
 	g.Go(func() error { return engine.RunPromptExpiry(gctx, time.Second) })
 	for _, ln := range listeners {
 		g.Go(func() error {
-			if err := srv.Serve(limitListen(ln, MaxConns)); !errors.Is(err, http.ErrServerClosed) {
+			if err := srv.Serve(httpapi.LimitListen(ln, httpapi.MaxConns)); !errors.Is(err, http.ErrServerClosed) {
 				return fmt.Errorf("serve %s: %w", ln.Addr(), err)
 			}
 			return nil
@@ -313,7 +315,7 @@ func Run(ctx context.Context, cfg Config) (err error) {
 		g.Go(func() error { return hook.Run(gctx) })
 	}
 	for _, ch := range cfg.Channels {
-		host := ChannelHost{Engine: engine, Deliver: api.Deliver, Store: st, Tmux: tmuxctl.New,
+		host := ChannelHost{Engine: engine, Deliver: core.Deliver, Store: st, Tmux: tmuxctl.New,
 			Log: log.With("component", ch.Name()), Now: time.Now}
 		g.Go(func() error { return ch.Run(gctx, host) })
 	}

@@ -56,7 +56,7 @@ func bad(format string, args ...any) error {
 
 // ChannelAPI is the channel of every answer that comes through the HTTP API, whatever the
 // caller says it is.
-const ChannelAPI = "api"
+const ChannelAPI = wire.ChannelAPI
 
 // Answer delivers a to prompt id and records the attempt in the audit log. It returns a
 // *wire.PromptRefusal (409), ErrUnknownPrompt (404) or a *wire.BadAnswerError (400) when
@@ -273,7 +273,7 @@ func ptyBytes(ask adapter.Ask, a wire.Answer) string {
 	switch {
 	case ask.Kind == adapter.AskFreeText:
 		return strings.ReplaceAll(a.Text, "\n", "\r") + "\r"
-	case a.Choice == termprompt.KeyEnter || a.Choice == "enter":
+	case a.Choice == termprompt.KeyEnter || a.Choice == adapter.ChoiceEnter:
 		return "\r"
 	}
 	return a.Choice + "\r"

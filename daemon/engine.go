@@ -2,12 +2,12 @@ package daemon
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"sync"
 	"time"
 
 	"github.com/trailboss/trailboss/adapter"
+	"github.com/trailboss/trailboss/daemon/fault"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/store"
 	"github.com/trailboss/trailboss/daemon/transcript"
@@ -409,7 +409,7 @@ func (e *Engine) Skip(ctx context.Context, f queue.Filter) (head queue.Item, fou
 }
 
 // ErrNotQueued is returned when an operation names a session that is not stuck.
-var ErrNotQueued = errors.New("session is not in the queue")
+var ErrNotQueued = fault.ErrNotQueued
 
 // SkipSession moves one stuck session to the tail with a cooldown, whatever its place.
 func (e *Engine) SkipSession(ctx context.Context, id string) error {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/adapter/claude"
+	"github.com/trailboss/trailboss/daemon/httpapi"
 )
 
 // syncBuffer is a log sink that the daemon's goroutines and the test can share.
@@ -48,8 +49,8 @@ func TestRequestThatPanicsIsAnswered500AndTheDaemonGoesOn(t *testing.T) {
 	t.Cleanup(func() { delete(hookParsers, "boom") })
 	log, buf := bufferLog()
 	f := newAPI(t)
-	a := &API{Engine: f.engine, Token: testToken, Log: log, Ingest: &Ingestor{Engine: f.engine, Log: log, Now: time.Now,
-		SocketExists: func(path string) bool { return path == testSocket }}}
+	a := &httpapi.Server{Token: testToken, Log: log, Core: &Core{Engine: f.engine, Log: log,
+		Ingest: &Ingestor{Engine: f.engine, Log: log, Now: time.Now, SocketExists: func(path string) bool { return path == testSocket }}}}
 	f.h = a.Handler()
 
 	rec := f.do(http.MethodPost, "/v1/hooks/boom", strings.NewReader(`{}`))

@@ -12,7 +12,7 @@ import (
 func (s *promptServer) postOpenCode(t *testing.T, body string) wire.HookAck {
 	t.Helper()
 	code, b := s.request(t, http.MethodPost, "/v1/hooks/opencode", body,
-		HeaderPane, "%3", HeaderTmux, testSocket+",1,0", HeaderCanHold, "1")
+		wire.HeaderPane, "%3", wire.HeaderTmux, testSocket+",1,0", wire.HeaderCanHold, "1")
 	if code != http.StatusOK {
 		t.Fatalf("hook: %d %s", code, b)
 	}

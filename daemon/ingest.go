@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/trailboss/trailboss/adapter/codex"
 	"github.com/trailboss/trailboss/adapter/generic"
 	"github.com/trailboss/trailboss/adapter/opencode"
+	"github.com/trailboss/trailboss/daemon/fault"
 	"github.com/trailboss/trailboss/daemon/lineage"
 	"github.com/trailboss/trailboss/daemon/queue"
 )
@@ -25,16 +27,10 @@ import (
 
 // ErrNotStored means the store could not take the event (a full or failing disk): it was
 // not applied, and the same payload may be sent again later.
-var ErrNotStored = errors.New("event not stored")
+var ErrNotStored = fault.ErrNotStored
 
-// RefusedError is a payload the daemon will never take: malformed, of an unknown harness,
-// or naming a tmux server that does not exist. Sending it again changes nothing.
-type RefusedError struct {
-	Reason   string
-	Envelope *generic.Error // why a generic envelope was refused, with each problem; or nil
-}
-
-func (e *RefusedError) Error() string { return e.Reason }
+// RefusedError is a payload the daemon will never take (fault.RefusedError).
+type RefusedError = fault.RefusedError
 
 func refusal(format string, args ...any) error {
 	return &RefusedError{Reason: fmt.Sprintf(format, args...)}
@@ -214,7 +210,7 @@ func (in *Ingestor) Generic(ctx context.Context, body []byte) (Ingested, error) 
 	}
 	release := in.claimID(p.ID) // a concurrent repeat waits for this one, then sees it done
 	defer release()
-	seen, err := in.Engine.store.EventSeen(ctx, p.ID)
+	seen, err := in.Engine.EventSeen(ctx, p.ID)
 	if err != nil {
 		return Ingested{}, fmt.Errorf("%w: %v", ErrNotStored, err)
 	}
@@ -223,7 +219,7 @@ func (in *Ingestor) Generic(ctx context.Context, body []byte) (Ingested, error) 
 	}
 	out, err := in.Engine.Ingest(ctx, p.Event)
 	if err == nil {
-		err = in.Engine.store.RecordEvent(ctx, p.ID, in.Now())
+		err = in.Engine.RecordEvent(ctx, p.ID, in.Now())
 	}
 	if err != nil {
 		in.Log.Error("ingest generic event", "id", p.ID, "err", err)
@@ -266,4 +262,10 @@ func (in *Ingestor) socketOK(path string) bool {
 		return in.SocketExists(path)
 	}
 	return IsSocket(path)
+}
+
+// IsSocket reports whether path is a unix socket.
+func IsSocket(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode()&os.ModeSocket != 0
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/trailboss/trailboss/adapter"
 	termprompt "github.com/trailboss/trailboss/adapter/prompt"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/wire"
@@ -53,18 +54,18 @@ func permissionOption(res termprompt.Result, choice string) (int, error) {
 	found := -1
 	for i, c := range res.Choices {
 		switch {
-		case choice == "allow" && slices.Contains(plainYes, normalLabel(c.Label)):
+		case choice == adapter.ChoiceAllow && slices.Contains(plainYes, normalLabel(c.Label)):
 			if found >= 0 {
 				return -1, inPaneOnly("this dialog offers two options that allow it (" + labels(res) + ")")
 			}
 			found = i
-		case choice == "deny" && isNo(c.Label) && found < 0:
+		case choice == adapter.ChoiceDeny && isNo(c.Label) && found < 0:
 			found = i
 		}
 	}
 	if found < 0 {
 		what := "plain Yes"
-		if choice == "deny" {
+		if choice == adapter.ChoiceDeny {
 			what = "No"
 		}
 		return -1, inPaneOnly("this dialog offers no " + what + " (" + labels(res) + ")")

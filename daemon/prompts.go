@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/trailboss/trailboss/adapter"
+	"github.com/trailboss/trailboss/daemon/fault"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/wire"
 )
@@ -319,7 +320,7 @@ func (e *Engine) ClaimPrompt(ctx context.Context, id, key, channel string) (queu
 				e.batch.prompts[id] = before // it may have been on its way to disk with the failed batch
 			}
 		}
-		return queue.Prompt{}, &NotSavedError{err}
+		return queue.Prompt{}, &NotSavedError{Err: err}
 	}
 	if ch, ok := e.prompts.changed[id]; ok {
 		close(ch)
@@ -328,16 +329,8 @@ func (e *Engine) ClaimPrompt(ctx context.Context, id, key, channel string) (queu
 	return claimed, nil
 }
 
-// NotSavedError is a claim of a prompt that could not be committed (the disk is full, say):
-// nothing was typed, and the prompt takes answers again.
-type NotSavedError struct{ Err error }
-
-func (e *NotSavedError) Error() string {
-	return "the answer could not be saved (" + e.Err.Error() + "), so nothing was typed and the prompt takes " +
-		"answers again: try again, or answer in the pane; the daemon's log says more"
-}
-
-func (e *NotSavedError) Unwrap() error { return e.Err }
+// NotSavedError is a claim of a prompt that could not be committed (fault.NotSavedError).
+type NotSavedError = fault.NotSavedError
 
 // ReleasePrompt puts a claimed prompt back to pending when its answer could not be
 // delivered at all (nothing was typed), so that the person can try again.

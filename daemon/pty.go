@@ -2,9 +2,7 @@ package daemon
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"net/http"
 	"strings"
 	"time"
 
@@ -16,10 +14,6 @@ import (
 
 // The daemon's side of trailboss run (docs/delivery.md): the supervisor reports what its
 // child's output shows, and holds a stream open on which answers come back.
-
-// ptyHeartbeat is how often an idle answer stream carries an empty object, so that either
-// side notices a dead connection.
-const ptyHeartbeat = 10 * time.Second
 
 // maxPTYChoices caps a reported menu: a choice is one key.
 const maxPTYChoices = 20
@@ -108,84 +102,45 @@ func ptyAsk(p *wire.PTYPromptReport) (*adapter.Ask, error) {
 	return ask, nil
 }
 
-func (a *API) ptyReport(w http.ResponseWriter, r *http.Request) {
-	body, ok := readBody(w, r)
-	if !ok {
-		return
-	}
-	var rep wire.PTYReport
-	if err := json.Unmarshal(body, &rep); err != nil {
-		writeError(w, http.StatusBadRequest, "the report is not JSON of docs/delivery.md's shape: "+adapter.CleanText(err.Error(), 200))
-		return
-	}
-	ev, err := ptyEvent(rep, r.Header.Get(HeaderPane), r.Header.Get(HeaderTmux), time.Now())
+// PTYReport applies a supervisor's report, and returns the id of the prompt record it
+// opened when it reports a prompt. It returns a *RefusedError for a report the daemon will
+// never take; any other error is the store's.
+func (c *Core) PTYReport(ctx context.Context, rep wire.PTYReport, pane, tmux string) (wire.PTYReportAck, error) {
+	ev, err := ptyEvent(rep, pane, tmux, time.Now())
 	if err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
-		return
+		return wire.PTYReportAck{}, refusal("%s", err)
 	}
-	if !a.Ingest.socketOK(ev.TmuxSocket) {
-		writeError(w, http.StatusBadRequest, "tmux socket "+adapter.CleanText(ev.TmuxSocket, 200)+" does not exist or is not a socket")
-		return
+	if !c.Ingest.socketOK(ev.TmuxSocket) {
+		return wire.PTYReportAck{}, refusal("tmux socket %s does not exist or is not a socket", adapter.CleanText(ev.TmuxSocket, 200))
 	}
-	if _, err := a.Engine.Ingest(context.WithoutCancel(r.Context()), ev); err != nil {
-		writeError(w, http.StatusServiceUnavailable, "not stored: "+err.Error())
-		return
+	if _, err := c.Engine.Ingest(ctx, ev); err != nil {
+		return wire.PTYReportAck{}, err
 	}
-	a.Ingest.events.Add(1)
+	c.Ingest.events.Add(1)
 	out := wire.PTYReportAck{OK: true}
 	if rep.State == wire.PTYPrompt {
 		// Its record, even when an answer claimed it already: the queue shows a record as
 		// soon as it is made, so a quick answer can come before this reply (the answer
 		// then waits on the stream for the supervisor to know the id).
-		if p, ok := a.Engine.CurrentPrompt(rep.SessionID); ok {
+		if p, ok := c.Engine.CurrentPrompt(rep.SessionID); ok {
 			out.PromptID = p.ID
 		}
 	}
-	writeJSON(w, http.StatusOK, out)
+	return out, nil
 }
 
-// ptyAnswers holds the supervisor's answer stream open: one JSON object a line.
-func (a *API) ptyAnswers(w http.ResponseWriter, r *http.Request) {
-	session, ok := sessionParam(w, r)
-	if !ok {
-		return
-	}
-	flusher, ok := w.(http.Flusher)
-	if !ok {
-		writeError(w, http.StatusInternalServerError, "this server cannot stream")
-		return
-	}
-	answers, detach := a.PTY.Attach(session)
-	defer detach()
-	defer a.retireUnlessBack(session)
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusOK)
-	enc := json.NewEncoder(w)
-	// No deadlines for this one connection: it lives as long as the supervisor (the
-	// server's read timeout would cancel the request).
-	rc := http.NewResponseController(w)
-	_ = rc.SetReadDeadline(time.Time{})
-	_ = rc.SetWriteDeadline(time.Time{})
-	_ = enc.Encode(wire.PTYAnswer{})
-	flusher.Flush()
-	beat := time.NewTicker(ptyHeartbeat)
-	defer beat.Stop()
-	for {
-		var msg wire.PTYAnswer
-		select {
-		case <-r.Context().Done():
-			return
-		case <-a.Done:
-			return
-		case msg = <-answers:
-		case <-beat.C:
-		}
-		if err := enc.Encode(msg); err != nil {
-			return
-		}
-		flusher.Flush()
+// AttachPTY opens session's answer stream. Once detached, the session is retired unless its
+// supervisor attaches again soon (retireUnlessBack).
+func (c *Core) AttachPTY(session string) (<-chan wire.PTYAnswer, func()) {
+	answers, detach := c.PTY.Attach(session)
+	return answers, func() {
+		c.retireUnlessBack(session)
+		detach()
 	}
 }
+
+// PTYWritten reports what became of an answer; it returns whether one was expected.
+func (c *Core) PTYWritten(wr wire.PTYWritten) bool { return c.PTY.Written(wr) }
 
 // ptyGone is how long a supervisor whose stream closed has to come back before its session
 // is taken for dead (killed without a word): a daemon restart or a network hiccup costs a
@@ -194,36 +149,23 @@ const ptyGone = 10 * time.Second
 
 // retireUnlessBack ends session's record unless its supervisor holds a stream again within
 // ptyGone; not when the daemon itself is stopping.
-func (a *API) retireUnlessBack(session string) {
+func (c *Core) retireUnlessBack(session string) {
 	select {
-	case <-a.Done:
+	case <-c.Done:
 		return
 	default:
 	}
 	time.AfterFunc(ptyGone, func() {
-		if a.PTY.Attached(session) {
+		if c.PTY.Attached(session) {
 			return
 		}
-		if s, ok := a.Engine.Session(session); !ok || s.Harness != queue.HarnessPTY {
+		if s, ok := c.Engine.Session(session); !ok || s.Harness != queue.HarnessPTY {
 			return
 		}
-		if err := a.Engine.Retire(context.Background(), []string{session}, time.Now()); err != nil {
-			a.Log.Warn("retire a trailboss run session whose supervisor is gone", "session", session, "err", err)
+		if err := c.Engine.Retire(context.Background(), []string{session}, time.Now()); err != nil {
+			c.Log.Warn("retire a trailboss run session whose supervisor is gone", "session", session, "err", err)
 		} else {
-			a.Log.Info("trailboss run session ended: its supervisor went away without a word", "session", session)
+			c.Log.Info("trailboss run session ended: its supervisor went away without a word", "session", session)
 		}
 	})
-}
-
-func (a *API) ptyWritten(w http.ResponseWriter, r *http.Request) {
-	body, ok := readBody(w, r)
-	if !ok {
-		return
-	}
-	var wr wire.PTYWritten
-	if err := json.Unmarshal(body, &wr); err != nil || wr.SessionID == "" || wr.AnswerID == "" {
-		writeError(w, http.StatusBadRequest, "expected {\"session_id\", \"answer_id\", \"ok\"}")
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]bool{"ok": true, "expected": a.PTY.Written(wr)})
 }

@@ -45,7 +45,7 @@ func offersFor(p wire.Prompt) []offer {
 	if p.Kind == wire.KindFreeText {
 		return nil
 	}
-	named := map[string]string{"allow": "a", "deny": "x", "yes": "y", "no": "n", "enter": "enter"}
+	named := map[string]string{wire.ChoiceAllow: "a", wire.ChoiceDeny: "x", "yes": "y", "no": "n", wire.ChoiceEnter: "enter"}
 	press := make([]string, len(p.Choices))
 	taken := map[string]bool{}
 	for i, c := range p.Choices {

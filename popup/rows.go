@@ -140,7 +140,7 @@ func (r row) at(width int) row {
 	}
 	offers := make([]offer, 0, len(r.offers))
 	for _, o := range r.offers {
-		if o.choice != "allow" {
+		if o.choice != wire.ChoiceAllow {
 			offers = append(offers, o)
 		}
 	}

@@ -12,7 +12,7 @@ import (
 )
 
 // Harness is the harness name Claude Code events carry.
-const Harness = "claude"
+const Harness = adapter.HarnessClaude
 
 // Meta is what arrives beside a hook payload.
 type Meta = adapter.Meta

@@ -11,7 +11,7 @@ import (
 )
 
 // Harness is the harness name Codex events carry.
-const Harness = "codex"
+const Harness = adapter.HarnessCodex
 
 // Meta is what arrives beside a payload: the environment of the program Codex ran.
 type Meta = adapter.Meta

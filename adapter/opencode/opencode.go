@@ -15,7 +15,7 @@ import (
 )
 
 // Harness is the harness name OpenCode events carry.
-const Harness = "opencode"
+const Harness = adapter.HarnessOpenCode
 
 // ErrUnknownEvent is returned for a valid payload of a bus event Trail Boss does not use
 // (a session.status other than busy, a subagent's session): acknowledged, nothing changes.

@@ -8,7 +8,7 @@ import (
 
 // KeyEnterName is the choice key of a press-enter prompt in an Ask: a name a person can
 // type, where Choice.Key is the carriage return itself.
-const KeyEnterName = "enter"
+const KeyEnterName = adapter.ChoiceEnter
 
 // AskOf is the Ask that r puts to the operator, or nil when r is no prompt (Unknown,
 // Busy). An agent's approval dialog (a permission, an edit, a plan) is a permission:

@@ -10,7 +10,7 @@
 // screenful counts, so a prompt that has scrolled away, or that a spinner has replaced,
 // is not a prompt.
 //
-// This package imports nothing of ours but adapter, for CleanText.
+// This package imports nothing of ours but adapter, for CleanText and the shared words.
 package prompt
 
 import (
@@ -72,9 +72,9 @@ const KeyEnter = "\r"
 
 // Harness and screen names in a Result.
 const (
-	HarnessClaude   = "claude"
-	HarnessCodex    = "codex"
-	HarnessOpenCode = "opencode"
+	HarnessClaude   = adapter.HarnessClaude
+	HarnessCodex    = adapter.HarnessCodex
+	HarnessOpenCode = adapter.HarnessOpenCode
 
 	ScreenPermission = "permission" // "Do you want to proceed?" over a Yes / Yes, and don't ask again / No menu; Codex's "Would you like to run the following command?"
 	ScreenEdit       = "edit"       // "Do you want to make this edit to X?", "Do you want to create X?"; Codex's "Would you like to make the following edits?"

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	"github.com/trailboss/trailboss/adapter"
 )
 
 // Link is the supervisor's connection to the daemon (docs/delivery.md, "The PTY
@@ -41,14 +43,14 @@ type Kind string
 
 // Prompt kinds.
 const (
-	KindYesNo      Kind = "yes_no"      // choices y / n (or yes / no)
-	KindChoice     Kind = "choice"      // choices 1, 2, … or a, b, …
-	KindPressEnter Kind = "press_enter" // one choice: KeyEnter
-	KindFreeText   Kind = "free_text"   // no choices: a line of text
+	KindYesNo      Kind = adapter.AskYesNo      // choices y / n (or yes / no)
+	KindChoice     Kind = adapter.AskMenu       // choices 1, 2, … or a, b, …
+	KindPressEnter Kind = adapter.AskPressEnter // one choice: KeyEnter
+	KindFreeText   Kind = adapter.AskFreeText   // no choices: a line of text
 )
 
 // KeyEnter is the key of a press-enter prompt's one choice.
-const KeyEnter = "enter"
+const KeyEnter = adapter.ChoiceEnter
 
 // Choice is one answer a prompt offers.
 type Choice struct {

@@ -30,7 +30,8 @@
 //     the answer is dropped from the buffer (its line end kept), and a child that then says
 //     nothing is not reported again until it writes (QA-019).
 //
-// This package imports nothing of ours but adapter/prompt; the daemon is behind Link.
+// This package imports nothing of ours but adapter (its words) and adapter/prompt; the
+// daemon is behind Link.
 package pty
 
 import (

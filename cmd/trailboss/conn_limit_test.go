@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/trailboss/trailboss/daemon"
+	"github.com/trailboss/trailboss/daemon/httpapi"
 )
 
 // openFDs returns how many file descriptors process pid has open.
@@ -22,7 +22,7 @@ func openFDs(t *testing.T, pid int) int {
 }
 
 // TestIdleConnectionsCannotExhaustTheDaemon: a process that opens far more connections
-// than the daemon serves at once, and sends nothing on them, gets at most daemon.MaxConns
+// than the daemon serves at once, and sends nothing on them, gets at most httpapi.MaxConns
 // of the real daemon's file descriptors, and the daemon still answers its health check.
 //
 // Over TCP, which another local user can reach when the operator asks for it (the socket is
@@ -38,7 +38,7 @@ func TestIdleConnectionsCannotExhaustTheDaemon(t *testing.T) {
 			c.Close()
 		}
 	})
-	for range daemon.MaxConns + extra {
+	for range httpapi.MaxConns + extra {
 		c, err := net.DialTimeout("tcp", d.addr, 2*time.Second)
 		if err != nil {
 			t.Fatalf("dial %d: %v", len(conns), err)
@@ -47,13 +47,13 @@ func TestIdleConnectionsCannotExhaustTheDaemon(t *testing.T) {
 	}
 	// The daemon takes connections up to its cap...
 	waitUntil(t, "the daemon to accept up to its cap", 10*time.Second, func() bool {
-		return openFDs(t, pid)-base >= daemon.MaxConns-4
+		return openFDs(t, pid)-base >= httpapi.MaxConns-4
 	})
 	// ...and no more, for as long as they stay idle (a second of watching).
 	for deadline := time.Now().Add(time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if n := openFDs(t, pid) - base; n > daemon.MaxConns+4 {
+		if n := openFDs(t, pid) - base; n > httpapi.MaxConns+4 {
 			t.Fatalf("the daemon holds %d more descriptors with %d idle connections open: the cap of %d does not hold",
-				n, len(conns), daemon.MaxConns)
+				n, len(conns), httpapi.MaxConns)
 		}
 	}
 	// The idle ones are closed after the header timeout, so the health check gets through.

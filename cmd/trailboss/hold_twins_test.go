@@ -24,7 +24,6 @@ import (
 	"github.com/trailboss/trailboss/daemon/client"
 	"github.com/trailboss/trailboss/daemon/statedir"
 	"github.com/trailboss/trailboss/daemon/wire"
-	"github.com/trailboss/trailboss/hooks/emit"
 	"github.com/trailboss/trailboss/tmuxctl/tmuxtest"
 )
 
@@ -128,7 +127,7 @@ func (w *holdingWorld) pendingPrompt(t *testing.T, session string) *wire.Prompt 
 // own tool call, so the two are never the same record.
 func TestTwoPermissionsOfOneSessionHoldTheirOwnPrompts(t *testing.T) {
 	w := newHoldingWorld(t)
-	headers := map[string]string{"X-Tmux-Pane": w.pane, "X-Tmux": w.tmux, emit.CanHoldHeader: "1"}
+	headers := map[string]string{"X-Tmux-Pane": w.pane, "X-Tmux": w.tmux, wire.HeaderCanHold: "1"}
 	both := 0
 	for round := range twinRounds {
 		session := fmt.Sprintf("twins-%d", round)

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/trailboss/trailboss/daemon"
+	"github.com/trailboss/trailboss/daemon/httpapi"
 	"github.com/trailboss/trailboss/daemon/telegram"
 	"github.com/trailboss/trailboss/hooks"
 )
@@ -59,7 +60,7 @@ func checkAPIURL(raw string) error {
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 		return fmt.Errorf("api_url %q is not an https address such as %q", raw, telegram.DefaultAPIURL)
 	}
-	if u.Scheme == "http" && !daemon.IsLoopbackHost(u.Hostname()) {
+	if u.Scheme == "http" && !httpapi.IsLoopbackHost(u.Hostname()) {
 		return fmt.Errorf("api_url %q is plain http to another machine, which would send the bot token unencrypted; "+
 			"use https (such as %q), or http only to 127.0.0.1", raw, telegram.DefaultAPIURL)
 	}

@@ -11,6 +11,6 @@ import (
 // when none is configured).
 func (c *Client) Channels(ctx context.Context) ([]wire.ChannelStatus, error) {
 	var out wire.Channels
-	_, err := c.do(ctx, http.MethodGet, "/v1/channels", nil, &out)
+	_, err := c.do(ctx, http.MethodGet, wire.RouteChannels, nil, &out)
 	return out.Channels, err
 }

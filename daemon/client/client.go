@@ -168,7 +168,7 @@ func (c *Client) Queue(ctx context.Context) ([]Item, error) {
 // is off (and how to turn it on).
 func (c *Client) QueueView(ctx context.Context) (wire.Queue, error) {
 	var out wire.Queue
-	_, err := c.do(ctx, http.MethodGet, "/v1/queue", nil, &out)
+	_, err := c.do(ctx, http.MethodGet, wire.RouteQueue, nil, &out)
 	return out, err
 }
 
@@ -187,42 +187,40 @@ func where(socket, pane string) url.Values {
 // when nothing is ready.
 func (c *Client) Next(ctx context.Context, socket, pane string) (Item, bool, error) {
 	var it Item
-	code, err := c.do(ctx, http.MethodGet, "/v1/next", where(socket, pane), &it)
+	code, err := c.do(ctx, http.MethodGet, wire.RouteNext, where(socket, pane), &it)
 	return it, err == nil && code == http.StatusOK, err
 }
 
 // Skip skips the item at pane (or the head) and returns the new head, or false when none.
 func (c *Client) Skip(ctx context.Context, socket, pane string) (Item, bool, error) {
 	var it Item
-	code, err := c.do(ctx, http.MethodPost, "/v1/skip", where(socket, pane), &it)
+	code, err := c.do(ctx, http.MethodPost, wire.RouteSkip, where(socket, pane), &it)
 	return it, err == nil && code == http.StatusOK, err
 }
 
 // SkipSession moves one queued session to the tail with a cooldown.
 func (c *Client) SkipSession(ctx context.Context, id string) error {
-	_, err := c.do(ctx, http.MethodPost, "/v1/skip", url.Values{"session": {id}}, nil)
+	_, err := c.do(ctx, http.MethodPost, wire.RouteSkip, url.Values{"session": {id}}, nil)
 	return err
 }
 
 // Dismiss drops one queued session until its next stuck event.
 func (c *Client) Dismiss(ctx context.Context, id string) error {
-	_, err := c.do(ctx, http.MethodPost, "/v1/dismiss", url.Values{"session": {id}}, nil)
+	_, err := c.do(ctx, http.MethodPost, wire.RouteDismiss, url.Values{"session": {id}}, nil)
 	return err
 }
 
 // Sessions returns every live session, most recently heard from first.
 func (c *Client) Sessions(ctx context.Context) ([]wire.Session, error) {
 	var out wire.Sessions
-	_, err := c.do(ctx, http.MethodGet, "/v1/sessions", nil, &out)
+	_, err := c.do(ctx, http.MethodGet, wire.RouteSessions, nil, &out)
 	return out.Sessions, err
 }
 
 // Health asks the daemon's health check (no token needed) and returns its version.
 func (c *Client) Health(ctx context.Context) (string, error) {
-	var out struct {
-		Version string `json:"version"`
-	}
-	_, err := c.do(ctx, http.MethodGet, "/healthz", nil, &out)
+	var out wire.Health
+	_, err := c.do(ctx, http.MethodGet, wire.RouteHealth, nil, &out)
 	return out.Version, err
 }
 
@@ -233,13 +231,13 @@ func (c *Client) Watch(ctx context.Context, socket, pane, harness string, stop b
 	if stop {
 		method = http.MethodDelete
 	}
-	_, err := c.do(ctx, method, "/v1/watch", url.Values{"socket": {socket}, "pane": {pane}, "harness": {harness}}, nil)
+	_, err := c.do(ctx, method, wire.RouteWatch, url.Values{"socket": {socket}, "pane": {pane}, "harness": {harness}}, nil)
 	return err
 }
 
 // Status returns the stuck and ready counts.
 func (c *Client) Status(ctx context.Context) (Status, error) {
 	var s Status
-	_, err := c.do(ctx, http.MethodGet, "/v1/status", nil, &s)
+	_, err := c.do(ctx, http.MethodGet, wire.RouteStatus, nil, &s)
 	return s, err
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/daemon"
 	"github.com/trailboss/trailboss/daemon/client"
+	"github.com/trailboss/trailboss/daemon/httpapi"
 	"github.com/trailboss/trailboss/daemon/statedir"
 	"github.com/trailboss/trailboss/daemon/store"
 )
@@ -36,8 +37,8 @@ func TestClientAgainstTheRealAPI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	api := &daemon.API{Engine: engine, Token: tok, Version: "v", Log: log,
-		Ingest: &daemon.Ingestor{Engine: engine, Log: log, Now: time.Now}}
+	api := &httpapi.Server{Token: tok, Version: "v", Log: log, Core: &daemon.Core{Engine: engine, Log: log,
+		Ingest: &daemon.Ingestor{Engine: engine, Log: log, Now: time.Now}}}
 	srv := httptest.NewServer(api.Handler())
 	defer srv.Close()
 	c, err := client.New(strings.TrimPrefix(srv.URL, "http://"), dir, 2*time.Second)

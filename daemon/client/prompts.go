@@ -76,7 +76,7 @@ func (c *Client) Answer(ctx context.Context, id string, a wire.Answer) (wire.Del
 	if err != nil {
 		return out, err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+"/v1/prompts/"+url.PathEscape(id)+"/answer", bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+wire.PromptRoute(wire.RouteAnswer, id), bytes.NewReader(body))
 	if err != nil {
 		return out, err
 	}
@@ -117,7 +117,7 @@ func (c *Client) Answer(ctx context.Context, id string, a wire.Answer) (wire.Del
 // (and the answer when it was answered). The client's own timeout must be longer.
 func (c *Client) WaitPrompt(ctx context.Context, id string, timeout time.Duration) (wire.PromptWait, error) {
 	var out wire.PromptWait
-	_, err := c.do(ctx, http.MethodGet, "/v1/prompts/"+url.PathEscape(id)+"/wait",
+	_, err := c.do(ctx, http.MethodGet, wire.PromptRoute(wire.RouteWait, id),
 		url.Values{"timeout": {timeout.String()}}, &out)
 	return out, err
 }
@@ -125,7 +125,7 @@ func (c *Client) WaitPrompt(ctx context.Context, id string, timeout time.Duratio
 // Deliveries returns the last limit delivery attempts, newest first.
 func (c *Client) Deliveries(ctx context.Context, limit int) ([]wire.Delivery, error) {
 	var out wire.Deliveries
-	_, err := c.do(ctx, http.MethodGet, "/v1/deliveries", url.Values{"limit": {strconv.Itoa(limit)}}, &out)
+	_, err := c.do(ctx, http.MethodGet, wire.RouteDeliveries, url.Values{"limit": {strconv.Itoa(limit)}}, &out)
 	return out.Deliveries, err
 }
 

@@ -36,9 +36,9 @@ func (c *Client) PTYReport(ctx context.Context, rep wire.PTYReport, pane, tmux s
 	}
 	var headers map[string]string
 	if pane != "" || tmux != "" {
-		headers = map[string]string{"X-Tmux-Pane": pane, "X-Tmux": tmux}
+		headers = map[string]string{wire.HeaderPane: pane, wire.HeaderTmux: tmux}
 	}
-	err = c.PostFor(ctx, "/v1/pty/report", body, headers, &ack)
+	err = c.PostFor(ctx, wire.RoutePTYReport, body, headers, &ack)
 	return ack, err
 }
 
@@ -48,7 +48,7 @@ func (c *Client) PTYWritten(ctx context.Context, w wire.PTYWritten) error {
 	if err != nil {
 		return err
 	}
-	return c.PostFor(ctx, "/v1/pty/written", body, nil, nil)
+	return c.PostFor(ctx, wire.RoutePTYWritten, body, nil, nil)
 }
 
 // PTYAnswers holds session's answer stream open (GET /v1/pty/answers) and calls fn with
@@ -60,7 +60,7 @@ func (c *Client) PTYAnswers(ctx context.Context, session string, fn func(wire.PT
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	req, err := http.NewRequestWithContext(sctx, http.MethodGet,
-		c.base+"/v1/pty/answers?"+url.Values{"session": {session}}.Encode(), nil)
+		c.base+wire.RoutePTYAnswers+"?"+url.Values{"session": {session}}.Encode(), nil)
 	if err != nil {
 		return err
 	}

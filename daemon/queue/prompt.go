@@ -29,13 +29,13 @@ type Prompt struct {
 	Channel  string    // the channel that answered it
 }
 
-// Prompt statuses.
+// Prompt statuses, as the store keeps them and the API shows them (wire.Prompt*).
 const (
 	PromptPending   = "pending"
 	PromptAnswered  = "answered"
 	PromptExpired   = "expired"
-	PromptWithdrawn = "withdrawn"
-	PromptFailed    = "failed"
+	PromptWithdrawn = "withdrawn" // the session moved on, or its prompt changed
+	PromptFailed    = "failed"    // the session (or the child of trailboss run) ended
 )
 
 // Pending reports whether p still takes an answer at now.
@@ -50,7 +50,7 @@ func Answerable(s Session) bool {
 }
 
 // HarnessPTY is the harness of sessions run under trailboss run.
-const HarnessPTY = "pty"
+const HarnessPTY = adapter.HarnessPTY
 
 // PromptAsk returns what session next should be asking now that it went from prev to
 // next, given the Ask its event carried (nil when the event said none) and its latest

@@ -1,23 +1,37 @@
 package wire
 
-import "time"
+import (
+	"time"
 
-// Prompt kinds: what an answer to a prompt record looks like.
-const (
-	KindPermission = "permission"  // choices allow / deny
-	KindYesNo      = "yes_no"      // choices y / n
-	KindChoice     = "choice"      // choices 1, 2, … (or the menu's own letters)
-	KindFreeText   = "free_text"   // no choices: a line of text
-	KindPressEnter = "press_enter" // one choice: enter
+	"github.com/trailboss/trailboss/adapter"
+	"github.com/trailboss/trailboss/daemon/queue"
 )
 
-// Prompt statuses.
+// Prompt kinds: what an answer to a prompt record looks like. They are the adapter's ask
+// kinds, under the names the protocol gives them.
 const (
-	PromptPending   = "pending"
-	PromptAnswered  = "answered"
-	PromptExpired   = "expired"
-	PromptWithdrawn = "withdrawn" // the session moved on, or its prompt changed
-	PromptFailed    = "failed"    // the session (or the child of trailboss run) ended
+	KindPermission = adapter.AskPermission // choices allow / deny
+	KindYesNo      = adapter.AskYesNo      // choices y / n
+	KindChoice     = adapter.AskMenu       // choices 1, 2, … (or the menu's own letters)
+	KindFreeText   = adapter.AskFreeText   // no choices: a line of text
+	KindPressEnter = adapter.AskPressEnter // one choice: enter
+)
+
+// Prompt statuses: a prompt record's own (queue.Prompt.Status).
+const (
+	PromptPending   = queue.PromptPending
+	PromptAnswered  = queue.PromptAnswered
+	PromptExpired   = queue.PromptExpired
+	PromptWithdrawn = queue.PromptWithdrawn // the session moved on, or its prompt changed
+	PromptFailed    = queue.PromptFailed    // the session (or the child of trailboss run) ended
+)
+
+// Choice keys with a meaning of their own (the adapter's): a permission's two, and a
+// press_enter prompt's one.
+const (
+	ChoiceAllow = adapter.ChoiceAllow
+	ChoiceDeny  = adapter.ChoiceDeny
+	ChoiceEnter = adapter.ChoiceEnter
 )
 
 // Choice is one answer a prompt offers.
@@ -66,6 +80,10 @@ type Answer struct {
 	Claimed string `json:"-"`
 }
 
+// ChannelAPI is the channel of every answer that comes through the HTTP API, whatever the
+// caller says it is.
+const ChannelAPI = "api"
+
 // Delivery paths.
 const (
 	ViaHook = "hook" // the holding PermissionRequest hook printed the decision
@@ -105,10 +123,14 @@ type Hold struct {
 	ExpiresAt time.Time `json:"expires_at"`
 }
 
-// HookAck is the 200 answer to a hook's POST.
+// HookAck is the 200 answer to a hook's POST. (Its fields are in the order the daemon
+// always wrote them.)
 type HookAck struct {
-	OK   bool  `json:"ok"`
-	Hold *Hold `json:"hold,omitempty"`
+	Changed bool  `json:"changed"`        // the queue or a session changed
+	Hold    *Hold `json:"hold,omitempty"` // only to a hook that said it can hold
+	// Ignored says why a valid payload of an event Trail Boss does not use changed nothing.
+	Ignored string `json:"ignored,omitempty"`
+	OK      bool   `json:"ok"`
 }
 
 // PromptWait is the answer of GET /v1/prompts/{id}/wait.

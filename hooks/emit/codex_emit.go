@@ -12,9 +12,6 @@ import (
 	"github.com/trailboss/trailboss/tmuxctl"
 )
 
-// CodexPath is the daemon's route for Codex CLI payloads.
-const CodexPath = "/v1/hooks/codex"
-
 // EmitCodex posts one Codex CLI payload with the tmux location of the program Codex ran, and
 // spools it unless the daemon acknowledges it in time, as Emit does. Codex's notify program
 // gets its payload as its last argument: pass it as arg. Codex's hooks get theirs on stdin:
@@ -38,7 +35,7 @@ func (e *Emitter) EmitCodex(ctx context.Context, arg []byte) error {
 			return fmt.Errorf("%w (pid %d): not sent", ErrSharedAppServer, pid)
 		}
 	}
-	return e.emitHook(ctx, CodexPath, codex.Harness, emittedAt, body, nil) // never held: it would block Codex's own prompt
+	return e.emitHook(ctx, codex.Harness, emittedAt, body, nil) // never held: it would block Codex's own prompt
 }
 
 // ErrSharedAppServer says a Codex hook or notify ran under Codex's shared app-server, so its

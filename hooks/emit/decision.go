@@ -89,7 +89,7 @@ func decisionFor(r *permissionRequest, a *wire.GivenAnswer) ([]byte, error) {
 	}
 	var d decision
 	switch {
-	case a.Choice == "deny":
+	case a.Choice == wire.ChoiceDeny:
 		d = decision{Behavior: "deny", Message: DenyMessage, Interrupt: true}
 	case r.ToolName == askUserQuestion:
 		input, err := answered(r.ToolInput, a)
@@ -97,11 +97,11 @@ func decisionFor(r *permissionRequest, a *wire.GivenAnswer) ([]byte, error) {
 			return nil, err
 		}
 		d = decision{Behavior: "allow", UpdatedInput: input}
-	case a.Choice == "allow" && r.ToolName == exitPlanMode:
+	case a.Choice == wire.ChoiceAllow && r.ToolName == exitPlanMode:
 		// Claude Code 2.1.332 keeps the plan dialog open after a bare allow (observed); with
 		// the input handed back it approves the plan. 2.1.197 takes either.
 		d = decision{Behavior: "allow", UpdatedInput: r.ToolInput}
-	case a.Choice == "allow":
+	case a.Choice == wire.ChoiceAllow:
 		d = decision{Behavior: "allow"}
 	default:
 		return nil, fmt.Errorf("%w: %q for %s", errNoDecision, a.Choice, r.ToolName)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/trailboss/trailboss/adapter"
+	"github.com/trailboss/trailboss/adapter/claude"
 	"github.com/trailboss/trailboss/adapter/codex"
 	"github.com/trailboss/trailboss/daemon/client"
 	"github.com/trailboss/trailboss/daemon/spool"
@@ -100,13 +101,13 @@ func (e *Emitter) Emit(ctx context.Context) error {
 			// or a PostToolUse's output, is not read there, and is not sent.
 			body = adapter.Slim(body, adapter.HookFields)
 		}
-		return e.emitHook(postCtx, "/v1/hooks/claude", "claude", emittedAt, body, nil)
+		return e.emitHook(postCtx, claude.Harness, emittedAt, body, nil)
 	}
 	cancel()
 	ackCtx, cancelAck := context.WithTimeout(ctx, max(e.Timeout, HoldAckTimeout))
 	defer cancelAck()
 	var ack wire.HookAck
-	if err := e.emitHook(ackCtx, "/v1/hooks/claude", "claude", emittedAt, body, &ack); err != nil || ack.Hold == nil {
+	if err := e.emitHook(ackCtx, claude.Harness, emittedAt, body, &ack); err != nil || ack.Hold == nil {
 		return err
 	}
 	cancelAck()
@@ -116,10 +117,10 @@ func (e *Emitter) Emit(ctx context.Context) error {
 	return e.hold(ctx, req, *ack.Hold, emittedAt)
 }
 
-// emitHook posts body, a payload of harness that ran at emittedAt, to path with the tmux
+// emitHook posts body, a payload of harness that ran at emittedAt, to its route with the tmux
 // location of the hook, and spools it unless the daemon acknowledged it within ctx. With
 // ack, it says that the hook can hold and decodes the daemon's answer into ack.
-func (e *Emitter) emitHook(ctx context.Context, path, harness string, emittedAt time.Time, body []byte, ack *wire.HookAck) error {
+func (e *Emitter) emitHook(ctx context.Context, harness string, emittedAt time.Time, body []byte, ack *wire.HookAck) error {
 	pane := e.Getenv("TMUX_PANE")
 	tmux := e.Getenv("TMUX")
 	if pane == "" && tmux != "" {
@@ -127,14 +128,14 @@ func (e *Emitter) emitHook(ctx context.Context, path, harness string, emittedAt 
 		// ancestor is the same answer.
 		pane = paneOfAncestor(ctx, tmux)
 	}
-	headers := map[string]string{"X-Tmux-Pane": pane, "X-Tmux": tmux,
-		"X-Trailboss-Emitted-At": emittedAt.UTC().Format(time.RFC3339Nano)}
+	headers := map[string]string{wire.HeaderPane: pane, wire.HeaderTmux: tmux,
+		wire.HeaderEmittedAt: emittedAt.UTC().Format(time.RFC3339Nano)}
 	var out any
 	if ack != nil {
-		headers[CanHoldHeader] = "1"
+		headers[wire.HeaderCanHold] = "1"
 		out = ack
 	}
-	err := e.post(ctx, path, body, headers, out)
+	err := e.post(ctx, wire.HookRoute(harness), body, headers, out)
 	if undecodable(err) {
 		// The daemon took the event (it answered 2xx): spooling it would queue it twice.
 		// Its answer cannot say to hold, so the hook returns at once.
@@ -149,7 +150,7 @@ func (e *Emitter) EmitGeneric(ctx context.Context, envelope []byte) error {
 	emittedAt := e.Now()
 	ctx, cancel := context.WithTimeout(ctx, e.Timeout)
 	defer cancel()
-	err := e.post(ctx, "/v1/events", envelope, nil, nil)
+	err := e.post(ctx, wire.RouteEvents, envelope, nil, nil)
 	return e.spoolUnlessAcknowledged(err, spool.Event{Harness: spool.Generic, EmittedAt: emittedAt, Body: envelope})
 }
 

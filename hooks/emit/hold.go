@@ -13,10 +13,6 @@ import (
 	"github.com/trailboss/trailboss/hooks"
 )
 
-// CanHoldHeader tells the daemon that the hook posting a PermissionRequest can hold for
-// an answer; the daemon then says in its answer whether to.
-const CanHoldHeader = "X-Trailboss-Can-Hold"
-
 // HoldPoll is how long one wait for the answer lasts at most before the hook asks again.
 const HoldPoll = 20 * time.Second
 

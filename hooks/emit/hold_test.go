@@ -77,21 +77,21 @@ func (d *holdingDaemon) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	d.mu.Unlock()
 	switch {
-	case r.Method == http.MethodPost && (r.URL.Path == "/v1/hooks/claude" || r.URL.Path == CodexPath || r.URL.Path == OpenCodePath):
+	case r.Method == http.MethodPost && (r.URL.Path == "/v1/hooks/claude" || r.URL.Path == "/v1/hooks/codex" || r.URL.Path == "/v1/hooks/opencode"):
 		body, _ := io.ReadAll(r.Body)
 		if req := permissionRequestOf(body); req != nil {
 			d.mu.Lock()
 			d.subject = claude.Subject(req.ToolName, req.ToolInput)
 			d.mu.Unlock()
 		}
-		if p, err := opencode.DecodePayload(body); err == nil && r.URL.Path == OpenCodePath {
+		if p, err := opencode.DecodePayload(body); err == nil && r.URL.Path == "/v1/hooks/opencode" {
 			d.mu.Lock()
 			d.subject = p.Properties.ID // what adapter/opencode makes the record's subject
 			d.mu.Unlock()
 		}
 		time.Sleep(d.slow)
 		ack := wire.HookAck{OK: true}
-		if r.Header.Get(CanHoldHeader) == "1" || r.URL.Path == CodexPath {
+		if r.Header.Get(wire.HeaderCanHold) == "1" || r.URL.Path == "/v1/hooks/codex" {
 			ack.Hold = d.hold // a daemon that would hold even a Codex hook: the hook must not
 		}
 		_ = json.NewEncoder(w).Encode(ack)
@@ -225,8 +225,8 @@ func TestHeldPermissionPrintsAllowOnceAnswered(t *testing.T) {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if len(d.posts) != 1 || d.posts[0].Header.Get(CanHoldHeader) != "1" {
-		t.Fatalf("posts %d, the first with %s %q: want one saying the hook can hold", len(d.posts), CanHoldHeader, d.posts[0].Header.Get(CanHoldHeader))
+	if len(d.posts) != 1 || d.posts[0].Header.Get(wire.HeaderCanHold) != "1" {
+		t.Fatalf("posts %d, the first with %s %q: want one saying the hook can hold", len(d.posts), wire.HeaderCanHold, d.posts[0].Header.Get(wire.HeaderCanHold))
 	}
 	if len(d.waits) != 3 || d.waits[0].Header.Get("Authorization") == "" {
 		t.Fatalf("%d waits (want 3), authorised: %q", len(d.waits), d.waits[0].Header.Get("Authorization"))
@@ -478,7 +478,7 @@ func TestPermissionNotHeldReturnsWithinTheBudget(t *testing.T) {
 	if out.String() != "" || posts != 1 || waits != 0 {
 		t.Fatalf("printed %q, %d posts, %d waits; want nothing printed, one post, no wait", out.String(), posts, waits)
 	}
-	if d.posts[0].Header.Get(CanHoldHeader) != "1" {
+	if d.posts[0].Header.Get(wire.HeaderCanHold) != "1" {
 		t.Fatal("the PermissionRequest did not say it can hold")
 	}
 }
@@ -502,7 +502,7 @@ func TestPermissionNeverHoldsWhenLocalConfigSaysNo(t *testing.T) {
 	if err != nil || out.Len() != 0 || posts != 1 || waits != 0 {
 		t.Fatalf("err %v, printed %q, %d posts, %d waits; want nothing printed, one post, no wait", err, out.String(), posts, waits)
 	}
-	if d.posts[0].Header.Get(CanHoldHeader) != "" {
+	if d.posts[0].Header.Get(wire.HeaderCanHold) != "" {
 		t.Fatal("the PermissionRequest said it can hold though holding is off here")
 	}
 }
@@ -531,7 +531,7 @@ func TestOnlyClaudePermissionRequestsHold(t *testing.T) {
 		t.Fatalf("%d posts, %d waits; want 2 posts and no wait", posts, waits)
 	}
 	for _, r := range d.posts {
-		if r.Header.Get(CanHoldHeader) != "" {
+		if r.Header.Get(wire.HeaderCanHold) != "" {
 			t.Fatalf("%s said it can hold", r.URL.Path)
 		}
 	}

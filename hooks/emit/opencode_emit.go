@@ -15,9 +15,6 @@ import (
 	"github.com/trailboss/trailboss/daemon/wire"
 )
 
-// OpenCodePath is the daemon's route for OpenCode plugin payloads.
-const OpenCodePath = "/v1/hooks/opencode"
-
 // EmitOpenCode posts one event of Trail Boss's OpenCode plugin (hooks/install/opencode.js),
 // read from Stdin, with the tmux place of the OpenCode that started it, and spools it
 // unless the daemon acknowledges it in time, as Emit does. The plugin starts it detached and
@@ -42,12 +39,12 @@ func (e *Emitter) EmitOpenCode(ctx context.Context) error {
 	if !e.Hold || !opencode.Holdable(body) {
 		ctx, cancel := context.WithTimeout(ctx, e.Timeout)
 		defer cancel()
-		return e.emitHook(ctx, OpenCodePath, opencode.Harness, at, body, nil)
+		return e.emitHook(ctx, opencode.Harness, at, body, nil)
 	}
 	ackCtx, cancelAck := context.WithTimeout(ctx, max(e.Timeout, HoldAckTimeout))
 	defer cancelAck()
 	var ack wire.HookAck
-	if err := e.emitHook(ackCtx, OpenCodePath, opencode.Harness, at, body, &ack); err != nil || ack.Hold == nil {
+	if err := e.emitHook(ackCtx, opencode.Harness, at, body, &ack); err != nil || ack.Hold == nil {
 		return err
 	}
 	cancelAck()

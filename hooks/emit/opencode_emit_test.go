@@ -114,7 +114,7 @@ func TestOpenCodeWithoutHoldingOnlyReports(t *testing.T) {
 		if posts != 1 || waits != 0 || out.String() != "" {
 			t.Errorf("%s: %d posts, %d waits, printed %q; want it posted and nothing held", payload, posts, waits, out.String())
 		}
-		if d.posts[0].Header.Get(CanHoldHeader) != "" {
+		if d.posts[0].Header.Get(wire.HeaderCanHold) != "" {
 			t.Errorf("%s: said it can hold", payload)
 		}
 	}

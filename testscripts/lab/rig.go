@@ -980,8 +980,8 @@ func (t *protocolTap) backSince(since time.Time) bool {
 		if rep.at.Before(since) || rep.status != http.StatusOK {
 			continue
 		}
-		reported = reported || rep.path == "/v1/pty/report"
-		listening = listening || rep.path == "/v1/pty/answers"
+		reported = reported || rep.path == wire.RoutePTYReport
+		listening = listening || rep.path == wire.RoutePTYAnswers
 	}
 	return reported && listening
 }
@@ -990,7 +990,7 @@ func (t *protocolTap) backSince(since time.Time) bool {
 func (t *protocolTap) count(state string) int {
 	n := 0
 	for _, rep := range t.reports() {
-		if rep.path == "/v1/pty/report" && rep.state == state && rep.status == http.StatusOK {
+		if rep.path == wire.RoutePTYReport && rep.state == state && rep.status == http.StatusOK {
 			n++
 		}
 	}
@@ -1003,7 +1003,7 @@ type tapTransport struct {
 }
 
 func (tt tapTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if req.URL.Path == "/v1/pty/answers" {
+	if req.URL.Path == wire.RoutePTYAnswers {
 		resp, err := tt.base.RoundTrip(req)
 		if err == nil {
 			tt.tap.mu.Lock()
@@ -1012,7 +1012,7 @@ func (tt tapTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		return resp, err
 	}
-	if req.Method != http.MethodPost || req.URL.Path != "/v1/pty/report" {
+	if req.Method != http.MethodPost || req.URL.Path != wire.RoutePTYReport {
 		return tt.base.RoundTrip(req)
 	}
 	body, err := io.ReadAll(req.Body)

@@ -1,4 +1,4 @@
-package daemon
+package httpapi
 
 import (
 	"net/http"
@@ -8,10 +8,8 @@ import (
 
 // channels answers GET /v1/channels: how each delivery channel running beside the daemon
 // is doing (none when none is configured).
-func (a *API) channels(w http.ResponseWriter, r *http.Request) {
+func (a *Server) channels(w http.ResponseWriter, r *http.Request) {
 	out := wire.Channels{Channels: []wire.ChannelStatus{}}
-	for _, ch := range a.Channels {
-		out.Channels = append(out.Channels, ch.Status())
-	}
+	out.Channels = append(out.Channels, a.Core.Channels()...)
 	writeJSON(w, http.StatusOK, out)
 }

@@ -1,4 +1,4 @@
-package daemon
+package httpapi
 
 // Who is on the other end of a request: the daemon's unix socket names the local process
 // (SO_PEERCRED), a TCP connection its user (/proc/net/tcp). The audit log records it with
@@ -20,9 +20,9 @@ import (
 	"github.com/trailboss/trailboss/daemon/procnet"
 )
 
-// listenSocket listens on the unix socket at path, mode 0600. The caller holds the state
+// ListenSocket listens on the unix socket at path, mode 0600. The caller holds the state
 // directory's lock, so a socket file already there is a dead daemon's, and is removed.
-func listenSocket(path string) (net.Listener, error) {
+func ListenSocket(path string) (net.Listener, error) {
 	if fi, err := os.Lstat(path); err == nil {
 		if fi.Mode()&os.ModeSocket == 0 {
 			return nil, fmt.Errorf("%s is in the way of the daemon's socket and is not one: move it away", path)
@@ -52,10 +52,10 @@ type peer struct {
 	unix  bool
 }
 
-// connContext records the peer of c in the context of every request that comes over it
+// ConnContext records the peer of c in the context of every request that comes over it
 // (http.Server.ConnContext). Peer credentials are read here, once per connection: they are
 // the process that connected.
-func connContext(ctx context.Context, c net.Conn) context.Context {
+func ConnContext(ctx context.Context, c net.Conn) context.Context {
 	p := &peer{local: c.LocalAddr(), conn: c.RemoteAddr()}
 	if lc, ok := c.(*limitConn); ok {
 		c = lc.Conn // the connection cap's wrapper: the socket is inside
@@ -120,16 +120,14 @@ func inTmux(r *http.Request, client string) string {
 	return " (" + said + ", though it runs in no tmux server)"
 }
 
-// originOf returns what the daemon can tell of the process that sent hook request r from
-// inside the tmux server of tmux (its TMUX value): known only over the unix socket, whose
-// peer credentials name the hook's process while it waits for the answer.
-func originOf(r *http.Request, tmux string) Origin {
+// peerPID returns the process that sent r over the unix socket, or 0 when it is not known
+// (over TCP, or its credentials could not be read).
+func peerPID(r *http.Request) int {
 	p, _ := r.Context().Value(peerKey{}).(*peer)
 	if p == nil || !p.unix || p.cred == nil {
-		return Origin{}
+		return 0
 	}
-	spawn, _ := lineage.Spawned(int(p.cred.Pid))
-	return Origin{Program: lineage.Of(int(p.cred.Pid), lineage.TmuxPID(tmux)), Spawn: spawn}
+	return int(p.cred.Pid)
 }
 
 // command returns the name of process pid's program (its comm; never its arguments, which

@@ -1,31 +1,64 @@
-package daemon
+package httpapi_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/trailboss/trailboss/daemon"
+	"github.com/trailboss/trailboss/daemon/httpapi"
+	"github.com/trailboss/trailboss/daemon/store"
+	"github.com/trailboss/trailboss/daemon/wire"
 )
+
+// The HTTP face served over a real core: an engine on a store in a temporary directory.
+
+var t0 = time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
+
+const testSocket = "/tmp/tbx-test/s"
+
+var discard = slog.New(slog.DiscardHandler)
+
+func at(sec float64) time.Time { return t0.Add(time.Duration(sec * float64(time.Second))) }
+
+func newEngine(t *testing.T) *daemon.Engine {
+	t.Helper()
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	e, err := daemon.NewEngine(context.Background(), st, time.Minute, discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
 
 const testToken = "0123456789abcdef-test-token"
 
 type apiFixture struct {
-	engine *Engine
+	engine *daemon.Engine
 	h      http.Handler
 	now    time.Time
 }
 
 func newAPI(t *testing.T) *apiFixture {
 	t.Helper()
-	e, _ := newEngine(t)
+	e := newEngine(t)
 	f := &apiFixture{engine: e, now: t0.Add(time.Hour)}
-	a := &API{Engine: e, Token: testToken, Version: "v-test", Log: discard, Ingest: &Ingestor{Engine: e, Log: discard,
+	core := &daemon.Core{Engine: e, Log: discard, Ingest: &daemon.Ingestor{Engine: e, Log: discard,
 		Now: func() time.Time { return f.now }, SocketExists: func(path string) bool { return path == testSocket }}}
+	a := &httpapi.Server{Core: core, Token: testToken, Version: "v-test", Log: discard}
 	f.h = a.Handler()
 	return f
 }
@@ -63,8 +96,8 @@ func hookBody(session, hook string, extra ...string) string {
 func (f *apiFixture) hook(body, pane string, mods ...func(*http.Request)) *httptest.ResponseRecorder {
 	base := []func(*http.Request){
 		header("Content-Type", "application/json"),
-		header(HeaderPane, pane),
-		header(HeaderTmux, testSocket+",4242,0"),
+		header(wire.HeaderPane, pane),
+		header(wire.HeaderTmux, testSocket+",4242,0"),
 	}
 	return f.do(http.MethodPost, "/v1/hooks/claude", strings.NewReader(body), append(base, mods...)...)
 }
@@ -184,10 +217,10 @@ func TestAPIRefusesBadRequestsWithoutChangingTheQueue(t *testing.T) {
 			return f.hook(intruder, "%4294967296")
 		}},
 		{"TMUX that is not socket,pid,index", 400, "TMUX", func() *httptest.ResponseRecorder {
-			return f.hook(intruder, "%2", header(HeaderTmux, "relative/socket,1,0"))
+			return f.hook(intruder, "%2", header(wire.HeaderTmux, "relative/socket,1,0"))
 		}},
-		{"emitted-at that is not a time", 400, HeaderEmittedAt, func() *httptest.ResponseRecorder {
-			return f.hook(dequeue, "%1", header(HeaderEmittedAt, "yesterday"))
+		{"emitted-at that is not a time", 400, wire.HeaderEmittedAt, func() *httptest.ResponseRecorder {
+			return f.hook(dequeue, "%1", header(wire.HeaderEmittedAt, "yesterday"))
 		}},
 		{"2 MiB body with Content-Length", 413, "limit", func() *httptest.ResponseRecorder {
 			return f.hook(big, "%2")
@@ -199,7 +232,7 @@ func TestAPIRefusesBadRequestsWithoutChangingTheQueue(t *testing.T) {
 			}
 			req.Host = "127.0.0.1:4000"
 			req.Header.Set("Authorization", "Bearer "+testToken)
-			req.Header.Set(HeaderPane, "%2")
+			req.Header.Set(wire.HeaderPane, "%2")
 			rec := httptest.NewRecorder()
 			f.h.ServeHTTP(rec, req)
 			return rec
@@ -309,7 +342,7 @@ func TestAPINextSkipStatus(t *testing.T) {
 	mustStatus(t, f.do(http.MethodPost, "/v1/skip", nil), http.StatusNoContent)
 
 	emitted := func(sec float64) func(*http.Request) {
-		return header(HeaderEmittedAt, at(sec).Format(time.RFC3339Nano))
+		return header(wire.HeaderEmittedAt, at(sec).Format(time.RFC3339Nano))
 	}
 	mustStatus(t, f.hook(hookBody("A", "PermissionRequest", `"tool_name":"Bash"`, `"tool_input":{"command":"make deploy"}`), "%5", emitted(1)), http.StatusOK)
 	mustStatus(t, f.hook(hookBody("B", "Stop", `"last_assistant_message":"done?"`), "%6", emitted(2)), http.StatusOK)
@@ -368,7 +401,7 @@ func TestAPINextSkipStatus(t *testing.T) {
 func TestAPIClampsAFutureEmittedAtToNow(t *testing.T) {
 	f := newAPI(t)
 	future := f.now.Add(time.Hour).Format(time.RFC3339Nano)
-	rec := f.hook(hookBody("A", "Stop"), "%1", header(HeaderEmittedAt, future))
+	rec := f.hook(hookBody("A", "Stop"), "%1", header(wire.HeaderEmittedAt, future))
 	mustStatus(t, rec, http.StatusOK)
 	items := f.engine.Items()
 	if len(items) != 1 || !items[0].Since.Equal(f.now) {
@@ -378,7 +411,7 @@ func TestAPIClampsAFutureEmittedAtToNow(t *testing.T) {
 	// A real event one second later must still apply.
 	later := f.now.Add(time.Second).Format(time.RFC3339Nano)
 	f.now = f.now.Add(time.Second)
-	rec = f.hook(hookBody("A", "UserPromptSubmit"), "%1", header(HeaderEmittedAt, later))
+	rec = f.hook(hookBody("A", "UserPromptSubmit"), "%1", header(wire.HeaderEmittedAt, later))
 	mustStatus(t, rec, http.StatusOK)
 	if !bytes.Contains(rec.Body.Bytes(), []byte(`"changed":true`)) {
 		t.Fatalf("the later prompt changed nothing: %s", rec.Body.String())
@@ -436,7 +469,7 @@ func TestAPIOverRealLoopback(t *testing.T) {
 func TestAPIStatusCountsAsReadyOnlyWhatNextCanReach(t *testing.T) {
 	f := newAPI(t)
 	// Claude Code outside tmux: no TMUX_PANE, no TMUX.
-	mustStatus(t, f.hook(hookBody("A", "Stop"), "", header(HeaderTmux, "")), http.StatusOK)
+	mustStatus(t, f.hook(hookBody("A", "Stop"), "", header(wire.HeaderTmux, "")), http.StatusOK)
 	mustStatus(t, f.do(http.MethodGet, "/v1/next", nil), http.StatusNoContent)
 
 	rec := f.do(http.MethodGet, "/v1/status", nil)

@@ -1,4 +1,4 @@
-package daemon
+package httpapi
 
 import (
 	"net"
@@ -21,7 +21,8 @@ type limitListener struct {
 	closeOnce sync.Once
 }
 
-func limitListen(l net.Listener, n int) net.Listener {
+// LimitListen returns l accepting at most n connections at once.
+func LimitListen(l net.Listener, n int) net.Listener {
 	return &limitListener{Listener: l, sem: make(chan struct{}, n), done: make(chan struct{})}
 }
 

@@ -1,4 +1,4 @@
-package daemon
+package httpapi
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"time"
@@ -18,6 +18,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/trailboss/trailboss/adapter"
+	"github.com/trailboss/trailboss/daemon/fault"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/wire"
 )
@@ -25,64 +26,37 @@ import (
 // MaxBody is the largest request body the API reads.
 const MaxBody = 1 << 20
 
-// Headers the emitter sends beside a hook's payload.
-const (
-	HeaderPane      = "X-Tmux-Pane"
-	HeaderTmux      = "X-Tmux"
-	HeaderEmittedAt = "X-Trailboss-Emitted-At"
-)
-
-// API is the daemon's HTTP face.
-type API struct {
-	Engine  *Engine
+// Server is the daemon's HTTP face: it reads requests, asks the core, and writes what the
+// core answered. Whether to hold a hook, and how long to wait for an answer, is the
+// core's to say.
+type Server struct {
+	Core    Core
 	Token   string
 	Version string
 	Log     *slog.Logger
-	Ingest  *Ingestor      // the way in for every payload
-	Screens *ScreenWatcher // nil when the screen adapter is off
-
-	Deliver *Deliverer // answers to prompt records
-	Holds   *Holds     // PermissionRequest hooks holding for an answer
-	PTY     *PTYHub    // trailboss run supervisors' answer streams
-	// HoldPermissions: a PermissionRequest hook that can hold is told to, so that an
-	// answer from a channel becomes its decision ([delivery] hold_permissions).
-	HoldPermissions bool
-	// DeliveryOff, when not empty, says that delivery is off and how to turn it on: no
-	// answer is typed and no hook is held.
-	DeliveryOff string
-	// Channels are the delivery channels running beside the daemon (GET /v1/channels).
-	Channels []Channel
-	// Done is closed when the daemon stops, ending long polls and streams.
-	Done <-chan struct{}
-}
-
-// IsSocket reports whether path is a unix socket.
-func IsSocket(path string) bool {
-	fi, err := os.Stat(path)
-	return err == nil && fi.Mode()&os.ModeSocket != 0
 }
 
 // Handler returns the routes. Everything but /healthz needs the bearer token; anything that
 // looks like a browser (an Origin header, a Host that is not loopback) is refused first.
-func (a *API) Handler() http.Handler {
+func (a *Server) Handler() http.Handler {
 	r := chi.NewRouter()
 	r.Use(a.containPanics, refuseBrowsers)
-	r.Get("/healthz", a.healthz)
+	r.Get(wire.RouteHealth, a.healthz)
 	r.Group(func(r chi.Router) {
 		r.Use(a.requireToken)
-		for name := range hookParsers {
-			r.Post("/v1/hooks/"+name, a.hookRoute(name))
+		for _, name := range a.Core.Harnesses() {
+			r.Post(wire.HookRoute(name), a.hookRoute(name))
 		}
-		r.Post("/v1/events", a.genericEvent)
-		r.Get("/v1/queue", a.queue)
-		r.Get("/v1/next", a.next)
-		r.Post("/v1/skip", a.skip)
-		r.Post("/v1/dismiss", a.dismiss)
-		r.Get("/v1/status", a.status)
-		r.Get("/v1/sessions", a.sessions)
-		r.Post("/v1/watch", a.watch)
-		r.Delete("/v1/watch", a.watch)
-		r.Get("/v1/channels", a.channels)
+		r.Post(wire.RouteEvents, a.genericEvent)
+		r.Get(wire.RouteQueue, a.queue)
+		r.Get(wire.RouteNext, a.next)
+		r.Post(wire.RouteSkip, a.skip)
+		r.Post(wire.RouteDismiss, a.dismiss)
+		r.Get(wire.RouteStatus, a.status)
+		r.Get(wire.RouteSessions, a.sessions)
+		r.Post(wire.RouteWatch, a.watch)
+		r.Delete(wire.RouteWatch, a.watch)
+		r.Get(wire.RouteChannels, a.channels)
 		a.promptRoutes(r)
 	})
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
@@ -94,17 +68,20 @@ func (a *API) Handler() http.Handler {
 	return r
 }
 
-// containPanics answers 500 for a request whose handling panicked, after guard logged it,
-// instead of letting net/http drop the connection with no answer.
-func (a *API) containPanics(next http.Handler) http.Handler {
+// containPanics answers 500 for a request whose handling panicked, after logging the panic
+// with its stack, instead of letting net/http drop the connection with no answer: a bug met
+// by one request must cost that request, never the daemon.
+func (a *Server) containPanics(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		err := guard(a.Log, "answering a request", []any{"method", r.Method, "path", r.URL.Path}, func() {
-			next.ServeHTTP(w, r)
-		})
-		if err != nil {
-			writeError(w, http.StatusInternalServerError,
-				"the daemon hit an internal error with this request and logged it; the request was not applied")
-		}
+		defer func() {
+			if v := recover(); v != nil {
+				a.Log.Error("recovered from a panic; the daemon goes on", "method", r.Method, "path", r.URL.Path,
+					"while", "answering a request", "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+				writeError(w, http.StatusInternalServerError,
+					"the daemon hit an internal error with this request and logged it; the request was not applied")
+			}
+		}()
+		next.ServeHTTP(w, r)
 	})
 }
 
@@ -141,7 +118,7 @@ func loopbackHost(hostport string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-func (a *API) requireToken(next http.Handler) http.Handler {
+func (a *Server) requireToken(next http.Handler) http.Handler {
 	want := []byte("Bearer " + a.Token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		got := []byte(r.Header.Get("Authorization"))
@@ -153,8 +130,8 @@ func (a *API) requireToken(next http.Handler) http.Handler {
 	})
 }
 
-func (a *API) healthz(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "version": a.Version})
+func (a *Server) healthz(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, wire.Health{OK: true, Version: a.Version})
 }
 
 // readBody reads at most MaxBody bytes; a larger body is answered 413 and ok is false.
@@ -178,54 +155,45 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 
 // hookRoute serves one harness's hook payloads, with the emitter's headers: the pane, the
 // TMUX value and when the hook ran.
-func (a *API) hookRoute(harness string) http.HandlerFunc {
+func (a *Server) hookRoute(harness string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		body, ok := readBody(w, r)
 		if !ok {
 			return
 		}
 		var at time.Time
-		if v := r.Header.Get(HeaderEmittedAt); v != "" {
+		if v := r.Header.Get(wire.HeaderEmittedAt); v != "" {
 			t, err := time.Parse(time.RFC3339Nano, v)
 			if err != nil {
-				writeError(w, http.StatusBadRequest, HeaderEmittedAt+" is not an RFC 3339 time: "+adapter.CleanText(v, 60))
+				writeError(w, http.StatusBadRequest, wire.HeaderEmittedAt+" is not an RFC 3339 time: "+adapter.CleanText(v, 60))
 				return
 			}
 			at = t
 		}
 		// Once the event is here it is committed even if the hook gives up waiting: the
 		// hook may have spooled it too, and applying an event twice changes nothing.
-		tmux := r.Header.Get(HeaderTmux)
-		res, err := a.Ingest.Hook(context.WithoutCancel(r.Context()), harness, body,
-			r.Header.Get(HeaderPane), tmux, at, originOf(r, tmux))
+		ack, err := a.Core.Hook(context.WithoutCancel(r.Context()), HookPost{Harness: harness, Payload: body,
+			Pane: r.Header.Get(wire.HeaderPane), Tmux: r.Header.Get(wire.HeaderTmux), EmittedAt: at,
+			CanHold: r.Header.Get(wire.HeaderCanHold) == "1", PID: peerPID(r)})
 		if err != nil {
 			writeIngestError(w, err)
 			return
 		}
-		out := map[string]any{"ok": true, "changed": res.Changed}
-		if res.Ignored != "" {
-			out["ignored"] = res.Ignored
-		}
-		if r.Header.Get(HeaderCanHold) == "1" && holdable(harness, body) {
-			if hold := a.holdFor(res); hold != nil {
-				out["hold"] = hold
-			}
-		}
-		writeJSON(w, http.StatusOK, out)
+		writeJSON(w, http.StatusOK, ack)
 	}
 }
 
 // writeIngestError answers what the ingestor said: the sender's fault is 400 (with the
 // envelope's problems when it was one), a store that cannot write is 503.
 func writeIngestError(w http.ResponseWriter, err error) {
-	var refused *RefusedError
+	var refused *fault.RefusedError
 	switch {
 	case errors.As(err, &refused) && refused.Envelope != nil:
-		writeJSON(w, http.StatusBadRequest, map[string]any{"error": refused.Error(),
-			"reason": refused.Envelope.Reason, "problems": refused.Envelope.Problems})
+		writeJSON(w, http.StatusBadRequest, wire.EnvelopeRefused{Error: refused.Error(),
+			Reason: refused.Envelope.Reason, Problems: refused.Envelope.Problems})
 	case errors.As(err, &refused):
 		writeError(w, http.StatusBadRequest, refused.Error())
-	case errors.Is(err, ErrNotStored):
+	case errors.Is(err, fault.ErrNotStored):
 		writeError(w, http.StatusServiceUnavailable, err.Error())
 	default:
 		writeError(w, http.StatusInternalServerError, err.Error())
@@ -234,17 +202,17 @@ func writeIngestError(w http.ResponseWriter, err error) {
 
 // genericEvent takes one versioned envelope (adapter/generic) from anything that has no
 // adapter of its own.
-func (a *API) genericEvent(w http.ResponseWriter, r *http.Request) {
+func (a *Server) genericEvent(w http.ResponseWriter, r *http.Request) {
 	body, ok := readBody(w, r)
 	if !ok {
 		return
 	}
-	res, err := a.Ingest.Generic(context.WithoutCancel(r.Context()), body)
+	ack, err := a.Core.Generic(context.WithoutCancel(r.Context()), body)
 	if err != nil {
 		writeIngestError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "changed": res.Changed, "duplicate": res.Duplicate})
+	writeJSON(w, http.StatusOK, ack)
 }
 
 func toItem(pos int, it queue.Item) wire.Item {
@@ -259,9 +227,9 @@ func toItem(pos int, it queue.Item) wire.Item {
 	return out
 }
 
-func (a *API) queue(w http.ResponseWriter, r *http.Request) {
-	items := a.Engine.Items()
-	out := wire.Queue{Items: make([]wire.Item, len(items)), DeliveryOff: a.DeliveryOff}
+func (a *Server) queue(w http.ResponseWriter, r *http.Request) {
+	items := a.Core.Items()
+	out := wire.Queue{Items: make([]wire.Item, len(items)), DeliveryOff: a.Core.DeliveryOff()}
 	for i, it := range items {
 		out.Items[i] = toItem(i+1, it)
 	}
@@ -278,12 +246,12 @@ func filter(w http.ResponseWriter, r *http.Request) (queue.Filter, bool) {
 	return f, true
 }
 
-func (a *API) next(w http.ResponseWriter, r *http.Request) {
+func (a *Server) next(w http.ResponseWriter, r *http.Request) {
 	f, ok := filter(w, r)
 	if !ok {
 		return
 	}
-	head, found := a.Engine.Head(f)
+	head, found := a.Core.Head(f)
 	if !found {
 		w.WriteHeader(http.StatusNoContent)
 		return
@@ -304,21 +272,21 @@ func sessionParam(w http.ResponseWriter, r *http.Request) (string, bool) {
 // answerSessionOp answers a skip or dismiss of one session.
 func answerSessionOp(w http.ResponseWriter, id string, err error) {
 	switch {
-	case errors.Is(err, ErrNotQueued):
+	case errors.Is(err, fault.ErrNotQueued):
 		writeError(w, http.StatusNotFound, "session "+adapter.CleanText(id, 80)+" is not in the queue")
 	case err != nil:
 		writeError(w, http.StatusServiceUnavailable, "not stored: "+err.Error())
 	default:
-		writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
+		writeJSON(w, http.StatusOK, wire.OK{OK: true})
 	}
 }
 
 // skip skips ?session= if given; otherwise the item on ?pane= or the head, and answers the
 // new head.
-func (a *API) skip(w http.ResponseWriter, r *http.Request) {
+func (a *Server) skip(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Query().Has("session") {
 		if id, ok := sessionParam(w, r); ok {
-			answerSessionOp(w, id, a.Engine.SkipSession(r.Context(), id))
+			answerSessionOp(w, id, a.Core.SkipSession(r.Context(), id))
 		}
 		return
 	}
@@ -326,7 +294,7 @@ func (a *API) skip(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	head, found, _, err := a.Engine.Skip(r.Context(), f)
+	head, found, err := a.Core.Skip(r.Context(), f)
 	if err != nil {
 		writeError(w, http.StatusServiceUnavailable, "skip not stored: "+err.Error())
 		return
@@ -338,21 +306,20 @@ func (a *API) skip(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, toItem(1, head))
 }
 
-func (a *API) dismiss(w http.ResponseWriter, r *http.Request) {
+func (a *Server) dismiss(w http.ResponseWriter, r *http.Request) {
 	if id, ok := sessionParam(w, r); ok {
-		answerSessionOp(w, id, a.Engine.Dismiss(r.Context(), id))
+		answerSessionOp(w, id, a.Core.Dismiss(r.Context(), id))
 	}
 }
 
-func (a *API) status(w http.ResponseWriter, r *http.Request) {
-	stuck, cooling, ready := a.Engine.Status()
-	writeJSON(w, http.StatusOK, wire.Status{Stuck: stuck, Cooling: cooling, Ready: ready, Events: a.Ingest.Events()})
+func (a *Server) status(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, a.Core.Status())
 }
 
 // watch adds (POST) or removes (DELETE) a pane for the screen adapter to watch:
 // ?pane=%N&socket=PATH&harness=NAME.
-func (a *API) watch(w http.ResponseWriter, r *http.Request) {
-	if a.Screens == nil {
+func (a *Server) watch(w http.ResponseWriter, r *http.Request) {
+	if !a.Core.ScreensOn() {
 		writeError(w, http.StatusNotFound, "the screen adapter is off (trailboss daemon --screen-tick 0)")
 		return
 	}
@@ -362,24 +329,24 @@ func (a *API) watch(w http.ResponseWriter, r *http.Request) {
 	case !adapter.ValidPane(pane):
 		writeError(w, http.StatusBadRequest, "pane "+adapter.CleanText(pane, 40)+" is not a tmux pane id (% and digits)")
 		return
-	case socket == "" || !a.Ingest.socketOK(socket):
+	case socket == "" || !a.Core.TmuxSocketOK(socket):
 		writeError(w, http.StatusBadRequest, "socket "+adapter.CleanText(socket, 200)+" is not a tmux server's socket")
 		return
 	}
 	if r.Method == http.MethodDelete {
-		writeJSON(w, http.StatusOK, map[string]bool{"ok": true, "was_watched": a.Screens.Unwatch(socket, pane)})
+		writeJSON(w, http.StatusOK, wire.Unwatched{OK: true, WasWatched: a.Core.Unwatch(socket, pane)})
 		return
 	}
 	if harness == "" {
-		harness = "screen"
+		harness = adapter.HarnessScreen
 	}
-	a.Screens.Watch(socket, pane, adapter.CleanText(harness, 40))
-	writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
+	a.Core.Watch(socket, pane, adapter.CleanText(harness, 40))
+	writeJSON(w, http.StatusOK, wire.OK{OK: true})
 }
 
 // sessions lists every live session, most recently heard from first (for doctor).
-func (a *API) sessions(w http.ResponseWriter, r *http.Request) {
-	all := a.Engine.Snapshot()
+func (a *Server) sessions(w http.ResponseWriter, r *http.Request) {
+	all := a.Core.Sessions()
 	sort.Slice(all, func(i, j int) bool { return all[i].LastEventAt.After(all[j].LastEventAt) })
 	out := wire.Sessions{Sessions: make([]wire.Session, len(all))}
 	for i, s := range all {

@@ -1,0 +1,82 @@
+// Package httpapi is the daemon's HTTP face: the routes of wire, served over the daemon's
+// unix socket (and a loopback address), with the bearer token, the refusal of browsers and
+// the cap on connections. Its handlers decode a request, ask the core (Core) and encode
+// what it answered; what the core decides (whether a hook holds, how long a wait lasts)
+// is not theirs.
+package httpapi
+
+import (
+	"context"
+	"time"
+
+	"github.com/trailboss/trailboss/daemon/queue"
+	"github.com/trailboss/trailboss/daemon/wire"
+)
+
+// HookPost is one hook's payload as it came, with the emitter's headers.
+type HookPost struct {
+	Harness   string // the route's harness
+	Payload   []byte
+	Pane      string    // wire.HeaderPane
+	Tmux      string    // wire.HeaderTmux: the TMUX value of the hook
+	EmittedAt time.Time // wire.HeaderEmittedAt; zero when it was not sent
+	CanHold   bool      // wire.HeaderCanHold
+	// PID is the process that sent it, read from the unix socket's peer; 0 when it is not
+	// known (over TCP).
+	PID int
+}
+
+// Core is what the handlers ask of the daemon's core (the daemon package implements it).
+// An error is one of package fault's when the handlers answer it with a status of its own.
+type Core interface {
+	// Harnesses are the names whose hooks post to wire.HookRoute(name).
+	Harnesses() []string
+	// Hook applies a hook's payload; its answer says whether the hook holds, and for
+	// which prompt. Errors: *fault.RefusedError, fault.ErrNotStored.
+	Hook(ctx context.Context, h HookPost) (wire.HookAck, error)
+	// Generic applies one generic envelope. Errors as Hook's.
+	Generic(ctx context.Context, body []byte) (wire.EventAck, error)
+
+	Items() []queue.Item // every stuck session in queue order
+	Head(f queue.Filter) (queue.Item, bool)
+	// Skip skips the item f names (or the head) and returns the new head.
+	Skip(ctx context.Context, f queue.Filter) (queue.Item, bool, error)
+	SkipSession(ctx context.Context, id string) error // fault.ErrNotQueued
+	Dismiss(ctx context.Context, id string) error     // fault.ErrNotQueued
+	Status() wire.Status
+	Sessions() []queue.Session // every live session
+	// DeliveryOff says why answers are refused and how to turn delivery on; "" when on.
+	DeliveryOff() string
+	Channels() []wire.ChannelStatus
+
+	// ScreensOn reports whether the screen adapter runs; Watch and Unwatch need it.
+	ScreensOn() bool
+	TmuxSocketOK(path string) bool // path is a tmux server's socket
+	Watch(socket, pane, harness string)
+	Unwatch(socket, pane string) (wasWatched bool)
+
+	// Answer delivers an answer to prompt id. Errors: *wire.PromptRefusal,
+	// *wire.BadAnswerError, wire.ErrUnknownPrompt, *fault.NotSavedError.
+	Answer(ctx context.Context, id string, a wire.Answer) (wire.Delivered, error)
+	// WaitLimit returns how long a wait for a prompt record that asked to last asked (0:
+	// it did not say) lasts.
+	WaitLimit(asked time.Duration) time.Duration
+	// WaitPrompt returns what became of prompt id once it leaves pending, or once wait
+	// (from WaitLimit) passes, ctx ends or the daemon stops. Errors:
+	// wire.ErrUnknownPrompt.
+	WaitPrompt(ctx context.Context, id string, wait time.Duration) (wire.PromptWait, error)
+	// TookAnswer says that the holding hook of prompt id was sent its answer.
+	TookAnswer(id string)
+	Deliveries(ctx context.Context, limit int) ([]wire.Delivery, error) // newest first
+
+	// PTYReport applies a trailboss run supervisor's report. Errors: *fault.RefusedError;
+	// any other is the store's.
+	PTYReport(ctx context.Context, rep wire.PTYReport, pane, tmux string) (wire.PTYReportAck, error)
+	// AttachPTY opens session's answer stream; detach closes it.
+	AttachPTY(session string) (answers <-chan wire.PTYAnswer, detach func())
+	// PTYWritten reports what became of an answer; it returns whether it was expected.
+	PTYWritten(wr wire.PTYWritten) bool
+
+	// Stopping is closed when the daemon stops, ending long polls and streams.
+	Stopping() <-chan struct{}
+}

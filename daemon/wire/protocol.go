@@ -1,0 +1,84 @@
+package wire
+
+import (
+	"net/url"
+	"strings"
+)
+
+// Headers a hook's emitter (and trailboss run's supervisor) sends beside its payload.
+const (
+	HeaderPane      = "X-Tmux-Pane"            // the hook's TMUX_PANE
+	HeaderTmux      = "X-Tmux"                 // the hook's TMUX: the tmux server it runs in
+	HeaderEmittedAt = "X-Trailboss-Emitted-At" // when the hook ran, RFC 3339 with nanoseconds
+	// HeaderCanHold ("1") says that the hook posting a PermissionRequest can hold for an
+	// answer; the daemon then says in its HookAck whether to.
+	HeaderCanHold = "X-Trailboss-Can-Hold"
+)
+
+// Routes of the daemon's HTTP API. Everything but RouteHealth needs the bearer token.
+const (
+	RouteHealth     = "/healthz"
+	RouteHooks      = "/v1/hooks/" // + a harness's name (HookRoute)
+	RouteEvents     = "/v1/events" // one generic envelope
+	RouteQueue      = "/v1/queue"
+	RouteNext       = "/v1/next"
+	RouteSkip       = "/v1/skip"
+	RouteDismiss    = "/v1/dismiss"
+	RouteStatus     = "/v1/status"
+	RouteSessions   = "/v1/sessions"
+	RouteWatch      = "/v1/watch"
+	RouteChannels   = "/v1/channels"
+	RouteAnswer     = "/v1/prompts/{id}/answer" // PromptRoute fills in the id
+	RouteWait       = "/v1/prompts/{id}/wait"   // PromptRoute fills in the id
+	RouteDeliveries = "/v1/deliveries"
+	RoutePTYReport  = "/v1/pty/report"
+	RoutePTYAnswers = "/v1/pty/answers"
+	RoutePTYWritten = "/v1/pty/written"
+)
+
+// HookRoute returns the route a harness's hooks post to.
+func HookRoute(harness string) string { return RouteHooks + harness }
+
+// PromptRoute returns route (RouteAnswer or RouteWait) for the prompt record id.
+func PromptRoute(route, id string) string {
+	return strings.Replace(route, "{id}", url.PathEscape(id), 1)
+}
+
+// Health is the answer of GET /healthz.
+type Health struct {
+	OK      bool   `json:"ok"`
+	Version string `json:"version"`
+}
+
+// OK is the answer of a request that only needs to say it was done: a skip or dismiss of
+// one session, POST /v1/watch.
+type OK struct {
+	OK bool `json:"ok"`
+}
+
+// EventAck is the 200 answer of POST /v1/events.
+type EventAck struct {
+	Changed   bool `json:"changed"`   // the queue or a session changed
+	Duplicate bool `json:"duplicate"` // an event whose id was applied before
+	OK        bool `json:"ok"`
+}
+
+// EnvelopeRefused is the 400 answer of POST /v1/events for an envelope the daemon will
+// never take, with each of its problems.
+type EnvelopeRefused struct {
+	Error    string   `json:"error"`
+	Problems []string `json:"problems"`
+	Reason   string   `json:"reason"`
+}
+
+// Unwatched is the answer of DELETE /v1/watch.
+type Unwatched struct {
+	OK         bool `json:"ok"`
+	WasWatched bool `json:"was_watched"`
+}
+
+// PTYWrittenAck is the answer of POST /v1/pty/written.
+type PTYWrittenAck struct {
+	Expected bool `json:"expected"` // the answer was one the daemon waited to hear about
+	OK       bool `json:"ok"`
+}
