@@ -20,6 +20,7 @@ import (
 	"github.com/trailboss/trailboss/adapter/claude"
 	"github.com/trailboss/trailboss/daemon/statedir"
 	"github.com/trailboss/trailboss/daemon/store"
+	"github.com/trailboss/trailboss/daemon/watch"
 	"github.com/trailboss/trailboss/tmuxctl"
 )
 
@@ -267,8 +268,8 @@ func Run(ctx context.Context, cfg Config) (err error) {
 	}
 	var screens *ScreenWatcher
 	if cfg.ScreenTick > 0 {
-		screens = &ScreenWatcher{Engine: engine, Tmux: tmuxctl.New, Tick: cfg.ScreenTick, Quiet: 2,
-			Discover: cfg.Sweep, Servers: knownServers(engine, os.Getenv), Log: log.With("component", "screen")}
+		screens = &watch.ScreenWatcher{Engine: engine, Tmux: tmuxctl.New, Tick: cfg.ScreenTick, Quiet: 2,
+			Discover: cfg.Sweep, Servers: watch.KnownServers(engine, os.Getenv), Log: log.With("component", "screen")}
 		api.Screens = screens
 	}
 	srv := &http.Server{Handler: api.Handler(), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second,
@@ -276,7 +277,7 @@ func Run(ctx context.Context, cfg Config) (err error) {
 	rec := &Reconciler{
 		Engine: engine, Sweep: cfg.Sweep, Settle: cfg.Settle, Watch: !cfg.NoWatch,
 		Log:      log.With("component", "reconcile"),
-		Liveness: &Liveness{Engine: engine, Log: log.With("component", "liveness"), Tmux: tmuxctl.New},
+		Liveness: &watch.Liveness{Engine: engine, Log: log.With("component", "liveness"), Tmux: tmuxctl.New},
 	}
 
 	// Recorded once nothing more can fail, before serving (start reads the record as soon
@@ -299,7 +300,7 @@ func Run(ctx context.Context, cfg Config) (err error) {
 	}
 	g.Go(func() error { return rec.Run(gctx) })
 	live := &LiveStates{Engine: engine, Sweep: cfg.Sweep, Watch: !cfg.NoWatch,
-		Own: claude.ConfigDir(os.Getenv), Tmux: tmuxctl.New, Servers: knownServers(engine, os.Getenv),
+		Own: claude.ConfigDir(os.Getenv), Tmux: tmuxctl.New, Servers: watch.KnownServers(engine, os.Getenv),
 		Log: log.With("component", "livestate")}
 	g.Go(func() error { return live.Run(gctx) })
 	drainer := &SpoolDrainer{Ingest: ingest, StateDir: cfg.StateDir, Interval: time.Second, Log: log.With("component", "spool")}

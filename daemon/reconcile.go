@@ -14,6 +14,7 @@ import (
 	"github.com/trailboss/trailboss/adapter/claude"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/transcript"
+	"github.com/trailboss/trailboss/daemon/watch"
 	"github.com/trailboss/trailboss/daemon/wire"
 )
 
@@ -171,7 +172,7 @@ type Reconciler struct {
 	Sweep    time.Duration // stat-only sweep of every known transcript, and the liveness check
 	Settle   time.Duration // how long a "waiting" tail must stay quiet before it is queued
 	Watch    bool          // use fsnotify; off, the sweep alone reconciles
-	Liveness *Liveness
+	Liveness *watch.Liveness
 	Log      *slog.Logger
 
 	watcher *fsnotify.Watcher
