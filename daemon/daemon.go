@@ -1,6 +1,6 @@
 // Package daemon is Trail Boss's control plane: it ingests events into the queue
-// (engine.go), serves the HTTP API (api.go), reconciles against transcripts
-// (reconcile.go) and retires sessions whose panes are gone (liveness.go).
+// (engine.go) and serves the HTTP API (api.go); its watchers (package watch) reconcile
+// against transcripts and live state files and retire sessions whose panes are gone.
 package daemon
 
 import (
@@ -246,6 +246,8 @@ func Run(ctx context.Context, cfg Config) (err error) {
 	if cfg.PromptTTL > 0 {
 		engine.PromptTTL = cfg.PromptTTL
 	}
+	dialogs := &watch.Dialogs{Engine: engine}
+	engine.Calls = dialogs
 	var hook *OnStuckHook
 	if cfg.OnStuck != "" {
 		hook = &OnStuckHook{Command: cfg.OnStuck, Log: log.With("component", "on_stuck")}
@@ -274,8 +276,8 @@ func Run(ctx context.Context, cfg Config) (err error) {
 	}
 	srv := &http.Server{Handler: api.Handler(), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second,
 		ConnContext: connContext}
-	rec := &Reconciler{
-		Engine: engine, Sweep: cfg.Sweep, Settle: cfg.Settle, Watch: !cfg.NoWatch,
+	rec := &watch.Reconciler{
+		Engine: engine, Dialogs: dialogs, Sweep: cfg.Sweep, Settle: cfg.Settle, Watch: !cfg.NoWatch,
 		Log:      log.With("component", "reconcile"),
 		Liveness: &watch.Liveness{Engine: engine, Log: log.With("component", "liveness"), Tmux: tmuxctl.New},
 	}
@@ -299,7 +301,7 @@ func Run(ctx context.Context, cfg Config) (err error) {
 		})
 	}
 	g.Go(func() error { return rec.Run(gctx) })
-	live := &LiveStates{Engine: engine, Sweep: cfg.Sweep, Watch: !cfg.NoWatch,
+	live := &watch.LiveStates{Engine: engine, Dialogs: dialogs, Sweep: cfg.Sweep, Watch: !cfg.NoWatch,
 		Own: claude.ConfigDir(os.Getenv), Tmux: tmuxctl.New, Servers: watch.KnownServers(engine, os.Getenv),
 		Log: log.With("component", "livestate")}
 	g.Go(func() error { return live.Run(gctx) })

@@ -9,6 +9,7 @@ import (
 
 	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/daemon/queue"
+	"github.com/trailboss/trailboss/daemon/transcript"
 )
 
 // Sessions lists the live sessions.
@@ -29,4 +30,22 @@ type Retirer interface {
 	Sessions
 	// Retire ends sessions ids as of at.
 	Retire(ctx context.Context, ids []string, at time.Time) error
+}
+
+// Transcripts is the engine as the Reconciler sees it.
+type Transcripts interface {
+	Taker
+	DialogEngine
+	// Subscribe returns a channel that receives after committed changes.
+	Subscribe() <-chan struct{}
+	// SetTranscriptPosition records how far a session's transcript was read.
+	SetTranscriptPosition(id, path string, pos transcript.Position, tailAt time.Time)
+	// FlushPositions writes the read positions that moved.
+	FlushPositions(ctx context.Context) error
+}
+
+// LiveEngine is the engine as LiveStates sees it.
+type LiveEngine interface {
+	Taker
+	DialogEngine
 }

@@ -1,9 +1,11 @@
 package watch_test
 
 import (
+	"bytes"
 	"context"
 	"log/slog"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -11,6 +13,7 @@ import (
 	"github.com/trailboss/trailboss/daemon"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/store"
+	"github.com/trailboss/trailboss/daemon/watch"
 )
 
 // Test fixtures shared by the watchers' tests, which drive a real engine.
@@ -37,6 +40,7 @@ func newEngine(t *testing.T) (*daemon.Engine, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	e.Calls = &watch.Dialogs{Engine: e} // as Run wires it
 	return e, path
 }
 
@@ -84,4 +88,42 @@ func itemIDs(items []queue.Item) []string {
 		ids[i] = it.ID
 	}
 	return ids
+}
+
+// syncBuffer is a log sink that the watchers' goroutines and the test can share.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func bufferLog() (*slog.Logger, *syncBuffer) {
+	buf := &syncBuffer{}
+	return slog.New(slog.NewTextHandler(buf, nil)), buf
+}
+
+// dialogsOf returns the book of calls and live states the engine was wired with.
+func dialogsOf(e *daemon.Engine) *watch.Dialogs { return e.Calls.(*watch.Dialogs) }
+
+func sameIDs(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }

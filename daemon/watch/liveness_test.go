@@ -2,13 +2,14 @@ package watch_test
 
 import (
 	"context"
-	"github.com/trailboss/trailboss/daemon"
-	"github.com/trailboss/trailboss/daemon/watch"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/trailboss/trailboss/daemon"
+	"github.com/trailboss/trailboss/daemon/watch"
 
 	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/tmuxctl"

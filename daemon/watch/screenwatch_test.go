@@ -2,8 +2,6 @@ package watch_test
 
 import (
 	"context"
-	"github.com/trailboss/trailboss/daemon"
-	"github.com/trailboss/trailboss/daemon/watch"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +9,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/trailboss/trailboss/daemon"
+	"github.com/trailboss/trailboss/daemon/watch"
 
 	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/daemon/queue"

@@ -1,4 +1,4 @@
-package daemon
+package watch
 
 // A Claude Code's state file says, since 2.1.332, in which tmux pane its process runs
 // ("session:@window.%pane", when TMUX_PANE was set). That binds a session whose hooks did
@@ -64,7 +64,7 @@ func (l *LiveStates) bind(ctx context.Context, path string, st claude.LiveState)
 		l.Log.Debug("Claude Code state file", "file", path, "err", err)
 		return s, known
 	}
-	if _, err := l.Engine.Ingest(ctx, ev); err != nil {
+	if err := l.Engine.Take(ctx, ev); err != nil {
 		l.Log.Warn("bind a Claude Code session to its pane", "session", st.SessionID, "err", err)
 		return s, known
 	}

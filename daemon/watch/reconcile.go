@@ -1,4 +1,4 @@
-package daemon
+package watch
 
 import (
 	"bytes"
@@ -12,9 +12,9 @@ import (
 
 	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/adapter/claude"
+	"github.com/trailboss/trailboss/daemon/guard"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/transcript"
-	"github.com/trailboss/trailboss/daemon/watch"
 	"github.com/trailboss/trailboss/daemon/wire"
 )
 
@@ -168,11 +168,12 @@ func logDialogClosed(log *slog.Logger, ev adapter.Event) {
 
 // Reconciler watches the folders of known transcripts and sweeps them on a timer.
 type Reconciler struct {
-	Engine   *Engine
+	Engine   Transcripts
+	Dialogs  *Dialogs      // what each session is about to do (shared with LiveStates and the engine)
 	Sweep    time.Duration // stat-only sweep of every known transcript, and the liveness check
 	Settle   time.Duration // how long a "waiting" tail must stay quiet before it is queued
 	Watch    bool          // use fsnotify; off, the sweep alone reconciles
-	Liveness *watch.Liveness
+	Liveness *Liveness
 	Log      *slog.Logger
 
 	watcher *fsnotify.Watcher
@@ -241,7 +242,7 @@ func (r *Reconciler) Run(ctx context.Context) error {
 		case <-sweep.C:
 			r.round(ctx, true)
 			if r.Liveness != nil {
-				_ = guard(r.Log, "checking which panes are alive", nil, func() { r.Liveness.Check(ctx) })
+				_ = guard.Run(r.Log, "checking which panes are alive", nil, func() { r.Liveness.Check(ctx) })
 			}
 			if err := r.Engine.FlushPositions(ctx); err != nil {
 				r.Log.Warn("saving transcript positions", "err", err)
@@ -343,7 +344,7 @@ func (r *Reconciler) reconcile(ctx context.Context, s queue.Session) {
 	if classify == nil {
 		return
 	}
-	_ = guard(r.Log, "reading a transcript", []any{"session", s.ID, "transcript", s.TranscriptPath}, func() {
+	_ = guard.Run(r.Log, "reading a transcript", []any{"session", s.ID, "transcript", s.TranscriptPath}, func() {
 		r.readTranscript(ctx, s, classify)
 	})
 }
@@ -415,13 +416,13 @@ func (r *Reconciler) readTranscript(ctx context.Context, s queue.Session, classi
 	if s.Stuck && liveWordsOnly(s) && len(lines) > 0 {
 		// A dialog queued before the transcript had its call (Claude Code writes it down
 		// a moment later): its words, now.
-		if call := transcriptCall(r.Engine, s); call != nil {
-			if err := r.Engine.pairLive(ctx, s.ID, call); err != nil {
+		if call := transcriptCall(r.Dialogs, s); call != nil {
+			if err := pairLive(ctx, r.Engine, r.Dialogs, s.ID, call); err != nil {
 				r.Log.Warn("reconcile", "session", s.ID, "err", err)
 			}
 		}
 	}
-	v := decide(s, r.Engine.latestPrompt(s.ID), lines)
+	v := decide(s, r.Engine.LatestPrompt(s.ID), lines)
 	if !r.apply(ctx, s, v) {
 		return
 	}
@@ -438,7 +439,7 @@ func (r *Reconciler) readTranscript(ctx context.Context, s queue.Session, classi
 // apply ingests v's events for s, and reports whether all of them were taken.
 func (r *Reconciler) apply(ctx context.Context, s queue.Session, v verdict) bool {
 	for _, ev := range v.events {
-		if _, err := r.Engine.Ingest(ctx, ev); err != nil {
+		if err := r.Engine.Take(ctx, ev); err != nil {
 			r.Log.Warn("reconcile", "session", s.ID, "err", err)
 			return false
 		}
@@ -477,7 +478,7 @@ func (r *Reconciler) settlePending(ctx context.Context) {
 			// before its reply was written down, so the stop has no words. The reply read
 			// here is that same wait's: its words now (decide), or nothing when it has some.
 			delete(r.pending, id)
-			r.apply(ctx, s, decide(s, r.Engine.latestPrompt(id), []claude.Line{p.line}))
+			r.apply(ctx, s, decide(s, r.Engine.LatestPrompt(id), []claude.Line{p.line}))
 			continue
 		case now.Sub(p.since) < r.Settle:
 			continue
@@ -496,8 +497,8 @@ func (r *Reconciler) ingestWait(ctx context.Context, id string, tail claude.Line
 	if !ok || s.Stuck || !tail.At.After(s.LastEventAt) {
 		return
 	}
-	ev := stuckFromTail(s, r.Engine.latestPrompt(id), tail)
-	if _, err := r.Engine.Ingest(ctx, ev); err != nil {
+	ev := stuckFromTail(s, r.Engine.LatestPrompt(id), tail)
+	if err := r.Engine.Take(ctx, ev); err != nil {
 		r.Log.Warn("reconcile", "session", id, "err", err)
 		return
 	}

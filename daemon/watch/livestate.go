@@ -1,4 +1,4 @@
-package daemon
+package watch
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/adapter/claude"
+	"github.com/trailboss/trailboss/daemon/guard"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/transcript"
 	"github.com/trailboss/trailboss/tmuxctl"
@@ -192,10 +193,11 @@ func liveWords(waitingFor string, call *adapter.ToolCall) (detail, summary strin
 // use: the daemon's own ($CLAUDE_CONFIG_DIR or ~/.claude) and those of known sessions'
 // transcripts, so a Claude Code run with another home is followed too.
 type LiveStates struct {
-	Engine *Engine
-	Sweep  time.Duration // how often folders are looked for and files re-stat'ed
-	Watch  bool          // use fsnotify; off, the sweep alone reads changes
-	Own    string        // the daemon's own Claude Code configuration folder, or ""
+	Engine  LiveEngine
+	Dialogs *Dialogs      // what each session is about to do (shared with the Reconciler and the engine)
+	Sweep   time.Duration // how often folders are looked for and files re-stat'ed
+	Watch   bool          // use fsnotify; off, the sweep alone reads changes
+	Own     string        // the daemon's own Claude Code configuration folder, or ""
 	// Tmux and Servers find the pane a state file's process runs in (nil: the file's
 	// session is followed only once a hook has bound it): the tmux servers to look in,
 	// and a client for one.
@@ -264,7 +266,7 @@ func (l *LiveStates) Run(ctx context.Context) error {
 			l.Log.Warn("watch Claude Code state files", "err", err)
 		case <-tick.C:
 			l.sweep(ctx)
-			l.Engine.dialogs.forget(func(id string) bool { _, ok := l.Engine.Session(id); return ok }, time.Hour)
+			l.Dialogs.forget(func(id string) bool { _, ok := l.Engine.Session(id); return ok }, time.Hour)
 		}
 	}
 }
@@ -351,7 +353,7 @@ func (l *LiveStates) removed(ctx context.Context, path string) {
 		return
 	}
 	ev := adapter.Event{Harness: s.Harness, SessionID: id, Kind: adapter.KindEnd, Detail: "exited", At: time.Now()}
-	if _, err := l.Engine.Ingest(ctx, ev); err != nil {
+	if err := l.Engine.Take(ctx, ev); err != nil {
 		l.Log.Warn("end a session whose Claude Code exited", "session", id, "err", err)
 		return
 	}
@@ -364,7 +366,7 @@ func (l *LiveStates) read(ctx context.Context, path string) {
 		return
 	}
 	l.init()
-	_ = guard(l.Log, "reading a Claude Code state file", []any{"file", path}, func() {
+	_ = guard.Run(l.Log, "reading a Claude Code state file", []any{"file", path}, func() {
 		info, err := os.Stat(path)
 		if err != nil || !info.Mode().IsRegular() {
 			return // a FIFO or a device would hang or harm the read
@@ -392,7 +394,7 @@ func (l *LiveStates) read(ctx context.Context, path string) {
 // pane if need be (bind), then follows what st says (apply).
 func (l *LiveStates) take(ctx context.Context, path string, st claude.LiveState) {
 	l.init()
-	l.Engine.dialogs.noteLive(st)
+	l.Dialogs.noteLive(st)
 	if s, ok := l.bind(ctx, path, st); ok {
 		l.apply(ctx, s, st)
 	}
@@ -401,10 +403,10 @@ func (l *LiveStates) take(ctx context.Context, path string, st claude.LiveState)
 // apply ingests what st means for session s now (liveEvent), reading its transcript only
 // when the rule needs its words: the call a permission dialog is about, or how a turn ended.
 func (l *LiveStates) apply(ctx context.Context, s queue.Session, st claude.LiveState) {
-	call, _, prev, hooked := l.Engine.dialogs.view(s.ID)
-	v := liveView{rec: l.Engine.latestPrompt(s.ID), call: call, prev: prev, hooked: hooked}
+	call, _, prev, hooked := l.Dialogs.view(s.ID)
+	v := liveView{rec: l.Engine.LatestPrompt(s.ID), call: call, prev: prev, hooked: hooked}
 	if st.Status == claude.LiveWaiting && v.call == nil {
-		v.call = transcriptCall(l.Engine, s) // without hooks, the call is in the transcript
+		v.call = transcriptCall(l.Dialogs, s) // without hooks, the call is in the transcript
 	}
 	if (st.Status == claude.LiveIdle || st.Status == claude.LiveShell) && (!s.Stuck || s.Reason == adapter.ReasonPermission) {
 		v.tail, v.turnBy = turnEnd(s.TranscriptPath)
@@ -417,12 +419,12 @@ func (l *LiveStates) apply(ctx context.Context, s queue.Session, st claude.LiveS
 		// Out of the queue first, so that the stop takes a place of its own rather than
 		// the dialog's.
 		answered := adapter.Event{Harness: s.Harness, SessionID: s.ID, Kind: adapter.KindUnstuck, By: adapter.ByHuman, At: ev.At}
-		if _, err := l.Engine.Ingest(ctx, answered); err != nil {
+		if err := l.Engine.Take(ctx, answered); err != nil {
 			l.Log.Warn("apply Claude Code state", "session", s.ID, "err", err)
 			return
 		}
 	}
-	if _, err := l.Engine.Ingest(ctx, ev); err != nil {
+	if err := l.Engine.Take(ctx, ev); err != nil {
 		l.Log.Warn("apply Claude Code state", "session", s.ID, "err", err)
 		return
 	}
@@ -438,7 +440,7 @@ func (l *LiveStates) apply(ctx context.Context, s queue.Session, st claude.LiveS
 // one is about: Claude Code writes it down a little after it opens the dialog, and a
 // session without hooks has no PreToolUse to say it.
 func (l *LiveStates) awaitCall(ctx context.Context, s queue.Session) {
-	_ = guard(l.Log, "looking for a dialog's call", []any{"session", s.ID}, func() {
+	_ = guard.Run(l.Log, "looking for a dialog's call", []any{"session", s.ID}, func() {
 		for range 10 {
 			select {
 			case <-ctx.Done():
@@ -449,8 +451,8 @@ func (l *LiveStates) awaitCall(ctx context.Context, s queue.Session) {
 			if !ok || !now.Stuck || !liveWordsOnly(now) {
 				return // its words came, or it moved on
 			}
-			if call := transcriptCall(l.Engine, now); call != nil {
-				if err := l.Engine.pairLive(ctx, s.ID, call); err != nil {
+			if call := transcriptCall(l.Dialogs, now); call != nil {
+				if err := pairLive(ctx, l.Engine, l.Dialogs, s.ID, call); err != nil {
 					l.Log.Warn("apply a dialog's call", "session", s.ID, "err", err)
 				}
 				return
@@ -462,7 +464,7 @@ func (l *LiveStates) awaitCall(ctx context.Context, s queue.Session) {
 // transcriptCall returns the call a permission dialog of s is about, read from the end of
 // its transcript (its last tool_use with no result, in the turn that runs), or nil; a call
 // already over (done, or closed with an earlier dialog) is none.
-func transcriptCall(e *Engine, s queue.Session) *adapter.ToolCall {
+func transcriptCall(d *Dialogs, s queue.Session) *adapter.ToolCall {
 	if s.TranscriptPath == "" {
 		return nil
 	}
@@ -483,7 +485,7 @@ func transcriptCall(e *Engine, s queue.Session) *adapter.ToolCall {
 		}
 		return c.Prompt
 	})
-	if use == nil || e.dialogs.over(s.ID, use.ID) {
+	if use == nil || d.over(s.ID, use.ID) {
 		return nil
 	}
 	call := claude.PendingCall(use.ID, use.Name, mode, use.Input)
