@@ -17,7 +17,6 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/trailboss/trailboss/adapter/claude"
 	"github.com/trailboss/trailboss/daemon/statedir"
 	"github.com/trailboss/trailboss/daemon/store"
 	"github.com/trailboss/trailboss/daemon/watch"
@@ -277,7 +276,7 @@ func Run(ctx context.Context, cfg Config) (err error) {
 	srv := &http.Server{Handler: api.Handler(), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second,
 		ConnContext: connContext}
 	rec := &watch.Reconciler{
-		Engine: engine, Dialogs: dialogs, Sweep: cfg.Sweep, Settle: cfg.Settle, Watch: !cfg.NoWatch,
+		Engine: engine, Dialogs: dialogs, Readers: transcriptReaders, Sweep: cfg.Sweep, Settle: cfg.Settle, Watch: !cfg.NoWatch,
 		Log:      log.With("component", "reconcile"),
 		Liveness: &watch.Liveness{Engine: engine, Log: log.With("component", "liveness"), Tmux: tmuxctl.New},
 	}
@@ -301,10 +300,9 @@ func Run(ctx context.Context, cfg Config) (err error) {
 		})
 	}
 	g.Go(func() error { return rec.Run(gctx) })
-	live := &watch.LiveStates{Engine: engine, Dialogs: dialogs, Sweep: cfg.Sweep, Watch: !cfg.NoWatch,
-		Own: claude.ConfigDir(os.Getenv), Tmux: tmuxctl.New, Servers: watch.KnownServers(engine, os.Getenv),
-		Log: log.With("component", "livestate")}
-	g.Go(func() error { return live.Run(gctx) })
+	for _, live := range liveStateWatchers(engine, dialogs, cfg, log) {
+		g.Go(func() error { return live.Run(gctx) })
+	}
 	drainer := &SpoolDrainer{Ingest: ingest, StateDir: cfg.StateDir, Interval: time.Second, Log: log.With("component", "spool")}
 	g.Go(func() error { return drainer.Run(gctx) })
 	if screens != nil {

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/trailboss/trailboss/adapter"
-	"github.com/trailboss/trailboss/adapter/claude"
 	"github.com/trailboss/trailboss/daemon/queue"
 )
 
@@ -27,8 +26,8 @@ type dialogMemo struct {
 	callAt  time.Time         // when it was announced
 	ended   []string          // ids of calls that are over, the newest last
 	overAt  time.Time         // calls announced before this are over (a turn began or ended, a dialog closed)
-	live    claude.LiveState  // the state file as last read; zero before
-	prev    claude.LiveState  // the one read before it
+	live    adapter.LiveState // the state file as last read; zero before
+	prev    adapter.LiveState // the one read before it
 	hooked  bool              // a hook spoke for the session
 	touched time.Time         // when the memo last changed, for forgetting
 }
@@ -115,14 +114,14 @@ func (m *dialogMemo) end(id string) {
 
 // noteLive takes a fresh reading of a session's state file. A dialog that closed (waiting,
 // then anything else) is over with its call.
-func (b *Dialogs) noteLive(st claude.LiveState) {
+func (b *Dialogs) noteLive(st adapter.LiveState) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	m := b.memo(st.SessionID)
 	if m.live == st {
 		return
 	}
-	if m.live.Status == claude.LiveWaiting && st.Status != claude.LiveWaiting {
+	if m.live.Status == adapter.LiveWaiting && st.Status != adapter.LiveWaiting {
 		m.end("")
 		if st.At.After(m.overAt) {
 			m.overAt = st.At
@@ -133,12 +132,12 @@ func (b *Dialogs) noteLive(st claude.LiveState) {
 
 // view returns what the book knows of session id: its pending call (a copy, or nil), its
 // live state and the one before, and whether hooks speak for it.
-func (b *Dialogs) view(id string) (call *adapter.ToolCall, live, prev claude.LiveState, hooked bool) {
+func (b *Dialogs) view(id string) (call *adapter.ToolCall, live, prev adapter.LiveState, hooked bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	m := b.m[id]
 	if m == nil {
-		return nil, claude.LiveState{}, claude.LiveState{}, false
+		return nil, adapter.LiveState{}, adapter.LiveState{}, false
 	}
 	if m.call != nil {
 		cp := *m.call
@@ -205,7 +204,7 @@ func (b *Dialogs) Pair(id string, found *adapter.ToolCall) (adapter.Event, bool)
 	if call == nil {
 		call = found
 	}
-	if call == nil || live.Status != claude.LiveWaiting {
+	if call == nil || live.Status != adapter.LiveWaiting {
 		return adapter.Event{}, false
 	}
 	s, ok := b.Engine.Session(id)

@@ -29,7 +29,7 @@ type world2332 struct {
 
 func newWorld2332(t *testing.T) *world2332 {
 	e, _ := newEngine(t)
-	w := &world2332{t: t, e: e, live: &watch.LiveStates{Engine: e, Dialogs: dialogsOf(e), Log: discard}}
+	w := &world2332{t: t, e: e, live: &watch.LiveStates{Engine: e, Dialogs: dialogsOf(e), Harness: claude.Harness, Source: claude.LiveStates{}, Transcripts: claude.Transcripts{}, Log: discard}}
 	w.hookJSON(`{"session_id":"`+realSession+`","hook_event_name":"SessionStart","source":"startup"}`, 0)
 	return w
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/fsnotify/fsnotify"
-	"github.com/trailboss/trailboss/adapter/claude"
+	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/daemon/queue"
 )
 
@@ -48,16 +48,10 @@ func (r *Reconciler) Pending(id string) bool {
 	return ok
 }
 
-// SetClassifier makes f the transcript reader of harness until the returned func runs.
-func SetClassifier(harness string, f func([]byte) claude.Line) (restore func()) {
-	classifiers[harness] = f
-	return func() { delete(classifiers, harness) }
-}
-
 // ReadNow applies what the state file at path says now.
 func (l *LiveStates) ReadNow(ctx context.Context, path string) { l.read(ctx, path) }
 
 // TakeNow applies state st as read from the file at path.
-func (l *LiveStates) TakeNow(ctx context.Context, path string, st claude.LiveState) {
+func (l *LiveStates) TakeNow(ctx context.Context, path string, st adapter.LiveState) {
 	l.take(ctx, path, st)
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/trailboss/trailboss/adapter"
+	"github.com/trailboss/trailboss/adapter/claude"
 	"github.com/trailboss/trailboss/daemon"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/store"
@@ -127,3 +128,6 @@ func sameIDs(a, b []string) bool {
 	}
 	return true
 }
+
+// readers are the transcript readers of the daemon (its harnesses.go).
+var readers = map[string]adapter.TranscriptReader{claude.Harness: claude.Transcripts{}}

@@ -19,7 +19,7 @@ func TestLiveEvent(t *testing.T) {
 	codex := onDialog
 	codex.Harness = "codex"
 	state := func(status string, sec float64) claude.LiveState {
-		return claude.LiveState{SessionID: "S", Status: status, At: at(sec)}
+		return claude.LiveState{Harness: claude.Harness, SessionID: "S", Status: status, At: at(sec)}
 	}
 	tests := []struct {
 		name string
@@ -79,12 +79,12 @@ func TestLiveEventSince2332(t *testing.T) {
 	liveAsks.Detail, liveAsks.Summary = claude.DetailQuestion, liveQuestion
 	hookAsks := byHook
 	hookAsks.Detail, hookAsks.Summary = claude.DetailQuestion, "Which colour? [Red / Blue]"
-	busy := claude.LiveState{SessionID: "S", Status: claude.LiveBusy}
+	busy := claude.LiveState{Harness: claude.Harness, SessionID: "S", Status: claude.LiveBusy}
 	waiting := func(what string, sec float64) claude.LiveState {
-		return claude.LiveState{SessionID: "S", Status: claude.LiveWaiting, WaitingFor: what, At: at(sec)}
+		return claude.LiveState{Harness: claude.Harness, SessionID: "S", Status: claude.LiveWaiting, WaitingFor: what, At: at(sec)}
 	}
 	idle := func(status string, sec float64) claude.LiveState {
-		return claude.LiveState{SessionID: "S", Status: status, At: at(sec)}
+		return claude.LiveState{Harness: claude.Harness, SessionID: "S", Status: status, At: at(sec)}
 	}
 	turnTail := &claude.Line{Conversation: true, State: claude.TailWaiting, Text: "hi there", At: at(11)}
 	oldTail := &claude.Line{Conversation: true, State: claude.TailWaiting, Text: "hi there", At: at(9)}

@@ -12,7 +12,6 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/trailboss/trailboss/adapter"
-	"github.com/trailboss/trailboss/adapter/claude"
 	"github.com/trailboss/trailboss/daemon/guard"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/transcript"
@@ -43,12 +42,12 @@ const (
 // liveView is what the daemon knows of a session beside its row when it reads the
 // session's state file.
 type liveView struct {
-	rec    *queue.Prompt     // its latest prompt record, or nil
-	call   *adapter.ToolCall // the call it is about to make (its PreToolUse, or its transcript), or nil
-	prev   claude.LiveState  // the state read before this one; zero on a first reading
-	hooked bool              // hooks speak for it: a prompt's hook will say who submitted it
-	tail   *claude.Line      // its transcript's last conversation line at a turn's end; nil when not read
-	turnBy string            // who submitted the prompt of the turn that ended, as its transcript says
+	rec    *queue.Prompt           // its latest prompt record, or nil
+	call   *adapter.ToolCall       // the call it is about to make (its PreToolUse, or its transcript), or nil
+	prev   adapter.LiveState       // the state read before this one; zero on a first reading
+	hooked bool                    // hooks speak for it: a prompt's hook will say who submitted it
+	tail   *adapter.TranscriptLine // its transcript's last conversation line at a turn's end; nil when not read
+	turnBy string                  // who submitted the prompt of the turn that ended, as its transcript says
 }
 
 // liveEvent is the pure rule: what state file st means for session s, and false when it
@@ -66,14 +65,14 @@ type liveView struct {
 // A stuck event takes the time of the reading, or the session's last event when that is
 // later: the file read now says the session waits, and a hook stamped later than the file
 // (a hook process slow to start) is not newer news.
-func liveEvent(s queue.Session, v liveView, st claude.LiveState) (adapter.Event, bool) {
-	if s.Ended || s.Harness != claude.Harness {
+func liveEvent(s queue.Session, v liveView, st adapter.LiveState) (adapter.Event, bool) {
+	if s.Ended || s.Harness != st.Harness {
 		return adapter.Event{}, false
 	}
 	ev := adapter.Event{Harness: s.Harness, SessionID: s.ID, At: latest(st.At, s.LastEventAt)}
 	answered := s.Stuck && st.At.After(s.Since) && st.At.After(s.LastEventAt)
 	switch st.Status {
-	case claude.LiveBusy:
+	case adapter.LiveBusy:
 		if !answered {
 			return adapter.Event{}, false
 		}
@@ -84,7 +83,7 @@ func liveEvent(s queue.Session, v liveView, st claude.LiveState) (adapter.Event,
 			ev.By = adapter.ByUnknown
 		}
 		return ev, true
-	case claude.LiveIdle, claude.LiveShell:
+	case adapter.LiveIdle, adapter.LiveShell:
 		switch {
 		case answered && s.Reason == adapter.ReasonPermission && endedAfter(s, v.tail):
 			// The dialog was answered and the turn went on to its end, too fast for the
@@ -94,8 +93,8 @@ func liveEvent(s queue.Session, v liveView, st claude.LiveState) (adapter.Event,
 			return stop, true
 		case answered && s.Reason == adapter.ReasonPermission:
 			return refused(s, v.rec, st.At), true
-		case !s.Stuck && (v.prev.Status == claude.LiveBusy || v.prev.Status == claude.LiveWaiting):
-			tail := claude.Line{At: ev.At}
+		case !s.Stuck && (v.prev.Status == adapter.LiveBusy || v.prev.Status == adapter.LiveWaiting):
+			tail := adapter.TranscriptLine{At: ev.At}
 			if v.tail != nil {
 				tail = *v.tail
 			}
@@ -105,7 +104,7 @@ func liveEvent(s queue.Session, v liveView, st claude.LiveState) (adapter.Event,
 				stop.By = adapter.ByHuman // no one says a task woke it: a new wait
 			}
 			return stop, true
-		case !s.Stuck && v.prev.Status == "" && v.tail != nil && v.tail.State == claude.TailWaiting:
+		case !s.Stuck && v.prev.Status == "" && v.tail != nil && v.tail.State == adapter.TailWaiting:
 			// First seen at its prompt after a turn (the daemon started later): it waits.
 			// A reminder of a known wait: a session the operator dismissed stays so.
 			stop := stuckFromTail(s, v.rec, *v.tail)
@@ -113,7 +112,7 @@ func liveEvent(s queue.Session, v liveView, st claude.LiveState) (adapter.Event,
 			return stop, true
 		}
 		return adapter.Event{}, false
-	case claude.LiveWaiting:
+	case adapter.LiveWaiting:
 		detail, summary, ask := liveWords(st.WaitingFor, v.call)
 		switch {
 		case !s.Stuck:
@@ -134,8 +133,8 @@ func liveEvent(s queue.Session, v liveView, st claude.LiveState) (adapter.Event,
 // endedAfter reports whether tail, the last conversation line of s's transcript, says its
 // turn ended after s got stuck, with words: what Claude Code writes when the turn went on
 // past the dialog s waits on. A dialog dismissed (Esc, No) ends with an interrupt marker.
-func endedAfter(s queue.Session, tail *claude.Line) bool {
-	return tail != nil && tail.State == claude.TailWaiting && !tail.Interrupt && tail.Text != "" && tail.At.After(s.Since)
+func endedAfter(s queue.Session, tail *adapter.TranscriptLine) bool {
+	return tail != nil && tail.State == adapter.TailWaiting && !tail.Interrupt && tail.Text != "" && tail.At.After(s.Since)
 }
 
 // answeredThenStopped reports whether ev, what liveEvent made of a state file for session s,
@@ -155,7 +154,7 @@ func liveWordsOnly(s queue.Session) bool {
 	switch s.Detail {
 	case DetailDialog, DetailAsking:
 		return true
-	case claude.DetailQuestion:
+	case adapter.DetailQuestion:
 		return s.Summary == liveQuestion
 	}
 	return false
@@ -172,18 +171,18 @@ const liveQuestion = "Claude Code asks a question: see its pane"
 func liveWords(waitingFor string, call *adapter.ToolCall) (detail, summary string, ask *adapter.Ask) {
 	inPane := &adapter.Ask{Kind: adapter.AskNone, From: "live"}
 	switch {
-	case waitingFor == claude.WaitingPermission && call != nil,
-		waitingFor == claude.WaitingInput && call != nil && call.Detail == claude.DetailQuestion:
+	case waitingFor == adapter.WaitingPermission && call != nil,
+		waitingFor == adapter.WaitingInput && call != nil && call.Detail == adapter.DetailQuestion:
 		a := *call.Ask
 		return call.Detail, call.Summary, &a
-	case waitingFor == claude.WaitingPermission:
+	case waitingFor == adapter.WaitingPermission:
 		return DetailAsking, "Claude Code asks permission; no hook said for what: see its pane", inPane
-	case waitingFor == claude.WaitingInput:
-		return claude.DetailQuestion, liveQuestion, inPane
-	case waitingFor == claude.WaitingDialog && call != nil && call.Mode == "auto":
+	case waitingFor == adapter.WaitingInput:
+		return adapter.DetailQuestion, liveQuestion, inPane
+	case waitingFor == adapter.WaitingDialog && call != nil && call.Mode == "auto":
 		return DetailDialog, adapter.CleanText("auto mode can't check actions in this session: choose in the pane "+
 			"to approve each one yourself or to leave auto mode (next: "+call.Summary+")", adapter.MaxSummaryLen), inPane
-	case waitingFor == "" || waitingFor == claude.WaitingDialog:
+	case waitingFor == "" || waitingFor == adapter.WaitingDialog:
 		return DetailDialog, "Claude Code shows a dialog: answer it in its pane", inPane
 	}
 	return DetailDialog, adapter.CleanText("Claude Code waits: "+waitingFor, adapter.MaxSummaryLen), inPane
@@ -197,7 +196,12 @@ type LiveStates struct {
 	Dialogs *Dialogs      // what each session is about to do (shared with the Reconciler and the engine)
 	Sweep   time.Duration // how often folders are looked for and files re-stat'ed
 	Watch   bool          // use fsnotify; off, the sweep alone reads changes
-	Own     string        // the daemon's own Claude Code configuration folder, or ""
+	Own     string        // the state folder of the daemon's own configuration, or ""
+	// Harness is whose state files these are, Source where it keeps them and how to read
+	// them, Transcripts the reader of its transcripts.
+	Harness     string
+	Source      adapter.LiveStateSource
+	Transcripts adapter.TranscriptReader
 	// Tmux and Servers find the pane a state file's process runs in (nil: the file's
 	// session is followed only once a hook has bound it): the tmux servers to look in,
 	// and a client for one.
@@ -284,14 +288,14 @@ func (l *LiveStates) init() {
 func (l *LiveStates) folders() map[string]bool {
 	want := make(map[string]bool)
 	if l.Own != "" {
-		want[claude.LiveStateDir(l.Own)] = true
+		want[l.Own] = true
 	}
 	for _, s := range l.Engine.Snapshot() {
-		if s.Harness != claude.Harness {
+		if s.Harness != l.Harness {
 			continue
 		}
-		if cfg := claude.ConfigDirOfTranscript(s.TranscriptPath); cfg != "" {
-			want[claude.LiveStateDir(cfg)] = true
+		if dir := l.Source.DirOf(s.TranscriptPath); dir != "" {
+			want[dir] = true
 		}
 	}
 	return want
@@ -349,7 +353,7 @@ func (l *LiveStates) removed(ctx context.Context, path string) {
 	delete(l.owner, path)
 	delete(l.located, path)
 	s, ok := l.Engine.Session(id)
-	if !ok || s.Harness != claude.Harness {
+	if !ok || s.Harness != l.Harness {
 		return
 	}
 	ev := adapter.Event{Harness: s.Harness, SessionID: id, Kind: adapter.KindEnd, Detail: "exited", At: time.Now()}
@@ -377,7 +381,7 @@ func (l *LiveStates) read(ctx context.Context, path string) {
 			l.Log.Debug("Claude Code state file of another user", "file", path)
 			return
 		}
-		st, err := claude.ReadLiveState(path)
+		st, err := l.Source.Read(path)
 		if err != nil {
 			if !errors.Is(err, os.ErrNotExist) {
 				l.Log.Debug("Claude Code state file", "file", path, "err", err)
@@ -392,7 +396,7 @@ func (l *LiveStates) read(ctx context.Context, path string) {
 
 // take applies state st, read from the file at path: the session it names is bound to its
 // pane if need be (bind), then follows what st says (apply).
-func (l *LiveStates) take(ctx context.Context, path string, st claude.LiveState) {
+func (l *LiveStates) take(ctx context.Context, path string, st adapter.LiveState) {
 	l.init()
 	l.Dialogs.noteLive(st)
 	if s, ok := l.bind(ctx, path, st); ok {
@@ -402,14 +406,14 @@ func (l *LiveStates) take(ctx context.Context, path string, st claude.LiveState)
 
 // apply ingests what st means for session s now (liveEvent), reading its transcript only
 // when the rule needs its words: the call a permission dialog is about, or how a turn ended.
-func (l *LiveStates) apply(ctx context.Context, s queue.Session, st claude.LiveState) {
+func (l *LiveStates) apply(ctx context.Context, s queue.Session, st adapter.LiveState) {
 	call, _, prev, hooked := l.Dialogs.view(s.ID)
 	v := liveView{rec: l.Engine.LatestPrompt(s.ID), call: call, prev: prev, hooked: hooked}
-	if st.Status == claude.LiveWaiting && v.call == nil {
-		v.call = transcriptCall(l.Dialogs, s) // without hooks, the call is in the transcript
+	if st.Status == adapter.LiveWaiting && v.call == nil {
+		v.call = transcriptCall(l.Dialogs, l.Transcripts, s) // without hooks, the call is in the transcript
 	}
-	if (st.Status == claude.LiveIdle || st.Status == claude.LiveShell) && (!s.Stuck || s.Reason == adapter.ReasonPermission) {
-		v.tail, v.turnBy = turnEnd(s.TranscriptPath)
+	if (st.Status == adapter.LiveIdle || st.Status == adapter.LiveShell) && (!s.Stuck || s.Reason == adapter.ReasonPermission) {
+		v.tail, v.turnBy = turnEnd(l.Transcripts, s.TranscriptPath)
 	}
 	ev, ok := liveEvent(s, v, st)
 	if !ok {
@@ -451,7 +455,7 @@ func (l *LiveStates) awaitCall(ctx context.Context, s queue.Session) {
 			if !ok || !now.Stuck || !liveWordsOnly(now) {
 				return // its words came, or it moved on
 			}
-			if call := transcriptCall(l.Dialogs, now); call != nil {
+			if call := transcriptCall(l.Dialogs, l.Transcripts, now); call != nil {
 				if err := pairLive(ctx, l.Engine, l.Dialogs, s.ID, call); err != nil {
 					l.Log.Warn("apply a dialog's call", "session", s.ID, "err", err)
 				}
@@ -464,14 +468,14 @@ func (l *LiveStates) awaitCall(ctx context.Context, s queue.Session) {
 // transcriptCall returns the call a permission dialog of s is about, read from the end of
 // its transcript (its last tool_use with no result, in the turn that runs), or nil; a call
 // already over (done, or closed with an earlier dialog) is none.
-func transcriptCall(d *Dialogs, s queue.Session) *adapter.ToolCall {
+func transcriptCall(d *Dialogs, reader adapter.TranscriptReader, s queue.Session) *adapter.ToolCall {
 	if s.TranscriptPath == "" {
 		return nil
 	}
-	var use *claude.ToolUse
+	var use *adapter.ToolUse
 	done, mode := map[string]bool{}, ""
 	_, _ = transcript.ReadTail(s.TranscriptPath, maxTailScan, func(b []byte) bool {
-		c := claude.Calls(b)
+		c := reader.Calls(b)
 		for _, id := range c.Results {
 			done[id] = true
 		}
@@ -488,21 +492,21 @@ func transcriptCall(d *Dialogs, s queue.Session) *adapter.ToolCall {
 	if use == nil || d.over(s.ID, use.ID) {
 		return nil
 	}
-	call := claude.PendingCall(use.ID, use.Name, mode, use.Input)
+	call := reader.PendingCall(use.ID, use.Name, mode, use.Input)
 	call.Ask.From = adapter.AskFromTranscript
 	return call
 }
 
 // turnEnd returns the last conversation line of a transcript (nil when none), and who
 // submitted the prompt of its last turn ("" when it does not say).
-func turnEnd(path string) (*claude.Line, string) {
+func turnEnd(reader adapter.TranscriptReader, path string) (*adapter.TranscriptLine, string) {
 	if path == "" {
 		return nil, ""
 	}
-	var last *claude.Line
+	var last *adapter.TranscriptLine
 	by := ""
 	_, _ = transcript.ReadTail(path, maxTailScan, func(b []byte) bool {
-		l := claude.ClassifyLine(b)
+		l := reader.Line(b)
 		if l.Conversation && last == nil {
 			last = &l
 		}

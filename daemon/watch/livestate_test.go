@@ -44,7 +44,7 @@ func TestLiveStatesRun(t *testing.T) {
 				ev.TranscriptPath = filepath.Join(cfg, "projects", "-w", id+".jsonl")
 				ingest(t, e, ev)
 			}
-			l := &watch.LiveStates{Engine: e, Dialogs: dialogsOf(e), Sweep: 50 * time.Millisecond, Watch: useWatch, Log: discard}
+			l := &watch.LiveStates{Engine: e, Dialogs: dialogsOf(e), Harness: claude.Harness, Source: claude.LiveStates{}, Transcripts: claude.Transcripts{}, Sweep: 50 * time.Millisecond, Watch: useWatch, Log: discard}
 			ctx, cancel := context.WithCancel(context.Background())
 			done := make(chan error, 1)
 			go func() { done <- l.Run(ctx) }()
@@ -121,7 +121,7 @@ func TestAnsweredDialogWhoseTurnEndedTakesAPlaceOfItsOwn(t *testing.T) {
 	idleAt := ended.Add(10 * time.Millisecond)
 	writeState(t, states, 100, "A", claude.LiveIdle, idleAt)
 
-	l := &watch.LiveStates{Engine: e, Dialogs: dialogsOf(e), Sweep: 50 * time.Millisecond, Log: discard}
+	l := &watch.LiveStates{Engine: e, Dialogs: dialogsOf(e), Harness: claude.Harness, Source: claude.LiveStates{}, Transcripts: claude.Transcripts{}, Sweep: 50 * time.Millisecond, Log: discard}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- l.Run(ctx) }()

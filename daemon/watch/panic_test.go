@@ -17,7 +17,6 @@ import (
 // of a harness with no transcript reader (Codex) whose transcript grows is left alone: its
 // file event once took the daemon down.
 func TestReconcilePanicCostsOneSession(t *testing.T) {
-	t.Cleanup(watch.SetClassifier("boom", func([]byte) claude.Line { panic("a reader bug") }))
 	log, buf := bufferLog()
 	e, _ := newEngine(t)
 	dir := t.TempDir()
@@ -29,7 +28,7 @@ func TestReconcilePanicCostsOneSession(t *testing.T) {
 		ev.Harness, ev.TranscriptPath = h, paths[h]
 		ingest(t, e, ev)
 	}
-	r := &watch.Reconciler{Engine: e, Dialogs: dialogsOf(e), Sweep: 20 * time.Millisecond, Settle: 30 * time.Millisecond, Watch: true, Log: log}
+	r := &watch.Reconciler{Engine: e, Dialogs: dialogsOf(e), Readers: map[string]adapter.TranscriptReader{"boom": panicking{}, claude.Harness: claude.Transcripts{}}, Sweep: 20 * time.Millisecond, Settle: 30 * time.Millisecond, Watch: true, Log: log}
 	ctx, cancel := context.WithCancel(context.Background())
 	stopped := make(chan error, 1)
 	go func() { stopped <- r.Run(ctx) }()
@@ -62,3 +61,8 @@ func TestReconcilePanicCostsOneSession(t *testing.T) {
 	default:
 	}
 }
+
+// panicking is a transcript reader with a bug: it panics on every line.
+type panicking struct{ claude.Transcripts }
+
+func (panicking) Line([]byte) adapter.TranscriptLine { panic("a reader bug") }

@@ -11,7 +11,6 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/trailboss/trailboss/adapter"
-	"github.com/trailboss/trailboss/adapter/claude"
 	"github.com/trailboss/trailboss/daemon/guard"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/transcript"
@@ -30,22 +29,16 @@ const (
 	maxAppendRead = 8 << 20
 )
 
-// classifiers maps a harness to the reader of its transcript lines. A harness without an
-// entry has no transcript to reconcile.
-var classifiers = map[string]func([]byte) claude.Line{
-	claude.Harness: claude.ClassifyLine,
-}
-
 // verdict is what newly read transcript lines say about a session.
 type verdict struct {
-	events []adapter.Event // to ingest now
-	wait   *claude.Line    // a "waiting" tail that must stay quiet for the settle time first
+	events []adapter.Event         // to ingest now
+	wait   *adapter.TranscriptLine // a "waiting" tail that must stay quiet for the settle time first
 }
 
 // decide is the pure rule behind reconcile. lines are the conversation-relevant lines read
 // since the last position, in file order; rec is s's latest prompt record, or nil.
-func decide(s queue.Session, rec *queue.Prompt, lines []claude.Line) verdict {
-	tail, ok := claude.Tail(lines)
+func decide(s queue.Session, rec *queue.Prompt, lines []adapter.TranscriptLine) verdict {
+	tail, ok := adapter.Tail(lines)
 	if !ok {
 		return verdict{}
 	}
@@ -64,17 +57,17 @@ func decide(s queue.Session, rec *queue.Prompt, lines []claude.Line) verdict {
 			}
 		}
 		switch {
-		case tail.State != claude.TailWaiting && !progress.IsZero():
+		case tail.State != adapter.TailWaiting && !progress.IsZero():
 			// The session moved on after it got stuck: answered in its pane, or a tool ran.
 			return verdict{events: []adapter.Event{unstuck(latest(progress, tail.At))}}
-		case tail.State == claude.TailWaiting && !prompt.IsZero():
+		case tail.State == adapter.TailWaiting && !prompt.IsZero():
 			// Answered, then waiting again: a new wait, queued from its own moment.
 			return verdict{events: []adapter.Event{unstuck(prompt)}, wait: &tail}
 		case tail.Interrupt && s.Reason == adapter.ReasonPermission && tail.At.After(s.Since):
 			// Esc or a No at the dialog: no hook says so, but the session now waits at its
 			// prompt.
 			return verdict{events: []adapter.Event{refused(s, rec, tail.At)}}
-		case s.Reason == adapter.ReasonStopped && s.Detail == "" && tail.State == claude.TailWaiting &&
+		case s.Reason == adapter.ReasonStopped && s.Detail == "" && tail.State == adapter.TailWaiting &&
 			(tail.Interrupt || s.Summary == "" && tail.Text != ""):
 			// Queued at its turn's end before the transcript had the last words (Claude
 			// Code's state file says idle before its reply, or the interrupt of an Esc, is
@@ -85,7 +78,7 @@ func decide(s queue.Session, rec *queue.Prompt, lines []claude.Line) verdict {
 		}
 		return verdict{}
 	}
-	if tail.State == claude.TailWaiting && tail.At.After(s.LastEventAt) {
+	if tail.State == adapter.TailWaiting && tail.At.After(s.LastEventAt) {
 		return verdict{wait: &tail}
 	}
 	return verdict{}
@@ -102,7 +95,7 @@ func latest(a, b time.Time) time.Time {
 // its latest prompt record, or nil: an interrupt marker written just after that record was
 // answered "deny" is Claude Code taking the No (read after the refused tool's result had
 // already moved the session on), and says so.
-func stuckFromTail(s queue.Session, rec *queue.Prompt, tail claude.Line) adapter.Event {
+func stuckFromTail(s queue.Session, rec *queue.Prompt, tail adapter.TranscriptLine) adapter.Event {
 	summary := tail.Text
 	if summary == "" && tail.Interrupt {
 		summary = "interrupted"
@@ -174,7 +167,10 @@ type Reconciler struct {
 	Settle   time.Duration // how long a "waiting" tail must stay quiet before it is queued
 	Watch    bool          // use fsnotify; off, the sweep alone reconciles
 	Liveness *Liveness
-	Log      *slog.Logger
+	// Readers maps a harness to the reader of its transcripts. A harness without an entry
+	// has no transcript to reconcile.
+	Readers map[string]adapter.TranscriptReader
+	Log     *slog.Logger
 
 	watcher *fsnotify.Watcher
 	watched map[string]bool        // folders under watch
@@ -194,7 +190,7 @@ type readAhead struct {
 }
 
 type pendingWait struct {
-	line  claude.Line
+	line  adapter.TranscriptLine
 	since time.Time // when we saw it
 }
 
@@ -340,16 +336,16 @@ func (r *Reconciler) reconcilePath(ctx context.Context, path string) {
 // nothing when the size did not change, and only the tail on a first look. A harness whose
 // transcripts Trail Boss cannot read (Codex's rollout files) is left alone.
 func (r *Reconciler) reconcile(ctx context.Context, s queue.Session) {
-	classify := classifiers[s.Harness]
-	if classify == nil {
+	reader := r.Readers[s.Harness]
+	if reader == nil {
 		return
 	}
 	_ = guard.Run(r.Log, "reading a transcript", []any{"session", s.ID, "transcript", s.TranscriptPath}, func() {
-		r.readTranscript(ctx, s, classify)
+		r.readTranscript(ctx, s, reader)
 	})
 }
 
-func (r *Reconciler) readTranscript(ctx context.Context, s queue.Session, classify func([]byte) claude.Line) {
+func (r *Reconciler) readTranscript(ctx context.Context, s queue.Session, reader adapter.TranscriptReader) {
 	info, err := transcript.Stat(s.TranscriptPath)
 	if err != nil {
 		return // not written yet, deleted, or not a regular file: nothing to read
@@ -363,7 +359,7 @@ func (r *Reconciler) readTranscript(ctx context.Context, s queue.Session, classi
 	if !first && sameFile && info.Size == s.Offset+int64(len(ahead)) && bytes.IndexByte(ahead, '\n') < 0 {
 		return // nothing new: a stat, no read
 	}
-	var lines []claude.Line
+	var lines []adapter.TranscriptLine
 	var pos transcript.Position
 	if !first {
 		from := transcript.Position{Offset: s.Offset, FileID: s.FileID, Mark: s.Mark}
@@ -382,15 +378,15 @@ func (r *Reconciler) readTranscript(ctx context.Context, s queue.Session, classi
 		pos = got.Next
 		r.keepReadAhead(s.TranscriptPath, pos.Offset, got.Ahead)
 		for _, b := range got.Lines {
-			if l := classify(b); l.Conversation {
+			if l := reader.Line(b); l.Conversation {
 				lines = append(lines, l)
 			}
 		}
 	} else {
-		var last claude.Line
+		var last adapter.TranscriptLine
 		found := false
 		pos, err = transcript.ReadTail(s.TranscriptPath, maxTailScan, func(b []byte) bool {
-			if l := classify(b); l.Conversation {
+			if l := reader.Line(b); l.Conversation {
 				last, found = l, true
 			}
 			return found
@@ -401,13 +397,13 @@ func (r *Reconciler) readTranscript(ctx context.Context, s queue.Session, classi
 		}
 		r.keepReadAhead(s.TranscriptPath, pos.Offset, nil)
 		if found {
-			lines = []claude.Line{last}
+			lines = []adapter.TranscriptLine{last}
 		}
 	}
 	var tailAt time.Time
-	if tail, ok := claude.Tail(lines); ok {
+	if tail, ok := adapter.Tail(lines); ok {
 		tailAt = tail.At
-		if tail.State != claude.TailWaiting {
+		if tail.State != adapter.TailWaiting {
 			delete(r.pending, s.ID) // it moved on before the settle time passed
 		}
 	}
@@ -416,7 +412,7 @@ func (r *Reconciler) readTranscript(ctx context.Context, s queue.Session, classi
 	if s.Stuck && liveWordsOnly(s) && len(lines) > 0 {
 		// A dialog queued before the transcript had its call (Claude Code writes it down
 		// a moment later): its words, now.
-		if call := transcriptCall(r.Dialogs, s); call != nil {
+		if call := transcriptCall(r.Dialogs, reader, s); call != nil {
 			if err := pairLive(ctx, r.Engine, r.Dialogs, s.ID, call); err != nil {
 				r.Log.Warn("reconcile", "session", s.ID, "err", err)
 			}
@@ -478,7 +474,7 @@ func (r *Reconciler) settlePending(ctx context.Context) {
 			// before its reply was written down, so the stop has no words. The reply read
 			// here is that same wait's: its words now (decide), or nothing when it has some.
 			delete(r.pending, id)
-			r.apply(ctx, s, decide(s, r.Engine.LatestPrompt(id), []claude.Line{p.line}))
+			r.apply(ctx, s, decide(s, r.Engine.LatestPrompt(id), []adapter.TranscriptLine{p.line}))
 			continue
 		case now.Sub(p.since) < r.Settle:
 			continue
@@ -492,7 +488,7 @@ func (r *Reconciler) settlePending(ctx context.Context) {
 	}
 }
 
-func (r *Reconciler) ingestWait(ctx context.Context, id string, tail claude.Line) {
+func (r *Reconciler) ingestWait(ctx context.Context, id string, tail adapter.TranscriptLine) {
 	s, ok := r.Engine.Session(id)
 	if !ok || s.Stuck || !tail.At.After(s.LastEventAt) {
 		return
