@@ -29,7 +29,7 @@ func (w *ScreenWatcher) DiscoverNow(ctx context.Context) {
 // Ready makes r's maps as Run would, with w as its file watcher (nil: none), for direct
 // calls of its methods.
 func (r *Reconciler) Ready(w *fsnotify.Watcher) *Reconciler {
-	r.watcher, r.watched, r.pending = w, map[string]bool{}, map[string]pendingWait{}
+	r.dirs, r.pending = folders{watcher: w, watched: map[string]bool{}}, map[string]pendingWait{}
 	return r
 }
 

@@ -209,8 +209,7 @@ type LiveStates struct {
 	Servers func() []string
 	Log     *slog.Logger
 
-	watcher *fsnotify.Watcher
-	watched map[string]bool      // state folders under watch
+	dirs    folders              // the state folders
 	seen    map[string]fileStamp // state file → what it was when last read
 	owner   map[string]string    // state file → the session it named when last read
 	located map[string]located   // state file → where its process was last looked for
@@ -238,46 +237,30 @@ type place struct {
 // Run follows the state files until ctx ends.
 func (l *LiveStates) Run(ctx context.Context) error {
 	l.init()
-	if l.Watch {
-		w, err := fsnotify.NewWatcher()
-		if err != nil {
-			l.Log.Warn("file watching unavailable; reading Claude Code's state on the sweep", "err", err)
-		} else {
-			l.watcher = w
-			defer w.Close()
-		}
-	}
+	l.dirs.open(l.Watch, l.Log, "file watching unavailable; reading Claude Code's state on the sweep")
+	defer l.dirs.close()
 	l.sweep(ctx)
-	tick := time.NewTicker(l.Sweep)
-	defer tick.Stop()
-	var events <-chan fsnotify.Event
-	var errs <-chan error
-	if l.watcher != nil {
-		events, errs = l.watcher.Events, l.watcher.Errors
-	}
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case ev := <-events:
+	l.dirs.run(ctx, l.Log, loop{
+		sweep: l.Sweep,
+		onSweep: func() {
+			l.sweep(ctx)
+			l.Dialogs.forget(func(id string) bool { _, ok := l.Engine.Session(id); return ok }, time.Hour)
+		},
+		onFile: func(ev fsnotify.Event) {
 			if ev.Has(fsnotify.Write) || ev.Has(fsnotify.Create) {
 				l.read(ctx, ev.Name)
 			}
 			if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
 				l.removed(ctx, ev.Name)
 			}
-		case err := <-errs:
-			l.Log.Warn("watch Claude Code state files", "err", err)
-		case <-tick.C:
-			l.sweep(ctx)
-			l.Dialogs.forget(func(id string) bool { _, ok := l.Engine.Session(id); return ok }, time.Hour)
-		}
-	}
+		},
+		watchErr: "watch Claude Code state files",
+	})
+	return nil
 }
 
 func (l *LiveStates) init() {
 	if l.seen == nil {
-		l.watched = make(map[string]bool)
 		l.seen = make(map[string]fileStamp)
 		l.owner = make(map[string]string)
 		l.located = make(map[string]located)
@@ -305,11 +288,7 @@ func (l *LiveStates) folders() map[string]bool {
 // last read: a stat each, and a read only of the changed ones.
 func (l *LiveStates) sweep(ctx context.Context) {
 	for dir := range l.folders() {
-		if l.watcher != nil && !l.watched[dir] {
-			if err := l.watcher.Add(dir); err == nil {
-				l.watched[dir] = true
-			}
-		}
+		_ = l.dirs.follow(dir) // when it cannot be, the sweep reads it
 		entries, err := os.ReadDir(dir)
 		if err != nil {
 			continue // Claude Code has not run here yet, or is a version without state files

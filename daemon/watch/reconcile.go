@@ -172,8 +172,7 @@ type Reconciler struct {
 	Readers map[string]adapter.TranscriptReader
 	Log     *slog.Logger
 
-	watcher *fsnotify.Watcher
-	watched map[string]bool        // folders under watch
+	dirs    folders                // the transcripts' folders
 	pending map[string]pendingWait // sessions whose tail says waiting, not yet quiet for Settle
 	ahead   map[string]readAhead   // by transcript path: bytes read past its position
 }
@@ -196,46 +195,15 @@ type pendingWait struct {
 
 // Run reconciles until ctx ends.
 func (r *Reconciler) Run(ctx context.Context) error {
-	r.watched = make(map[string]bool)
 	r.pending = make(map[string]pendingWait)
-	if r.Watch {
-		w, err := fsnotify.NewWatcher()
-		if err != nil {
-			// Out of inotify instances: the sweep still finds every change, only later.
-			r.Log.Warn("file watching unavailable; relying on the sweep", "err", err)
-		} else {
-			r.watcher = w
-			defer w.Close()
-		}
-	}
+	r.dirs.open(r.Watch, r.Log, "file watching unavailable; relying on the sweep")
+	defer r.dirs.close()
 	changed := r.Engine.Subscribe()
 	r.round(ctx, true)
 
-	sweep := time.NewTicker(r.Sweep)
-	defer sweep.Stop()
-	settle := time.NewTicker(r.settleTick())
-	defer settle.Stop()
-	var events <-chan fsnotify.Event
-	var errs <-chan error
-	if r.watcher != nil {
-		events, errs = r.watcher.Events, r.watcher.Errors
-	}
-	for {
-		select {
-		case <-ctx.Done():
-			if err := r.Engine.FlushPositions(context.Background()); err != nil {
-				r.Log.Warn("saving transcript positions", "err", err)
-			}
-			return nil
-		case <-changed:
-			r.round(ctx, false)
-		case ev := <-events:
-			if ev.Has(fsnotify.Write) || ev.Has(fsnotify.Create) {
-				r.reconcilePath(ctx, ev.Name)
-			}
-		case err := <-errs:
-			r.Log.Warn("file watch", "err", err)
-		case <-sweep.C:
+	r.dirs.run(ctx, r.Log, loop{
+		sweep: r.Sweep,
+		onSweep: func() {
 			r.round(ctx, true)
 			if r.Liveness != nil {
 				_ = guard.Run(r.Log, "checking which panes are alive", nil, func() { r.Liveness.Check(ctx) })
@@ -243,10 +211,24 @@ func (r *Reconciler) Run(ctx context.Context) error {
 			if err := r.Engine.FlushPositions(ctx); err != nil {
 				r.Log.Warn("saving transcript positions", "err", err)
 			}
-		case <-settle.C:
-			r.settlePending(ctx)
-		}
-	}
+		},
+		onFile: func(ev fsnotify.Event) {
+			if ev.Has(fsnotify.Write) || ev.Has(fsnotify.Create) {
+				r.reconcilePath(ctx, ev.Name)
+			}
+		},
+		watchErr: "file watch",
+		wake:     changed,
+		onWake:   func() { r.round(ctx, false) },
+		settle:   r.settleTick(),
+		onSettle: func() { r.settlePending(ctx) },
+		onStop: func() {
+			if err := r.Engine.FlushPositions(context.Background()); err != nil {
+				r.Log.Warn("saving transcript positions", "err", err)
+			}
+		},
+	})
+	return nil
 }
 
 func (r *Reconciler) settleTick() time.Duration {
@@ -279,7 +261,7 @@ func (r *Reconciler) round(ctx context.Context, all bool) {
 }
 
 func (r *Reconciler) syncWatches(sessions []queue.Session) {
-	if r.watcher == nil {
+	if r.dirs.watcher == nil {
 		return
 	}
 	want := make(map[string]bool)
@@ -289,22 +271,12 @@ func (r *Reconciler) syncWatches(sessions []queue.Session) {
 		}
 	}
 	for dir := range want {
-		if r.watched[dir] {
-			continue
-		}
-		if err := r.watcher.Add(dir); err != nil {
+		if err := r.dirs.follow(dir); err != nil {
 			// A missing folder or no watches left: the sweep covers it.
 			r.Log.Debug("watch transcript folder", "dir", dir, "err", err)
-			continue
-		}
-		r.watched[dir] = true
-	}
-	for dir := range r.watched {
-		if !want[dir] {
-			_ = r.watcher.Remove(dir)
-			delete(r.watched, dir)
 		}
 	}
+	r.dirs.only(want)
 }
 
 // dropReadAhead forgets what was read ahead in transcripts no session reads any more.
