@@ -129,10 +129,7 @@ func TestScreenKeepsAHookedApprovalAndDequeuesItWhenAnswered(t *testing.T) {
 
 	// Read: the watcher marks the pane waiting without an event of its own.
 	deadline := time.Now().Add(8 * time.Second)
-	for {
-		if w.ReadStuck(env.Socket, pane) {
-			break
-		}
+	for !w.ReadStuck(env.Socket, pane) {
 		if time.Now().After(deadline) {
 			t.Fatal("the approval on screen was never read")
 		}
