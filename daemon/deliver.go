@@ -90,7 +90,7 @@ func (d *Deliverer) Answer(ctx context.Context, id string, a wire.Answer) (wire.
 			audit.Result, audit.Reason = "failed", err.Error()
 		}
 	}
-	if rerr := d.Engine.store.RecordDelivery(context.WithoutCancel(ctx), audit); rerr != nil {
+	if rerr := d.Engine.RecordDelivery(context.WithoutCancel(ctx), audit); rerr != nil {
 		d.Log.Error("audit log", "err", rerr)
 	}
 	d.Log.Info("answer", "prompt", audit.PromptID, "session", audit.SessionID, "channel", audit.Channel,

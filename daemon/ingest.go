@@ -186,7 +186,7 @@ func (in *Ingestor) Generic(ctx context.Context, body []byte) (Ingested, error) 
 	}
 	release := in.claimID(p.ID) // a concurrent repeat waits for this one, then sees it done
 	defer release()
-	seen, err := in.Engine.store.EventSeen(ctx, p.ID)
+	seen, err := in.Engine.EventSeen(ctx, p.ID)
 	if err != nil {
 		return Ingested{}, fmt.Errorf("%w: %v", ErrNotStored, err)
 	}
@@ -195,7 +195,7 @@ func (in *Ingestor) Generic(ctx context.Context, body []byte) (Ingested, error) 
 	}
 	out, err := in.Engine.Ingest(ctx, p.Event)
 	if err == nil {
-		err = in.Engine.store.RecordEvent(ctx, p.ID, in.Now())
+		err = in.Engine.RecordEvent(ctx, p.ID, in.Now())
 	}
 	if err != nil {
 		in.Log.Error("ingest generic event", "id", p.ID, "err", err)
