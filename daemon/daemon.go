@@ -270,7 +270,8 @@ func Run(ctx context.Context, cfg Config) (err error) {
 	var screens *ScreenWatcher
 	if cfg.ScreenTick > 0 {
 		screens = &watch.ScreenWatcher{Engine: engine, Tmux: tmuxctl.New, Tick: cfg.ScreenTick, Quiet: 2,
-			Discover: cfg.Sweep, Servers: watch.KnownServers(engine, os.Getenv), Log: log.With("component", "screen")}
+			Discover: cfg.Sweep, Servers: watch.KnownServers(engine, os.Getenv), Covered: fullyHooked,
+			Log: log.With("component", "screen")}
 		api.Screens = screens
 	}
 	srv := &http.Server{Handler: api.Handler(), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second,

@@ -20,11 +20,11 @@ var harnesses = map[string]harness{
 			ev, err := claude.ParseHook(body, meta)
 			return []adapter.Event{ev}, err
 		},
-		spawnOrdered: true, holdable: claudeHoldable,
+		spawnOrdered: true, holdable: claudeHoldable, fullyHooked: true,
 		transcripts: claude.Transcripts{}, live: claude.LiveStates{},
 	},
 	codex.Harness:    {hooks: codex.Parse},
-	opencode.Harness: {hooks: opencode.Parse, holdable: opencode.Holdable},
+	opencode.Harness: {hooks: opencode.Parse, holdable: opencode.Holdable, fullyHooked: true},
 }
 
 // harness is what one harness adds to the daemon; a nil or false field adds nothing.
@@ -41,6 +41,10 @@ type harness struct {
 	// on screen while its sender waits (a Claude Code PermissionRequest, an OpenCode
 	// permission or question), never one that blocks its own prompt (Codex's hooks).
 	holdable func(body []byte) bool
+	// fullyHooked says its hooks report every kind of wait (Claude Code's; OpenCode's
+	// plugin, which also answers its dialogs itself): the screen adapter leaves its panes
+	// alone.
+	fullyHooked bool
 	// transcripts reads its transcripts, which the Reconciler reconciles against.
 	transcripts adapter.TranscriptReader
 	// live is where it keeps live state files, which LiveStates follows.
@@ -53,6 +57,7 @@ var (
 	spawnOrdered      = make(map[string]bool)
 	holdables         = make(map[string]func(body []byte) bool)
 	transcriptReaders = make(map[string]adapter.TranscriptReader)
+	fullyHooked       = make(map[string]bool)
 )
 
 func init() {
@@ -65,6 +70,9 @@ func init() {
 		}
 		if h.holdable != nil {
 			holdables[name] = h.holdable
+		}
+		if h.fullyHooked {
+			fullyHooked[name] = true
 		}
 		if h.transcripts != nil {
 			transcriptReaders[name] = h.transcripts

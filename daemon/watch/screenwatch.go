@@ -52,6 +52,10 @@ type ScreenWatcher struct {
 	Discover time.Duration // how often agent panes without hooks are looked for
 	Servers  func() []string
 	Log      *slog.Logger
+	// Covered are the harnesses whose hooks report every kind of wait (Claude Code's, and
+	// OpenCode's plugin, which also answers its dialogs itself, so a screen reading of them
+	// must not replace the record it holds for): their panes are left alone.
+	Covered map[string]bool
 	// ForegroundGroup and ChildCommands read the process tree (tmuxctl's when nil).
 	ForegroundGroup func(pid int) (int, error)
 	ChildCommands   func(pid int) ([]string, error)
@@ -179,7 +183,7 @@ func (w *ScreenWatcher) bindings() (bound map[paneKey]binding, covered map[paneK
 			continue
 		}
 		k := paneKey{s.TmuxSocket, s.Pane}
-		if fullyHooked[s.Harness] {
+		if w.Covered[s.Harness] {
 			covered[k] = true
 		} else {
 			bound[k] = binding{s.ID, s.Harness, s.Stuck, s.Reason}
@@ -194,11 +198,6 @@ type binding struct {
 	stuck            bool
 	reason           string
 }
-
-// fullyHooked are the harnesses whose hooks report every kind of wait: Claude Code's
-// hooks, and OpenCode's plugin (which also answers its dialogs itself, so a screen reading
-// of them must not replace the record it holds for).
-var fullyHooked = map[string]bool{"claude": true, "opencode": true}
 
 // discover adds the agent panes of every known tmux server that no hook reports.
 func (w *ScreenWatcher) discover(ctx context.Context) {
