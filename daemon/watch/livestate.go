@@ -25,7 +25,7 @@ import (
 // turns the answer into an event. Since 2.1.332 they say more: that a dialog is open and
 // what kind (a permission, a question, another dialog), and in which tmux pane the process
 // runs. Auto mode's permission dialogs fire no PermissionRequest, so the state file is what
-// queues them, with the words of the call the session's PreToolUse announced (dialogBook);
+// queues them, with the words of the call the session's PreToolUse announced (Dialogs);
 // and a Claude Code whose hooks are not set up is found and followed from its file alone.
 // Where no such files exist (other versions), nothing here happens and hooks and
 // transcripts work as before.
