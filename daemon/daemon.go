@@ -1,6 +1,6 @@
 // Package daemon is Trail Boss's control plane: it ingests events into the queue
-// (engine.go), serves the HTTP API (httpapi), reconciles against transcripts
-// (reconcile.go) and retires sessions whose panes are gone (liveness.go).
+// (engine.go); its HTTP face is package httpapi, and its watchers (package watch)
+// reconcile against transcripts and live state files and retire sessions whose panes are gone.
 package daemon
 
 import (
@@ -17,10 +17,10 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/trailboss/trailboss/adapter/claude"
 	"github.com/trailboss/trailboss/daemon/httpapi"
 	"github.com/trailboss/trailboss/daemon/statedir"
 	"github.com/trailboss/trailboss/daemon/store"
+	"github.com/trailboss/trailboss/daemon/watch"
 	"github.com/trailboss/trailboss/tmuxctl"
 )
 
@@ -246,6 +246,8 @@ func Run(ctx context.Context, cfg Config) (err error) {
 	if cfg.PromptTTL > 0 {
 		engine.PromptTTL = cfg.PromptTTL
 	}
+	dialogs := &watch.Dialogs{Engine: engine}
+	engine.Calls = dialogs
 	var hook *OnStuckHook
 	if cfg.OnStuck != "" {
 		hook = &OnStuckHook{Command: cfg.OnStuck, Log: log.With("component", "on_stuck")}
@@ -269,16 +271,17 @@ func Run(ctx context.Context, cfg Config) (err error) {
 	}
 	var screens *ScreenWatcher
 	if cfg.ScreenTick > 0 {
-		screens = &ScreenWatcher{Engine: engine, Tmux: tmuxctl.New, Tick: cfg.ScreenTick, Quiet: 2,
-			Discover: cfg.Sweep, Servers: knownServers(engine, os.Getenv), Log: log.With("component", "screen")}
+		screens = &watch.ScreenWatcher{Engine: engine, Tmux: tmuxctl.New, Tick: cfg.ScreenTick, Quiet: 2,
+			Discover: cfg.Sweep, Servers: watch.KnownServers(engine, os.Getenv), Covered: fullyHooked,
+			Log: log.With("component", "screen")}
 		core.Screens = screens
 	}
 	srv := &http.Server{Handler: api.Handler(), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second,
 		ConnContext: httpapi.ConnContext}
-	rec := &Reconciler{
-		Engine: engine, Sweep: cfg.Sweep, Settle: cfg.Settle, Watch: !cfg.NoWatch,
+	rec := &watch.Reconciler{
+		Engine: engine, Dialogs: dialogs, Readers: transcriptReaders, Sweep: cfg.Sweep, Settle: cfg.Settle, Watch: !cfg.NoWatch,
 		Log:      log.With("component", "reconcile"),
-		Liveness: &Liveness{Engine: engine, Log: log.With("component", "liveness"), Tmux: tmuxctl.New},
+		Liveness: &watch.Liveness{Engine: engine, Log: log.With("component", "liveness"), Tmux: tmuxctl.New},
 	}
 
 	// Recorded once nothing more can fail, before serving (start reads the record as soon
@@ -300,10 +303,9 @@ func Run(ctx context.Context, cfg Config) (err error) {
 		})
 	}
 	g.Go(func() error { return rec.Run(gctx) })
-	live := &LiveStates{Engine: engine, Sweep: cfg.Sweep, Watch: !cfg.NoWatch,
-		Own: claude.ConfigDir(os.Getenv), Tmux: tmuxctl.New, Servers: knownServers(engine, os.Getenv),
-		Log: log.With("component", "livestate")}
-	g.Go(func() error { return live.Run(gctx) })
+	for _, live := range liveStateWatchers(engine, dialogs, cfg, log) {
+		g.Go(func() error { return live.Run(gctx) })
+	}
 	drainer := &SpoolDrainer{Ingest: ingest, StateDir: cfg.StateDir, Interval: time.Second, Log: log.With("component", "spool")}
 	g.Go(func() error { return drainer.Run(gctx) })
 	if screens != nil {

@@ -69,7 +69,7 @@ func (d *Deliverer) Answer(ctx context.Context, id string, a wire.Answer) (wire.
 		Actor: adapter.CleanText(a.Actor, 120), Claimed: adapter.CleanText(a.Claimed, 40), Choice: adapter.CleanText(a.Choice, 40)}
 	out, err := d.answer(ctx, id, a, &audit)
 	audit.Result, audit.Reason = wire.OutcomeOf(out, err).Audit()
-	if rerr := d.Engine.store.RecordDelivery(context.WithoutCancel(ctx), audit); rerr != nil {
+	if rerr := d.Engine.RecordDelivery(context.WithoutCancel(ctx), audit); rerr != nil {
 		d.Log.Error("audit log", "err", rerr)
 	}
 	d.Log.Info("answer", "prompt", audit.PromptID, "session", audit.SessionID, "channel", audit.Channel,

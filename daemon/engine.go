@@ -44,7 +44,9 @@ type Engine struct {
 	// PromptTTL is how long a prompt record takes answers (prompt_ttl in config.toml).
 	PromptTTL time.Duration
 	prompts   promptBook // the latest prompt record of each live session, under mu
-	dialogs   dialogBook // what each session is about to do, and its live state (its own lock)
+	// Calls, when set, follows what each session is about to do and its live state
+	// (package watch's Dialogs): shown every event, it pairs a dialog with its call.
+	Calls CallBook
 }
 
 // batch is the rows of one group commit and what became of it.
@@ -212,14 +214,18 @@ func (e *Engine) Ingest(ctx context.Context, ev adapter.Event) (Outcome, error) 
 }
 
 // ingest is Ingest; fromHook says a hook sent ev. A call ev announces is kept for the
-// dialog it may open (dialogBook), and paired at once with one open already; a late
-// reminder of a permission dialog (Notification) takes the words of the call it is about.
+// dialog it may open (Calls), and paired at once with one open already; a late reminder
+// of a permission dialog (Notification) takes the words of the call it is about.
 func (e *Engine) ingest(ctx context.Context, ev adapter.Event, fromHook bool) (Outcome, error) {
-	ev = e.withCall(ev)
-	e.dialogs.note(ev, fromHook)
+	if e.Calls == nil {
+		return e.applyAndCommit(ctx, ev)
+	}
+	ev = e.Calls.Before(ev, fromHook)
 	out, err := e.applyAndCommit(ctx, ev)
 	if err == nil && ev.Call != nil && !ev.Call.Done && ev.Kind == adapter.KindTouch {
-		err = e.pairLive(ctx, ev.SessionID, nil)
+		if paired, ok := e.Calls.Pair(ev.SessionID, nil); ok {
+			_, err = e.applyAndCommit(ctx, paired)
+		}
 	}
 	return out, err
 }

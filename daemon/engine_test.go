@@ -11,6 +11,7 @@ import (
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/store"
 	"github.com/trailboss/trailboss/daemon/transcript"
+	"github.com/trailboss/trailboss/daemon/watch"
 )
 
 // Test fixtures shared by the daemon package's tests.
@@ -37,6 +38,7 @@ func newEngine(t *testing.T) (*Engine, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	e.Calls = &watch.Dialogs{Engine: e} // as Run wires it
 	return e, path
 }
 
@@ -471,12 +473,12 @@ func TestAWaitAnsweredInThePaneStaysWithoutARecord(t *testing.T) {
 	start.TranscriptPath = "/tmp/tbx-test/a.jsonl"
 	ingest(t, e, start)
 	ingest(t, e, event("A", adapter.KindStuck, at(2), "")) // a turn's end: its record asks for text
-	if p := e.latestPrompt("A"); p == nil || p.Status != queue.PromptPending {
+	if p := e.LatestPrompt("A"); p == nil || p.Status != queue.PromptPending {
 		t.Fatalf("the turn's end has record %+v, want a pending one", p)
 	}
 	ingest(t, e, event("A", adapter.KindUnstuck, at(3), ""))
 	offer := event("A", adapter.KindStuck, at(4), "")
-	offer.Stuck(adapter.ReasonPermission, DetailDialog, "auto mode can't check actions in this session")
+	offer.Stuck(adapter.ReasonPermission, watch.DetailDialog, "auto mode can't check actions in this session")
 	offer.Ask = &adapter.Ask{Kind: adapter.AskNone, From: "live"}
 	ingest(t, e, offer)
 	noRecord := func(after string) {
@@ -497,4 +499,13 @@ func TestAWaitAnsweredInThePaneStaysWithoutARecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	noRecord("a skip")
+}
+
+func session(t *testing.T, e *Engine, id string) queue.Session {
+	t.Helper()
+	s, ok := e.Session(id)
+	if !ok {
+		t.Fatalf("session %s is not live", id)
+	}
+	return s
 }

@@ -1,9 +1,9 @@
 package daemon
 
 import (
-	"fmt"
 	"log/slog"
-	"runtime/debug"
+
+	panicguard "github.com/trailboss/trailboss/daemon/guard"
 )
 
 // guard runs fn and turns a panic in it into an error, logged with its stack and with
@@ -11,13 +11,5 @@ import (
 // bad event, transcript, state file or pane must cost that one thing, never the daemon and
 // every queue it serves.
 func guard(log *slog.Logger, what string, attrs []any, fn func()) (err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			err = fmt.Errorf("internal error while %s: %v", what, v)
-			log.Error("recovered from a panic; the daemon goes on", append(attrs,
-				"while", what, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))...)
-		}
-	}()
-	fn()
-	return nil
+	return panicguard.Run(log, what, attrs, fn)
 }

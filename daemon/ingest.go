@@ -12,10 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/trailboss/trailboss/adapter"
-	"github.com/trailboss/trailboss/adapter/claude"
-	"github.com/trailboss/trailboss/adapter/codex"
 	"github.com/trailboss/trailboss/adapter/generic"
-	"github.com/trailboss/trailboss/adapter/opencode"
 	"github.com/trailboss/trailboss/daemon/fault"
 	"github.com/trailboss/trailboss/daemon/lineage"
 	"github.com/trailboss/trailboss/daemon/queue"
@@ -48,33 +45,8 @@ type Ingested struct {
 }
 
 // hookParser turns one harness's hook payload, with where and when the hook ran, into the
-// events it says. It is all a harness adds to the daemon.
+// events it says.
 type hookParser func(body []byte, meta adapter.Meta) ([]adapter.Event, error)
-
-// hookParsers are the harnesses whose hooks post to /v1/hooks/NAME (and spool as NAME).
-var hookParsers = map[string]hookParser{
-	claude.Harness: func(body []byte, meta adapter.Meta) ([]adapter.Event, error) {
-		ev, err := claude.ParseHook(body, meta)
-		return []adapter.Event{ev}, err
-	},
-	codex.Harness:    codex.Parse,
-	opencode.Harness: opencode.Parse,
-}
-
-// spawnOrdered are the harnesses whose hooks are started, by one process, in the order of
-// what they tell: Claude Code's, as observed. Their hooks are ordered as they were started
-// (Ingestor.order). Not Codex: its TUI runs notify while its app-server runs the hooks, and
-// ordered by start, a turn's end was lost under load (TestRealCodexTwoTUIs: the turn's
-// notify dated before a PostToolUse applied just before it).
-var spawnOrdered = map[string]bool{claude.Harness: true}
-
-// holdables say, for the harnesses whose payloads may hold for an answer, which do: one
-// whose prompt stays on screen while its sender waits (a Claude Code PermissionRequest, an
-// OpenCode permission or question), never one that blocks its own prompt (Codex's hooks).
-var holdables = map[string]func(body []byte) bool{
-	claude.Harness:   claudeHoldable,
-	opencode.Harness: opencode.Holdable,
-}
 
 // KnownHarness reports whether payloads of harness can be ingested as hooks.
 func KnownHarness(harness string) bool { return hookParsers[harness] != nil }

@@ -176,9 +176,9 @@ func (e *Engine) CurrentPrompt(sessionID string) (queue.Prompt, bool) {
 	return *p, true
 }
 
-// latestPrompt returns a copy of a session's latest prompt record, whatever its status, or
+// LatestPrompt returns a copy of a session's latest prompt record, whatever its status, or
 // nil when it has none.
-func (e *Engine) latestPrompt(sessionID string) *queue.Prompt {
+func (e *Engine) LatestPrompt(sessionID string) *queue.Prompt {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	p := e.prompts.latest[sessionID]

@@ -118,7 +118,7 @@ func promptBy(source, prompt string) string {
 
 // Details of the tools that exist to ask the human something.
 const (
-	DetailQuestion = "question"
+	DetailQuestion = adapter.DetailQuestion
 	DetailPlan     = "plan"
 )
 

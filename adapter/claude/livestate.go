@@ -16,41 +16,29 @@ import (
 // It is the only source that sees an approval or an Esc the moment it happens. It is not a
 // documented interface: the daemon treats it as a cross-check that may be absent.
 
-// Live statuses of a Claude Code process.
+// Live statuses of a Claude Code process (adapter's).
 const (
-	LiveIdle    = "idle"    // at its prompt
-	LiveBusy    = "busy"    // working: a turn runs, or a tool the human just approved
-	LiveWaiting = "waiting" // a dialog is open (permission, question, plan); see WaitingFor
+	LiveIdle    = adapter.LiveIdle
+	LiveBusy    = adapter.LiveBusy
+	LiveWaiting = adapter.LiveWaiting
 )
 
 // MaxLiveStateSize bounds how much of a state file is read: the real ones are ~400 bytes.
 const MaxLiveStateSize = 64 << 10
 
 // LiveShell is the status of a Claude Code whose turn is over while a background task of
-// it runs (observed, 2.1.332): at its prompt, as idle.
-const LiveShell = "shell"
+// it runs (adapter.LiveShell).
+const LiveShell = adapter.LiveShell
 
 // What a waiting Claude Code waits for (LiveState.WaitingFor), as 2.1.332 writes it.
 const (
-	WaitingPermission = "permission prompt" // a permission dialog, or a plan's approval
-	WaitingInput      = "input needed"      // a question (AskUserQuestion)
-	WaitingDialog     = "dialog open"       // another dialog: auto mode's offer, a startup question
+	WaitingPermission = adapter.WaitingPermission
+	WaitingInput      = adapter.WaitingInput
+	WaitingDialog     = adapter.WaitingDialog
 )
 
-// LiveState is what one state file says.
-type LiveState struct {
-	PID        int
-	SessionID  string
-	Status     string    // LiveIdle, LiveBusy, LiveWaiting, or another value a newer version writes
-	WaitingFor string    // with LiveWaiting: "permission prompt", …
-	At         time.Time // statusUpdatedAt: when Status last changed
-	// Since 2.1.332: where the process runs, as it says. Words, not proof: the daemon
-	// checks them against the process tree before it believes them.
-	Tmux      string // "session:@window.%pane" when TMUX_PANE was in its environment; else ""
-	ProcStart uint64 // the process's start time (/proc/PID/stat field 22); 0 when not said
-	Cwd       string
-	Kind      string // "interactive", …
-}
+// LiveState is what one state file says (adapter.LiveState).
+type LiveState = adapter.LiveState
 
 type liveStateFile struct {
 	PID             int    `json:"pid"`
@@ -63,16 +51,6 @@ type liveStateFile struct {
 	ProcStart       string `json:"procStart"`
 	Cwd             string `json:"cwd"`
 	Kind            string `json:"kind"`
-}
-
-// TmuxPane returns the pane id that a state file's tmux field names ("%N" after the last
-// "."), or "" when it names none that is a pane id.
-func (s LiveState) TmuxPane() string {
-	i := strings.LastIndexByte(s.Tmux, '.')
-	if i < 0 || !adapter.ValidPane(s.Tmux[i+1:]) {
-		return ""
-	}
-	return s.Tmux[i+1:]
 }
 
 // ParseLiveState reads one state file's bytes. It returns an error wrapping
@@ -95,7 +73,7 @@ func ParseLiveState(b []byte) (LiveState, error) {
 	case at <= 0:
 		return LiveState{}, fmt.Errorf("%w: Claude Code state file: no statusUpdatedAt", adapter.ErrInvalid)
 	}
-	st := LiveState{PID: f.PID, SessionID: f.SessionID, Status: f.Status, WaitingFor: f.WaitingFor,
+	st := LiveState{Harness: Harness, PID: f.PID, SessionID: f.SessionID, Status: f.Status, WaitingFor: f.WaitingFor,
 		At: time.UnixMilli(at), Tmux: f.Tmux, Cwd: f.Cwd, Kind: f.Kind}
 	if n, err := strconv.ParseUint(f.ProcStart, 10, 64); err == nil {
 		st.ProcStart = n
@@ -180,4 +158,35 @@ func ReadLiveState(path string) (LiveState, error) {
 		return LiveState{}, err
 	}
 	return ParseLiveState(b[:n])
+}
+
+// LiveStates is where Claude Code keeps its state files and how to read them
+// (adapter.LiveStateSource).
+type LiveStates struct{}
+
+// OwnDir returns the state folder of the configuration folder of an environment
+// (ConfigDir), or "" when it has none.
+func (LiveStates) OwnDir(getenv func(string) string) string {
+	if cfg := ConfigDir(getenv); cfg != "" {
+		return LiveStateDir(cfg)
+	}
+	return ""
+}
+
+// DirOf returns the state folder of the configuration folder a transcript lives in, or ""
+// (ConfigDirOfTranscript).
+func (LiveStates) DirOf(transcriptPath string) string {
+	if cfg := ConfigDirOfTranscript(transcriptPath); cfg != "" {
+		return LiveStateDir(cfg)
+	}
+	return ""
+}
+
+// Read is ReadLiveState.
+func (LiveStates) Read(path string) (LiveState, error) { return ReadLiveState(path) }
+
+// TranscriptPath returns the transcript of the session st names, read from the state file
+// at stateFile (<config>/sessions/<pid>.json).
+func (LiveStates) TranscriptPath(stateFile string, st LiveState) string {
+	return TranscriptPath(filepath.Dir(filepath.Dir(stateFile)), st.Cwd, st.SessionID)
 }

@@ -9,28 +9,17 @@ import (
 	"github.com/trailboss/trailboss/adapter"
 )
 
-// TailState is what a transcript says about its session when a line is the last conversation line.
-type TailState int
+// TailState is what a transcript says about its session when a line is the last
+// conversation line (adapter.TailState).
+type TailState = adapter.TailState
 
+// What a transcript's last conversation line says of its session.
 const (
-	TailUnknown     TailState = iota // no conversation line seen yet
-	TailWaiting                      // the turn ended or was interrupted: the session waits for its human
-	TailToolPending                  // an assistant tool_use with no result yet: running, or waiting for permission
-	TailWorking                      // a prompt or a tool_result: mid-turn
+	TailUnknown     = adapter.TailUnknown
+	TailWaiting     = adapter.TailWaiting
+	TailToolPending = adapter.TailToolPending
+	TailWorking     = adapter.TailWorking
 )
-
-// String returns "unknown", "waiting", "tool-pending" or "working".
-func (s TailState) String() string {
-	switch s {
-	case TailWaiting:
-		return "waiting"
-	case TailToolPending:
-		return "tool-pending"
-	case TailWorking:
-		return "working"
-	}
-	return "unknown"
-}
 
 // DetailInterrupted is Line.Detail for an interrupt marker.
 const DetailInterrupted = "interrupted"
@@ -44,21 +33,8 @@ const (
 	markerInterruptedForTool = "[Request interrupted by user for tool use]"
 )
 
-// Line is what one transcript line says.
-type Line struct {
-	Conversation bool      // false for lines the tail rule skips: system, progress, metadata types, sidechain (isSidechain:true), unknown types, blank or malformed JSON, lines with no message
-	State        TailState // what the session is, if this is the last conversation line
-	At           time.Time // the line's "timestamp" (RFC 3339), zero when absent or unparsable
-	Prompt       bool      // a human prompt: a user line that is not isMeta, not isCompactSummary, not a tool_result, not an interrupt marker
-	Progress     bool      // evidence the session moved on: a prompt, a tool_result, or an assistant line (text, thinking or tool_use)
-	Interrupt    bool      // a user line whose text is an interrupt marker
-	Detail       string    // for waiting lines: "interrupted" for interrupt markers, "" otherwise
-	Text         string    // for an assistant text line: its text, adapter.CleanText(..., 300); empty otherwise
-	// By says, for a prompt, who submitted it (adapter.ByHuman, adapter.ByOther), as 2.1.332
-	// writes it (origin.kind "human", promptSource "typed"; origin.kind "task-notification",
-	// promptSource "system"); "" when the line does not say (older versions).
-	By string
-}
+// Line is what one transcript line says (adapter.TranscriptLine).
+type Line = adapter.TranscriptLine
 
 // transcriptLine holds the fields of a transcript line that the tail rule reads. Unknown
 // fields are ignored; a known field of the wrong JSON type makes the line malformed.
@@ -273,29 +249,13 @@ func parseTimestamp(raw json.RawMessage) time.Time {
 }
 
 // Tail returns the last conversation line among lines (in file order), and whether there was one.
-func Tail(lines []Line) (Line, bool) {
-	for i := len(lines) - 1; i >= 0; i-- {
-		if lines[i].Conversation {
-			return lines[i], true
-		}
-	}
-	return Line{}, false
-}
+func Tail(lines []Line) (Line, bool) { return adapter.Tail(lines) }
 
-// ToolUse is one tool_use block of an assistant transcript line: a call the model made.
-type ToolUse struct {
-	ID    string
-	Name  string
-	Input json.RawMessage
-}
+// ToolUse is one tool_use block of an assistant transcript line (adapter.ToolUse).
+type ToolUse = adapter.ToolUse
 
-// LineCalls is what one transcript line says of tool calls.
-type LineCalls struct {
-	Uses    []ToolUse // the tool_use blocks of an assistant line
-	Results []string  // the ids of the tool_result blocks of a user line
-	Prompt  bool      // a person's (or a task's) prompt: a turn begins, nothing before it is pending
-	Mode    string    // the permission mode the line records (user and permission-mode lines), or ""
-}
+// LineCalls is what one transcript line says of tool calls (adapter.LineCalls).
+type LineCalls = adapter.LineCalls
 
 // Calls returns what one transcript line says of tool calls. Claude Code writes a call's
 // line before it asks permission for it (observed, 2.1.197 and 2.1.332), so the last call
@@ -340,4 +300,18 @@ func Calls(b []byte) LineCalls {
 		out.Prompt = ClassifyLine(b).Prompt
 	}
 	return out
+}
+
+// Transcripts reads Claude Code's transcript lines (adapter.TranscriptReader).
+type Transcripts struct{}
+
+// Line is ClassifyLine.
+func (Transcripts) Line(b []byte) Line { return ClassifyLine(b) }
+
+// Calls is Calls.
+func (Transcripts) Calls(b []byte) LineCalls { return Calls(b) }
+
+// PendingCall is PendingCall.
+func (Transcripts) PendingCall(id, tool, mode string, input json.RawMessage) *adapter.ToolCall {
+	return PendingCall(id, tool, mode, input)
 }

@@ -1,4 +1,4 @@
-package daemon
+package watch
 
 // A Claude Code's state file says, since 2.1.332, in which tmux pane its process runs
 // ("session:@window.%pane", when TMUX_PANE was set). That binds a session whose hooks did
@@ -12,13 +12,11 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/trailboss/trailboss/adapter"
-	"github.com/trailboss/trailboss/adapter/claude"
 	"github.com/trailboss/trailboss/daemon/lineage"
 	"github.com/trailboss/trailboss/daemon/queue"
 )
@@ -30,9 +28,9 @@ func ownedByUs(info os.FileInfo) bool { return lineage.OwnedByUs(info) }
 // it registers now because its process runs in a pane found and verified (locate). A known
 // session whose verified pane is not its own is bound to it, unless a live agent of another
 // process holds the session's binding (a hook's, or an earlier file's).
-func (l *LiveStates) bind(ctx context.Context, path string, st claude.LiveState) (queue.Session, bool) {
+func (l *LiveStates) bind(ctx context.Context, path string, st adapter.LiveState) (queue.Session, bool) {
 	s, known := l.Engine.Session(st.SessionID)
-	if known && s.Harness != claude.Harness {
+	if known && s.Harness != l.Harness {
 		return s, false
 	}
 	if (st.Kind != "" && st.Kind != "interactive") || l.Tmux == nil || l.Servers == nil {
@@ -52,19 +50,19 @@ func (l *LiveStates) bind(ctx context.Context, path string, st claude.LiveState)
 			"session", s.ID, "pane", s.Pane, "file", path, "file_pid", st.PID, "file_pane", at.pane)
 		return s, true
 	}
-	ev := adapter.Event{Harness: claude.Harness, SessionID: st.SessionID, Pane: at.pane, TmuxSocket: at.socket,
+	ev := adapter.Event{Harness: l.Harness, SessionID: st.SessionID, Pane: at.pane, TmuxSocket: at.socket,
 		Program: at.prog, Cwd: st.Cwd, Kind: adapter.KindTouch, At: time.Now()}
 	if !known {
 		// Registered now (not at the file's time, which can be long ago): a session the
 		// screen adapter gave the pane meanwhile does not make this binding look old.
 		ev.Kind = adapter.KindStart
-		ev.TranscriptPath = claude.TranscriptPath(filepath.Dir(filepath.Dir(path)), st.Cwd, st.SessionID)
+		ev.TranscriptPath = l.Source.TranscriptPath(path, st)
 	}
 	if err := ev.Validate(); err != nil {
 		l.Log.Debug("Claude Code state file", "file", path, "err", err)
 		return s, known
 	}
-	if _, err := l.Engine.Ingest(ctx, ev); err != nil {
+	if err := l.Engine.Take(ctx, ev); err != nil {
 		l.Log.Warn("bind a Claude Code session to its pane", "session", st.SessionID, "err", err)
 		return s, known
 	}
@@ -75,7 +73,7 @@ func (l *LiveStates) bind(ctx context.Context, path string, st claude.LiveState)
 
 // locate returns the verified pane of st's process, looking again only when the process,
 // its pane word or the servers to look in changed since the file's last reading.
-func (l *LiveStates) locate(ctx context.Context, path string, st claude.LiveState) (place, bool) {
+func (l *LiveStates) locate(ctx context.Context, path string, st adapter.LiveState) (place, bool) {
 	servers := slices.Sorted(slices.Values(l.Servers()))
 	key := fmt.Sprint(st.PID, " ", st.ProcStart, " ", st.Tmux, " ", strings.Join(servers, "\x00"))
 	if c, ok := l.located[path]; ok && c.key == key {
@@ -95,7 +93,7 @@ func (l *LiveStates) locate(ctx context.Context, path string, st claude.LiveStat
 // find is locate's check: st's process, as the file says it (its pid, started then, run by
 // this user), and the nearest of its ancestors that is the first process of a live pane
 // of one of servers (sockets of this user), whose parent is that tmux server.
-func (l *LiveStates) find(ctx context.Context, st claude.LiveState, servers []string) (place, bool) {
+func (l *LiveStates) find(ctx context.Context, st adapter.LiveState, servers []string) (place, bool) {
 	chain := lineage.Chain(st.PID)
 	if len(chain) == 0 || (st.ProcStart != 0 && chain[0].Start != st.ProcStart) || !lineage.Ours(st.PID) {
 		return place{}, false

@@ -1,4 +1,4 @@
-package daemon
+package watch
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/trailboss/trailboss/adapter"
-	"github.com/trailboss/trailboss/adapter/claude"
+	"github.com/trailboss/trailboss/daemon/guard"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/transcript"
 	"github.com/trailboss/trailboss/tmuxctl"
@@ -25,7 +25,7 @@ import (
 // turns the answer into an event. Since 2.1.332 they say more: that a dialog is open and
 // what kind (a permission, a question, another dialog), and in which tmux pane the process
 // runs. Auto mode's permission dialogs fire no PermissionRequest, so the state file is what
-// queues them, with the words of the call the session's PreToolUse announced (dialogBook);
+// queues them, with the words of the call the session's PreToolUse announced (Dialogs);
 // and a Claude Code whose hooks are not set up is found and followed from its file alone.
 // Where no such files exist (other versions), nothing here happens and hooks and
 // transcripts work as before.
@@ -42,12 +42,12 @@ const (
 // liveView is what the daemon knows of a session beside its row when it reads the
 // session's state file.
 type liveView struct {
-	rec    *queue.Prompt     // its latest prompt record, or nil
-	call   *adapter.ToolCall // the call it is about to make (its PreToolUse, or its transcript), or nil
-	prev   claude.LiveState  // the state read before this one; zero on a first reading
-	hooked bool              // hooks speak for it: a prompt's hook will say who submitted it
-	tail   *claude.Line      // its transcript's last conversation line at a turn's end; nil when not read
-	turnBy string            // who submitted the prompt of the turn that ended, as its transcript says
+	rec    *queue.Prompt           // its latest prompt record, or nil
+	call   *adapter.ToolCall       // the call it is about to make (its PreToolUse, or its transcript), or nil
+	prev   adapter.LiveState       // the state read before this one; zero on a first reading
+	hooked bool                    // hooks speak for it: a prompt's hook will say who submitted it
+	tail   *adapter.TranscriptLine // its transcript's last conversation line at a turn's end; nil when not read
+	turnBy string                  // who submitted the prompt of the turn that ended, as its transcript says
 }
 
 // liveEvent is the pure rule: what state file st means for session s, and false when it
@@ -65,14 +65,14 @@ type liveView struct {
 // A stuck event takes the time of the reading, or the session's last event when that is
 // later: the file read now says the session waits, and a hook stamped later than the file
 // (a hook process slow to start) is not newer news.
-func liveEvent(s queue.Session, v liveView, st claude.LiveState) (adapter.Event, bool) {
-	if s.Ended || s.Harness != claude.Harness {
+func liveEvent(s queue.Session, v liveView, st adapter.LiveState) (adapter.Event, bool) {
+	if s.Ended || s.Harness != st.Harness {
 		return adapter.Event{}, false
 	}
 	ev := adapter.Event{Harness: s.Harness, SessionID: s.ID, At: latest(st.At, s.LastEventAt)}
 	answered := s.Stuck && st.At.After(s.Since) && st.At.After(s.LastEventAt)
 	switch st.Status {
-	case claude.LiveBusy:
+	case adapter.LiveBusy:
 		if !answered {
 			return adapter.Event{}, false
 		}
@@ -83,7 +83,7 @@ func liveEvent(s queue.Session, v liveView, st claude.LiveState) (adapter.Event,
 			ev.By = adapter.ByUnknown
 		}
 		return ev, true
-	case claude.LiveIdle, claude.LiveShell:
+	case adapter.LiveIdle, adapter.LiveShell:
 		switch {
 		case answered && s.Reason == adapter.ReasonPermission && endedAfter(s, v.tail):
 			// The dialog was answered and the turn went on to its end, too fast for the
@@ -93,8 +93,8 @@ func liveEvent(s queue.Session, v liveView, st claude.LiveState) (adapter.Event,
 			return stop, true
 		case answered && s.Reason == adapter.ReasonPermission:
 			return refused(s, v.rec, st.At), true
-		case !s.Stuck && (v.prev.Status == claude.LiveBusy || v.prev.Status == claude.LiveWaiting):
-			tail := claude.Line{At: ev.At}
+		case !s.Stuck && (v.prev.Status == adapter.LiveBusy || v.prev.Status == adapter.LiveWaiting):
+			tail := adapter.TranscriptLine{At: ev.At}
 			if v.tail != nil {
 				tail = *v.tail
 			}
@@ -104,7 +104,7 @@ func liveEvent(s queue.Session, v liveView, st claude.LiveState) (adapter.Event,
 				stop.By = adapter.ByHuman // no one says a task woke it: a new wait
 			}
 			return stop, true
-		case !s.Stuck && v.prev.Status == "" && v.tail != nil && v.tail.State == claude.TailWaiting:
+		case !s.Stuck && v.prev.Status == "" && v.tail != nil && v.tail.State == adapter.TailWaiting:
 			// First seen at its prompt after a turn (the daemon started later): it waits.
 			// A reminder of a known wait: a session the operator dismissed stays so.
 			stop := stuckFromTail(s, v.rec, *v.tail)
@@ -112,7 +112,7 @@ func liveEvent(s queue.Session, v liveView, st claude.LiveState) (adapter.Event,
 			return stop, true
 		}
 		return adapter.Event{}, false
-	case claude.LiveWaiting:
+	case adapter.LiveWaiting:
 		detail, summary, ask := liveWords(st.WaitingFor, v.call)
 		switch {
 		case !s.Stuck:
@@ -133,8 +133,8 @@ func liveEvent(s queue.Session, v liveView, st claude.LiveState) (adapter.Event,
 // endedAfter reports whether tail, the last conversation line of s's transcript, says its
 // turn ended after s got stuck, with words: what Claude Code writes when the turn went on
 // past the dialog s waits on. A dialog dismissed (Esc, No) ends with an interrupt marker.
-func endedAfter(s queue.Session, tail *claude.Line) bool {
-	return tail != nil && tail.State == claude.TailWaiting && !tail.Interrupt && tail.Text != "" && tail.At.After(s.Since)
+func endedAfter(s queue.Session, tail *adapter.TranscriptLine) bool {
+	return tail != nil && tail.State == adapter.TailWaiting && !tail.Interrupt && tail.Text != "" && tail.At.After(s.Since)
 }
 
 // answeredThenStopped reports whether ev, what liveEvent made of a state file for session s,
@@ -154,7 +154,7 @@ func liveWordsOnly(s queue.Session) bool {
 	switch s.Detail {
 	case DetailDialog, DetailAsking:
 		return true
-	case claude.DetailQuestion:
+	case adapter.DetailQuestion:
 		return s.Summary == liveQuestion
 	}
 	return false
@@ -171,18 +171,18 @@ const liveQuestion = "Claude Code asks a question: see its pane"
 func liveWords(waitingFor string, call *adapter.ToolCall) (detail, summary string, ask *adapter.Ask) {
 	inPane := &adapter.Ask{Kind: adapter.AskNone, From: "live"}
 	switch {
-	case waitingFor == claude.WaitingPermission && call != nil,
-		waitingFor == claude.WaitingInput && call != nil && call.Detail == claude.DetailQuestion:
+	case waitingFor == adapter.WaitingPermission && call != nil,
+		waitingFor == adapter.WaitingInput && call != nil && call.Detail == adapter.DetailQuestion:
 		a := *call.Ask
 		return call.Detail, call.Summary, &a
-	case waitingFor == claude.WaitingPermission:
+	case waitingFor == adapter.WaitingPermission:
 		return DetailAsking, "Claude Code asks permission; no hook said for what: see its pane", inPane
-	case waitingFor == claude.WaitingInput:
-		return claude.DetailQuestion, liveQuestion, inPane
-	case waitingFor == claude.WaitingDialog && call != nil && call.Mode == "auto":
+	case waitingFor == adapter.WaitingInput:
+		return adapter.DetailQuestion, liveQuestion, inPane
+	case waitingFor == adapter.WaitingDialog && call != nil && call.Mode == "auto":
 		return DetailDialog, adapter.CleanText("auto mode can't check actions in this session: choose in the pane "+
 			"to approve each one yourself or to leave auto mode (next: "+call.Summary+")", adapter.MaxSummaryLen), inPane
-	case waitingFor == "" || waitingFor == claude.WaitingDialog:
+	case waitingFor == "" || waitingFor == adapter.WaitingDialog:
 		return DetailDialog, "Claude Code shows a dialog: answer it in its pane", inPane
 	}
 	return DetailDialog, adapter.CleanText("Claude Code waits: "+waitingFor, adapter.MaxSummaryLen), inPane
@@ -192,10 +192,16 @@ func liveWords(waitingFor string, call *adapter.ToolCall) (detail, summary strin
 // use: the daemon's own ($CLAUDE_CONFIG_DIR or ~/.claude) and those of known sessions'
 // transcripts, so a Claude Code run with another home is followed too.
 type LiveStates struct {
-	Engine *Engine
-	Sweep  time.Duration // how often folders are looked for and files re-stat'ed
-	Watch  bool          // use fsnotify; off, the sweep alone reads changes
-	Own    string        // the daemon's own Claude Code configuration folder, or ""
+	Engine  LiveEngine
+	Dialogs *Dialogs      // what each session is about to do (shared with the Reconciler and the engine)
+	Sweep   time.Duration // how often folders are looked for and files re-stat'ed
+	Watch   bool          // use fsnotify; off, the sweep alone reads changes
+	Own     string        // the state folder of the daemon's own configuration, or ""
+	// Harness is whose state files these are, Source where it keeps them and how to read
+	// them, Transcripts the reader of its transcripts.
+	Harness     string
+	Source      adapter.LiveStateSource
+	Transcripts adapter.TranscriptReader
 	// Tmux and Servers find the pane a state file's process runs in (nil: the file's
 	// session is followed only once a hook has bound it): the tmux servers to look in,
 	// and a client for one.
@@ -203,8 +209,7 @@ type LiveStates struct {
 	Servers func() []string
 	Log     *slog.Logger
 
-	watcher *fsnotify.Watcher
-	watched map[string]bool      // state folders under watch
+	dirs    folders              // the state folders
 	seen    map[string]fileStamp // state file → what it was when last read
 	owner   map[string]string    // state file → the session it named when last read
 	located map[string]located   // state file → where its process was last looked for
@@ -232,46 +237,30 @@ type place struct {
 // Run follows the state files until ctx ends.
 func (l *LiveStates) Run(ctx context.Context) error {
 	l.init()
-	if l.Watch {
-		w, err := fsnotify.NewWatcher()
-		if err != nil {
-			l.Log.Warn("file watching unavailable; reading Claude Code's state on the sweep", "err", err)
-		} else {
-			l.watcher = w
-			defer w.Close()
-		}
-	}
+	l.dirs.open(l.Watch, l.Log, "file watching unavailable; reading Claude Code's state on the sweep")
+	defer l.dirs.close()
 	l.sweep(ctx)
-	tick := time.NewTicker(l.Sweep)
-	defer tick.Stop()
-	var events <-chan fsnotify.Event
-	var errs <-chan error
-	if l.watcher != nil {
-		events, errs = l.watcher.Events, l.watcher.Errors
-	}
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case ev := <-events:
+	l.dirs.run(ctx, l.Log, loop{
+		sweep: l.Sweep,
+		onSweep: func() {
+			l.sweep(ctx)
+			l.Dialogs.forget(func(id string) bool { _, ok := l.Engine.Session(id); return ok }, time.Hour)
+		},
+		onFile: func(ev fsnotify.Event) {
 			if ev.Has(fsnotify.Write) || ev.Has(fsnotify.Create) {
 				l.read(ctx, ev.Name)
 			}
 			if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
 				l.removed(ctx, ev.Name)
 			}
-		case err := <-errs:
-			l.Log.Warn("watch Claude Code state files", "err", err)
-		case <-tick.C:
-			l.sweep(ctx)
-			l.Engine.dialogs.forget(func(id string) bool { _, ok := l.Engine.Session(id); return ok }, time.Hour)
-		}
-	}
+		},
+		watchErr: "watch Claude Code state files",
+	})
+	return nil
 }
 
 func (l *LiveStates) init() {
 	if l.seen == nil {
-		l.watched = make(map[string]bool)
 		l.seen = make(map[string]fileStamp)
 		l.owner = make(map[string]string)
 		l.located = make(map[string]located)
@@ -282,14 +271,14 @@ func (l *LiveStates) init() {
 func (l *LiveStates) folders() map[string]bool {
 	want := make(map[string]bool)
 	if l.Own != "" {
-		want[claude.LiveStateDir(l.Own)] = true
+		want[l.Own] = true
 	}
 	for _, s := range l.Engine.Snapshot() {
-		if s.Harness != claude.Harness {
+		if s.Harness != l.Harness {
 			continue
 		}
-		if cfg := claude.ConfigDirOfTranscript(s.TranscriptPath); cfg != "" {
-			want[claude.LiveStateDir(cfg)] = true
+		if dir := l.Source.DirOf(s.TranscriptPath); dir != "" {
+			want[dir] = true
 		}
 	}
 	return want
@@ -299,11 +288,7 @@ func (l *LiveStates) folders() map[string]bool {
 // last read: a stat each, and a read only of the changed ones.
 func (l *LiveStates) sweep(ctx context.Context) {
 	for dir := range l.folders() {
-		if l.watcher != nil && !l.watched[dir] {
-			if err := l.watcher.Add(dir); err == nil {
-				l.watched[dir] = true
-			}
-		}
+		_ = l.dirs.follow(dir) // when it cannot be, the sweep reads it
 		entries, err := os.ReadDir(dir)
 		if err != nil {
 			continue // Claude Code has not run here yet, or is a version without state files
@@ -347,11 +332,11 @@ func (l *LiveStates) removed(ctx context.Context, path string) {
 	delete(l.owner, path)
 	delete(l.located, path)
 	s, ok := l.Engine.Session(id)
-	if !ok || s.Harness != claude.Harness {
+	if !ok || s.Harness != l.Harness {
 		return
 	}
 	ev := adapter.Event{Harness: s.Harness, SessionID: id, Kind: adapter.KindEnd, Detail: "exited", At: time.Now()}
-	if _, err := l.Engine.Ingest(ctx, ev); err != nil {
+	if err := l.Engine.Take(ctx, ev); err != nil {
 		l.Log.Warn("end a session whose Claude Code exited", "session", id, "err", err)
 		return
 	}
@@ -364,7 +349,7 @@ func (l *LiveStates) read(ctx context.Context, path string) {
 		return
 	}
 	l.init()
-	_ = guard(l.Log, "reading a Claude Code state file", []any{"file", path}, func() {
+	_ = guard.Run(l.Log, "reading a Claude Code state file", []any{"file", path}, func() {
 		info, err := os.Stat(path)
 		if err != nil || !info.Mode().IsRegular() {
 			return // a FIFO or a device would hang or harm the read
@@ -375,7 +360,7 @@ func (l *LiveStates) read(ctx context.Context, path string) {
 			l.Log.Debug("Claude Code state file of another user", "file", path)
 			return
 		}
-		st, err := claude.ReadLiveState(path)
+		st, err := l.Source.Read(path)
 		if err != nil {
 			if !errors.Is(err, os.ErrNotExist) {
 				l.Log.Debug("Claude Code state file", "file", path, "err", err)
@@ -390,9 +375,9 @@ func (l *LiveStates) read(ctx context.Context, path string) {
 
 // take applies state st, read from the file at path: the session it names is bound to its
 // pane if need be (bind), then follows what st says (apply).
-func (l *LiveStates) take(ctx context.Context, path string, st claude.LiveState) {
+func (l *LiveStates) take(ctx context.Context, path string, st adapter.LiveState) {
 	l.init()
-	l.Engine.dialogs.noteLive(st)
+	l.Dialogs.noteLive(st)
 	if s, ok := l.bind(ctx, path, st); ok {
 		l.apply(ctx, s, st)
 	}
@@ -400,14 +385,14 @@ func (l *LiveStates) take(ctx context.Context, path string, st claude.LiveState)
 
 // apply ingests what st means for session s now (liveEvent), reading its transcript only
 // when the rule needs its words: the call a permission dialog is about, or how a turn ended.
-func (l *LiveStates) apply(ctx context.Context, s queue.Session, st claude.LiveState) {
-	call, _, prev, hooked := l.Engine.dialogs.view(s.ID)
-	v := liveView{rec: l.Engine.latestPrompt(s.ID), call: call, prev: prev, hooked: hooked}
-	if st.Status == claude.LiveWaiting && v.call == nil {
-		v.call = transcriptCall(l.Engine, s) // without hooks, the call is in the transcript
+func (l *LiveStates) apply(ctx context.Context, s queue.Session, st adapter.LiveState) {
+	call, _, prev, hooked := l.Dialogs.view(s.ID)
+	v := liveView{rec: l.Engine.LatestPrompt(s.ID), call: call, prev: prev, hooked: hooked}
+	if st.Status == adapter.LiveWaiting && v.call == nil {
+		v.call = transcriptCall(l.Dialogs, l.Transcripts, s) // without hooks, the call is in the transcript
 	}
-	if (st.Status == claude.LiveIdle || st.Status == claude.LiveShell) && (!s.Stuck || s.Reason == adapter.ReasonPermission) {
-		v.tail, v.turnBy = turnEnd(s.TranscriptPath)
+	if (st.Status == adapter.LiveIdle || st.Status == adapter.LiveShell) && (!s.Stuck || s.Reason == adapter.ReasonPermission) {
+		v.tail, v.turnBy = turnEnd(l.Transcripts, s.TranscriptPath)
 	}
 	ev, ok := liveEvent(s, v, st)
 	if !ok {
@@ -417,12 +402,12 @@ func (l *LiveStates) apply(ctx context.Context, s queue.Session, st claude.LiveS
 		// Out of the queue first, so that the stop takes a place of its own rather than
 		// the dialog's.
 		answered := adapter.Event{Harness: s.Harness, SessionID: s.ID, Kind: adapter.KindUnstuck, By: adapter.ByHuman, At: ev.At}
-		if _, err := l.Engine.Ingest(ctx, answered); err != nil {
+		if err := l.Engine.Take(ctx, answered); err != nil {
 			l.Log.Warn("apply Claude Code state", "session", s.ID, "err", err)
 			return
 		}
 	}
-	if _, err := l.Engine.Ingest(ctx, ev); err != nil {
+	if err := l.Engine.Take(ctx, ev); err != nil {
 		l.Log.Warn("apply Claude Code state", "session", s.ID, "err", err)
 		return
 	}
@@ -438,7 +423,7 @@ func (l *LiveStates) apply(ctx context.Context, s queue.Session, st claude.LiveS
 // one is about: Claude Code writes it down a little after it opens the dialog, and a
 // session without hooks has no PreToolUse to say it.
 func (l *LiveStates) awaitCall(ctx context.Context, s queue.Session) {
-	_ = guard(l.Log, "looking for a dialog's call", []any{"session", s.ID}, func() {
+	_ = guard.Run(l.Log, "looking for a dialog's call", []any{"session", s.ID}, func() {
 		for range 10 {
 			select {
 			case <-ctx.Done():
@@ -449,8 +434,8 @@ func (l *LiveStates) awaitCall(ctx context.Context, s queue.Session) {
 			if !ok || !now.Stuck || !liveWordsOnly(now) {
 				return // its words came, or it moved on
 			}
-			if call := transcriptCall(l.Engine, now); call != nil {
-				if err := l.Engine.pairLive(ctx, s.ID, call); err != nil {
+			if call := transcriptCall(l.Dialogs, l.Transcripts, now); call != nil {
+				if err := pairLive(ctx, l.Engine, l.Dialogs, s.ID, call); err != nil {
 					l.Log.Warn("apply a dialog's call", "session", s.ID, "err", err)
 				}
 				return
@@ -462,14 +447,14 @@ func (l *LiveStates) awaitCall(ctx context.Context, s queue.Session) {
 // transcriptCall returns the call a permission dialog of s is about, read from the end of
 // its transcript (its last tool_use with no result, in the turn that runs), or nil; a call
 // already over (done, or closed with an earlier dialog) is none.
-func transcriptCall(e *Engine, s queue.Session) *adapter.ToolCall {
+func transcriptCall(d *Dialogs, reader adapter.TranscriptReader, s queue.Session) *adapter.ToolCall {
 	if s.TranscriptPath == "" {
 		return nil
 	}
-	var use *claude.ToolUse
+	var use *adapter.ToolUse
 	done, mode := map[string]bool{}, ""
 	_, _ = transcript.ReadTail(s.TranscriptPath, maxTailScan, func(b []byte) bool {
-		c := claude.Calls(b)
+		c := reader.Calls(b)
 		for _, id := range c.Results {
 			done[id] = true
 		}
@@ -483,24 +468,24 @@ func transcriptCall(e *Engine, s queue.Session) *adapter.ToolCall {
 		}
 		return c.Prompt
 	})
-	if use == nil || e.dialogs.over(s.ID, use.ID) {
+	if use == nil || d.over(s.ID, use.ID) {
 		return nil
 	}
-	call := claude.PendingCall(use.ID, use.Name, mode, use.Input)
+	call := reader.PendingCall(use.ID, use.Name, mode, use.Input)
 	call.Ask.From = adapter.AskFromTranscript
 	return call
 }
 
 // turnEnd returns the last conversation line of a transcript (nil when none), and who
 // submitted the prompt of its last turn ("" when it does not say).
-func turnEnd(path string) (*claude.Line, string) {
+func turnEnd(reader adapter.TranscriptReader, path string) (*adapter.TranscriptLine, string) {
 	if path == "" {
 		return nil, ""
 	}
-	var last *claude.Line
+	var last *adapter.TranscriptLine
 	by := ""
 	_, _ = transcript.ReadTail(path, maxTailScan, func(b []byte) bool {
-		l := claude.ClassifyLine(b)
+		l := reader.Line(b)
 		if l.Conversation && last == nil {
 			last = &l
 		}

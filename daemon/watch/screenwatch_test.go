@@ -1,4 +1,4 @@
-package daemon
+package watch_test
 
 import (
 	"context"
@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trailboss/trailboss/daemon"
+	"github.com/trailboss/trailboss/daemon/watch"
+
 	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/tmuxctl"
@@ -18,9 +21,9 @@ import (
 
 // screenWatcher returns a ScreenWatcher over env's tmux server at the daemon's own pace
 // (a tick of 500 ms, quiet for two ticks), running until the test ends.
-func screenWatcher(t *testing.T, e *Engine, env *tmuxtest.Env) *ScreenWatcher {
+func screenWatcher(t *testing.T, e *daemon.Engine, env *tmuxtest.Env) *watch.ScreenWatcher {
 	t.Helper()
-	w := &ScreenWatcher{Engine: e, Log: discard, Tick: 500 * time.Millisecond, Quiet: 2, Discover: time.Hour,
+	w := &watch.ScreenWatcher{Engine: e, Log: discard, Tick: 500 * time.Millisecond, Quiet: 2, Discover: time.Hour,
 		Servers: func() []string { return []string{env.Socket} },
 		Tmux: func(socket string) *tmuxctl.Server {
 			return &tmuxctl.Server{Bin: env.Server.Bin, Socket: socket, Env: env.Environ}
@@ -37,7 +40,7 @@ func screenWatcher(t *testing.T, e *Engine, env *tmuxtest.Env) *ScreenWatcher {
 // activity time moves every second) until a line is typed; then it clears the screen.
 func codexApprovalPane(t *testing.T, env *tmuxtest.Env) string {
 	t.Helper()
-	fixture, err := filepath.Abs(filepath.Join("..", "adapter", "codex", "testdata", "real", "screen-approval-prompt.txt"))
+	fixture, err := filepath.Abs(filepath.Join("..", "..", "adapter", "codex", "testdata", "real", "screen-approval-prompt.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +52,7 @@ read answer; kill $!; printf '\033[2J\033[H• Running touch probe.txt && ls\n';
 }
 
 // waitQueued waits until pane has an item that satisfies cond, and returns it.
-func waitQueued(t *testing.T, e *Engine, pane string, timeout time.Duration, cond func(queue.Item) bool) queue.Item {
+func waitQueued(t *testing.T, e *daemon.Engine, pane string, timeout time.Duration, cond func(queue.Item) bool) queue.Item {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for {
@@ -65,7 +68,7 @@ func waitQueued(t *testing.T, e *Engine, pane string, timeout time.Duration, con
 	}
 }
 
-func waitUnqueued(t *testing.T, e *Engine, pane string, timeout time.Duration) {
+func waitUnqueued(t *testing.T, e *daemon.Engine, pane string, timeout time.Duration) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for {
@@ -126,14 +129,7 @@ func TestScreenKeepsAHookedApprovalAndDequeuesItWhenAnswered(t *testing.T) {
 
 	// Read: the watcher marks the pane waiting without an event of its own.
 	deadline := time.Now().Add(8 * time.Second)
-	for {
-		w.mu.Lock()
-		st := w.watched[paneKey{env.Socket, pane}]
-		stuck := st != nil && st.stuck
-		w.mu.Unlock()
-		if stuck {
-			break
-		}
+	for !w.ReadStuck(env.Socket, pane) {
 		if time.Now().After(deadline) {
 			t.Fatal("the approval on screen was never read")
 		}
@@ -176,22 +172,19 @@ func TestScreenFindsAnAgentUnderAnInterpreter(t *testing.T) {
 	shell := env.NewPane(t, "main", "sh", "-c", codex+" 1000 & wait")
 
 	var looks atomic.Int32
-	w := &ScreenWatcher{Engine: e, Log: discard, Servers: func() []string { return []string{env.Socket} },
+	w := &watch.ScreenWatcher{Engine: e, Log: discard, Servers: func() []string { return []string{env.Socket} },
 		Tmux: func(socket string) *tmuxctl.Server {
 			return &tmuxctl.Server{Bin: env.Server.Bin, Socket: socket, Env: env.Environ}
 		},
 		ChildCommands: func(pid int) ([]string, error) { looks.Add(1); return tmuxctl.ChildCommands(pid) }}
-	w.mu.Lock()
-	w.init()
-	w.mu.Unlock()
 	ctx := context.Background()
 	env.WaitFor(t, "the agent pane found", 5*time.Second, func() bool {
-		w.discover(ctx)
+		w.DiscoverNow(ctx)
 		return strings.Contains(strings.Join(w.Watched(), "\n"), agent+"@"+env.Socket+" codex (found)")
 	})
 	n := looks.Load()
 	for range 3 {
-		w.discover(ctx)
+		w.DiscoverNow(ctx)
 	}
 	watched := strings.Join(w.Watched(), "\n")
 	if strings.Contains(watched, script) || strings.Contains(watched, shell) {

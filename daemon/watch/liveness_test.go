@@ -1,4 +1,4 @@
-package daemon
+package watch_test
 
 import (
 	"context"
@@ -8,6 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trailboss/trailboss/daemon"
+	"github.com/trailboss/trailboss/daemon/watch"
+
 	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/tmuxctl"
 	"github.com/trailboss/trailboss/tmuxctl/tmuxtest"
@@ -15,21 +18,21 @@ import (
 
 // liveness returns a Liveness whose tmux runs in envs' isolated environment (every
 // tmuxtest Env has the same tmux binary; the socket decides the server).
-func liveness(e *Engine, env *tmuxtest.Env) *Liveness {
-	return &Liveness{Engine: e, Log: discard, Tmux: func(socket string) *tmuxctl.Server {
+func liveness(e *daemon.Engine, env *tmuxtest.Env) *watch.Liveness {
+	return &watch.Liveness{Engine: e, Log: discard, Tmux: func(socket string) *tmuxctl.Server {
 		return &tmuxctl.Server{Bin: env.Server.Bin, Socket: socket, Env: env.Environ}
 	}}
 }
 
 // stuckOn queues session id at pane of the tmux server at socket ("" for none).
-func stuckOn(t *testing.T, e *Engine, id, pane, socket string, when time.Time) {
+func stuckOn(t *testing.T, e *daemon.Engine, id, pane, socket string, when time.Time) {
 	t.Helper()
 	ev := event(id, adapter.KindStuck, when, pane)
 	ev.TmuxSocket = socket
 	ingest(t, e, ev)
 }
 
-func liveIDs(e *Engine) []string {
+func liveIDs(e *daemon.Engine) []string {
 	var ids []string
 	for _, s := range e.Snapshot() {
 		ids = append(ids, s.ID)
@@ -99,7 +102,7 @@ func TestLivenessRetiresSessionsOnDeadPanes(t *testing.T) {
 func TestLivenessKeepsSessionsWhenTmuxFails(t *testing.T) {
 	e, _ := newEngine(t)
 	stuckOn(t, e, "A", "%1", filepath.Join(t.TempDir(), "s"), at(1))
-	l := &Liveness{Engine: e, Log: discard, Tmux: func(socket string) *tmuxctl.Server {
+	l := &watch.Liveness{Engine: e, Log: discard, Tmux: func(socket string) *tmuxctl.Server {
 		return &tmuxctl.Server{Bin: filepath.Join(t.TempDir(), "no-such-tmux"), Socket: socket}
 	}}
 	l.Check(context.Background())

@@ -1,4 +1,4 @@
-package daemon
+package watch_test
 
 import (
 	"context"
@@ -10,7 +10,9 @@ import (
 
 	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/adapter/claude"
+	"github.com/trailboss/trailboss/daemon"
 	"github.com/trailboss/trailboss/daemon/queue"
+	"github.com/trailboss/trailboss/daemon/watch"
 )
 
 // The session of the real Claude Code 2.1.332 fixtures (adapter/claude/testdata/real-2.1.332).
@@ -21,20 +23,20 @@ const realSession = "9daaa803-e33f-4f17-a269-9508ecbbe1ff"
 // each at a time of the test's choosing.
 type world2332 struct {
 	t    *testing.T
-	e    *Engine
-	live *LiveStates
+	e    *daemon.Engine
+	live *watch.LiveStates
 }
 
 func newWorld2332(t *testing.T) *world2332 {
 	e, _ := newEngine(t)
-	w := &world2332{t: t, e: e, live: &LiveStates{Engine: e, Log: discard}}
+	w := &world2332{t: t, e: e, live: &watch.LiveStates{Engine: e, Dialogs: dialogsOf(e), Harness: claude.Harness, Source: claude.LiveStates{}, Transcripts: claude.Transcripts{}, Log: discard}}
 	w.hookJSON(`{"session_id":"`+realSession+`","hook_event_name":"SessionStart","source":"startup"}`, 0)
 	return w
 }
 
 func fixture2332(t *testing.T, parts ...string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(append([]string{"..", "adapter", "claude", "testdata", "real-2.1.332"}, parts...)...))
+	b, err := os.ReadFile(filepath.Join(append([]string{"..", "..", "adapter", "claude", "testdata", "real-2.1.332"}, parts...)...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,12 +51,10 @@ func (w *world2332) hook(mode, name string, sec float64) {
 
 func (w *world2332) hookJSON(body string, sec float64) {
 	w.t.Helper()
-	ev, err := claude.ParseHook([]byte(body), claude.Meta{Pane: "%0", Tmux: testSocket + ",1,0", EmittedAt: at(sec)})
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	if _, err := w.e.ingest(context.Background(), ev, true); err != nil {
-		w.t.Fatal(err)
+	in := &daemon.Ingestor{Engine: w.e, Now: time.Now, Log: discard, SocketExists: func(string) bool { return true }}
+	res, err := in.Hook(context.Background(), claude.Harness, []byte(body), "%0", testSocket+",1,0", at(sec), daemon.Origin{})
+	if err != nil || res.Ignored != "" {
+		w.t.Fatalf("hook: %v (ignored: %q)", err, res.Ignored)
 	}
 }
 
@@ -66,7 +66,7 @@ func (w *world2332) state(name string, sec float64) {
 		w.t.Fatal(err)
 	}
 	st.At = at(sec)
-	w.live.take(context.Background(), "/nowhere/sessions/4069.json", st)
+	w.live.TakeNow(context.Background(), "/nowhere/sessions/4069.json", st)
 }
 
 func (w *world2332) session() queue.Session {
@@ -141,7 +141,7 @@ func TestAutoModePermissionWithItsCommand(t *testing.T) {
 		w.hook("auto-mode", "UserPromptSubmit.json", 1)
 		w.state("busy.json", 1.01)
 		w.state("waiting-permission.json", 1.5)
-		w.wantQueued("the dialog before its call is known", adapter.ReasonPermission, DetailAsking, "see its pane", 1.5)
+		w.wantQueued("the dialog before its call is known", adapter.ReasonPermission, watch.DetailAsking, "see its pane", 1.5)
 		w.wantNoRecord("a dialog whose command is not known (nothing is approved blind)")
 		w.hook("auto-mode", "PreToolUse-Bash.json", 1.6)
 		w.wantQueued("the dialog once its call is known", adapter.ReasonPermission, "Bash", touchCmd, 1.5)
@@ -155,7 +155,7 @@ func TestAutoModePermissionWithItsCommand(t *testing.T) {
 		w.hook("auto-mode", "PreToolUse-Bash.json", 1.5)
 		w.state("waiting-permission.json", 1.55)
 		w.state("idle-at-start.json", 3)
-		s := w.wantQueued("Esc at the dialog", adapter.ReasonStopped, DetailRefused, "touch /tmp/scratch/touched-by-claude", 1.55)
+		s := w.wantQueued("Esc at the dialog", adapter.ReasonStopped, watch.DetailRefused, "touch /tmp/scratch/touched-by-claude", 1.55)
 		if !strings.Contains(s.Summary, "waiting for your next message") {
 			t.Fatalf("refused words: %q", s.Summary)
 		}
@@ -192,7 +192,7 @@ func TestTwoDialogsInARow(t *testing.T) {
 	w.state("busy-at-approval.json", 3)
 	w.wantOut("the first approval")
 	w.state("waiting-permission.json", 3.4) // the second dialog; nothing said what for yet
-	w.wantQueued("the second dialog", adapter.ReasonPermission, DetailAsking, "see its pane", 3.4)
+	w.wantQueued("the second dialog", adapter.ReasonPermission, watch.DetailAsking, "see its pane", 3.4)
 	w.wantNoRecord("the second dialog before its call")
 	w.hook("auto-mode", "PostToolUse-Bash.json", 3.3)
 	second := strings.Replace(string(fixture2332(t, "hooks", "auto-mode", "PreToolUse-Bash.json")), "touched-by-claude", "second-of-two", 1)
@@ -214,13 +214,13 @@ func TestAutoModeOffer(t *testing.T) {
 	w.hook("auto-mode", "UserPromptSubmit.json", 1)
 	w.hook("auto-mode", "PreToolUse-Bash.json", 1.5)
 	w.state("waiting-end-offer.json", 1.6)
-	s := w.wantQueued("the offer", adapter.ReasonPermission, DetailDialog, "auto mode can't check actions", 1.6)
+	s := w.wantQueued("the offer", adapter.ReasonPermission, watch.DetailDialog, "auto mode can't check actions", 1.6)
 	if !strings.Contains(s.Summary, touchCmd) {
 		t.Fatalf("the offer does not say what waits behind it: %q", s.Summary)
 	}
 	w.wantNoRecord("the offer")
 	w.hook("auto-mode", "Notification-agent_needs_input.json", 7.6)
-	w.wantQueued("the offer's reminder", adapter.ReasonPermission, DetailDialog, "auto mode can't check actions", 1.6)
+	w.wantQueued("the offer's reminder", adapter.ReasonPermission, watch.DetailDialog, "auto mode can't check actions", 1.6)
 	w.wantNoRecord("the offer's reminder")
 	w.state("waiting-permission-after-end-offer.json", 9)
 	w.wantQueued("the dialog behind the offer", adapter.ReasonPermission, "Bash", touchCmd, 1.6)

@@ -1,4 +1,4 @@
-package daemon
+package watch
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/trailboss/trailboss/adapter"
-	"github.com/trailboss/trailboss/adapter/claude"
+	"github.com/trailboss/trailboss/daemon/guard"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/transcript"
 	"github.com/trailboss/trailboss/daemon/wire"
@@ -29,22 +29,16 @@ const (
 	maxAppendRead = 8 << 20
 )
 
-// classifiers maps a harness to the reader of its transcript lines. A harness without an
-// entry has no transcript to reconcile.
-var classifiers = map[string]func([]byte) claude.Line{
-	claude.Harness: claude.ClassifyLine,
-}
-
 // verdict is what newly read transcript lines say about a session.
 type verdict struct {
-	events []adapter.Event // to ingest now
-	wait   *claude.Line    // a "waiting" tail that must stay quiet for the settle time first
+	events []adapter.Event         // to ingest now
+	wait   *adapter.TranscriptLine // a "waiting" tail that must stay quiet for the settle time first
 }
 
 // decide is the pure rule behind reconcile. lines are the conversation-relevant lines read
 // since the last position, in file order; rec is s's latest prompt record, or nil.
-func decide(s queue.Session, rec *queue.Prompt, lines []claude.Line) verdict {
-	tail, ok := claude.Tail(lines)
+func decide(s queue.Session, rec *queue.Prompt, lines []adapter.TranscriptLine) verdict {
+	tail, ok := adapter.Tail(lines)
 	if !ok {
 		return verdict{}
 	}
@@ -63,17 +57,17 @@ func decide(s queue.Session, rec *queue.Prompt, lines []claude.Line) verdict {
 			}
 		}
 		switch {
-		case tail.State != claude.TailWaiting && !progress.IsZero():
+		case tail.State != adapter.TailWaiting && !progress.IsZero():
 			// The session moved on after it got stuck: answered in its pane, or a tool ran.
 			return verdict{events: []adapter.Event{unstuck(latest(progress, tail.At))}}
-		case tail.State == claude.TailWaiting && !prompt.IsZero():
+		case tail.State == adapter.TailWaiting && !prompt.IsZero():
 			// Answered, then waiting again: a new wait, queued from its own moment.
 			return verdict{events: []adapter.Event{unstuck(prompt)}, wait: &tail}
 		case tail.Interrupt && s.Reason == adapter.ReasonPermission && tail.At.After(s.Since):
 			// Esc or a No at the dialog: no hook says so, but the session now waits at its
 			// prompt.
 			return verdict{events: []adapter.Event{refused(s, rec, tail.At)}}
-		case s.Reason == adapter.ReasonStopped && s.Detail == "" && tail.State == claude.TailWaiting &&
+		case s.Reason == adapter.ReasonStopped && s.Detail == "" && tail.State == adapter.TailWaiting &&
 			(tail.Interrupt || s.Summary == "" && tail.Text != ""):
 			// Queued at its turn's end before the transcript had the last words (Claude
 			// Code's state file says idle before its reply, or the interrupt of an Esc, is
@@ -84,7 +78,7 @@ func decide(s queue.Session, rec *queue.Prompt, lines []claude.Line) verdict {
 		}
 		return verdict{}
 	}
-	if tail.State == claude.TailWaiting && tail.At.After(s.LastEventAt) {
+	if tail.State == adapter.TailWaiting && tail.At.After(s.LastEventAt) {
 		return verdict{wait: &tail}
 	}
 	return verdict{}
@@ -101,7 +95,7 @@ func latest(a, b time.Time) time.Time {
 // its latest prompt record, or nil: an interrupt marker written just after that record was
 // answered "deny" is Claude Code taking the No (read after the refused tool's result had
 // already moved the session on), and says so.
-func stuckFromTail(s queue.Session, rec *queue.Prompt, tail claude.Line) adapter.Event {
+func stuckFromTail(s queue.Session, rec *queue.Prompt, tail adapter.TranscriptLine) adapter.Event {
 	summary := tail.Text
 	if summary == "" && tail.Interrupt {
 		summary = "interrupted"
@@ -167,15 +161,18 @@ func logDialogClosed(log *slog.Logger, ev adapter.Event) {
 
 // Reconciler watches the folders of known transcripts and sweeps them on a timer.
 type Reconciler struct {
-	Engine   *Engine
+	Engine   Transcripts
+	Dialogs  *Dialogs      // what each session is about to do (shared with LiveStates and the engine)
 	Sweep    time.Duration // stat-only sweep of every known transcript, and the liveness check
 	Settle   time.Duration // how long a "waiting" tail must stay quiet before it is queued
 	Watch    bool          // use fsnotify; off, the sweep alone reconciles
 	Liveness *Liveness
-	Log      *slog.Logger
+	// Readers maps a harness to the reader of its transcripts. A harness without an entry
+	// has no transcript to reconcile.
+	Readers map[string]adapter.TranscriptReader
+	Log     *slog.Logger
 
-	watcher *fsnotify.Watcher
-	watched map[string]bool        // folders under watch
+	dirs    folders                // the transcripts' folders
 	pending map[string]pendingWait // sessions whose tail says waiting, not yet quiet for Settle
 	ahead   map[string]readAhead   // by transcript path: bytes read past its position
 }
@@ -192,63 +189,46 @@ type readAhead struct {
 }
 
 type pendingWait struct {
-	line  claude.Line
+	line  adapter.TranscriptLine
 	since time.Time // when we saw it
 }
 
 // Run reconciles until ctx ends.
 func (r *Reconciler) Run(ctx context.Context) error {
-	r.watched = make(map[string]bool)
 	r.pending = make(map[string]pendingWait)
-	if r.Watch {
-		w, err := fsnotify.NewWatcher()
-		if err != nil {
-			// Out of inotify instances: the sweep still finds every change, only later.
-			r.Log.Warn("file watching unavailable; relying on the sweep", "err", err)
-		} else {
-			r.watcher = w
-			defer w.Close()
-		}
-	}
+	r.dirs.open(r.Watch, r.Log, "file watching unavailable; relying on the sweep")
+	defer r.dirs.close()
 	changed := r.Engine.Subscribe()
 	r.round(ctx, true)
 
-	sweep := time.NewTicker(r.Sweep)
-	defer sweep.Stop()
-	settle := time.NewTicker(r.settleTick())
-	defer settle.Stop()
-	var events <-chan fsnotify.Event
-	var errs <-chan error
-	if r.watcher != nil {
-		events, errs = r.watcher.Events, r.watcher.Errors
-	}
-	for {
-		select {
-		case <-ctx.Done():
-			if err := r.Engine.FlushPositions(context.Background()); err != nil {
-				r.Log.Warn("saving transcript positions", "err", err)
-			}
-			return nil
-		case <-changed:
-			r.round(ctx, false)
-		case ev := <-events:
-			if ev.Has(fsnotify.Write) || ev.Has(fsnotify.Create) {
-				r.reconcilePath(ctx, ev.Name)
-			}
-		case err := <-errs:
-			r.Log.Warn("file watch", "err", err)
-		case <-sweep.C:
+	r.dirs.run(ctx, r.Log, loop{
+		sweep: r.Sweep,
+		onSweep: func() {
 			r.round(ctx, true)
 			if r.Liveness != nil {
-				_ = guard(r.Log, "checking which panes are alive", nil, func() { r.Liveness.Check(ctx) })
+				_ = guard.Run(r.Log, "checking which panes are alive", nil, func() { r.Liveness.Check(ctx) })
 			}
 			if err := r.Engine.FlushPositions(ctx); err != nil {
 				r.Log.Warn("saving transcript positions", "err", err)
 			}
-		case <-settle.C:
-			r.settlePending(ctx)
-		}
-	}
+		},
+		onFile: func(ev fsnotify.Event) {
+			if ev.Has(fsnotify.Write) || ev.Has(fsnotify.Create) {
+				r.reconcilePath(ctx, ev.Name)
+			}
+		},
+		watchErr: "file watch",
+		wake:     changed,
+		onWake:   func() { r.round(ctx, false) },
+		settle:   r.settleTick(),
+		onSettle: func() { r.settlePending(ctx) },
+		onStop: func() {
+			if err := r.Engine.FlushPositions(context.Background()); err != nil {
+				r.Log.Warn("saving transcript positions", "err", err)
+			}
+		},
+	})
+	return nil
 }
 
 func (r *Reconciler) settleTick() time.Duration {
@@ -281,7 +261,7 @@ func (r *Reconciler) round(ctx context.Context, all bool) {
 }
 
 func (r *Reconciler) syncWatches(sessions []queue.Session) {
-	if r.watcher == nil {
+	if r.dirs.watcher == nil {
 		return
 	}
 	want := make(map[string]bool)
@@ -291,22 +271,12 @@ func (r *Reconciler) syncWatches(sessions []queue.Session) {
 		}
 	}
 	for dir := range want {
-		if r.watched[dir] {
-			continue
-		}
-		if err := r.watcher.Add(dir); err != nil {
+		if err := r.dirs.follow(dir); err != nil {
 			// A missing folder or no watches left: the sweep covers it.
 			r.Log.Debug("watch transcript folder", "dir", dir, "err", err)
-			continue
-		}
-		r.watched[dir] = true
-	}
-	for dir := range r.watched {
-		if !want[dir] {
-			_ = r.watcher.Remove(dir)
-			delete(r.watched, dir)
 		}
 	}
+	r.dirs.only(want)
 }
 
 // dropReadAhead forgets what was read ahead in transcripts no session reads any more.
@@ -338,16 +308,16 @@ func (r *Reconciler) reconcilePath(ctx context.Context, path string) {
 // nothing when the size did not change, and only the tail on a first look. A harness whose
 // transcripts Trail Boss cannot read (Codex's rollout files) is left alone.
 func (r *Reconciler) reconcile(ctx context.Context, s queue.Session) {
-	classify := classifiers[s.Harness]
-	if classify == nil {
+	reader := r.Readers[s.Harness]
+	if reader == nil {
 		return
 	}
-	_ = guard(r.Log, "reading a transcript", []any{"session", s.ID, "transcript", s.TranscriptPath}, func() {
-		r.readTranscript(ctx, s, classify)
+	_ = guard.Run(r.Log, "reading a transcript", []any{"session", s.ID, "transcript", s.TranscriptPath}, func() {
+		r.readTranscript(ctx, s, reader)
 	})
 }
 
-func (r *Reconciler) readTranscript(ctx context.Context, s queue.Session, classify func([]byte) claude.Line) {
+func (r *Reconciler) readTranscript(ctx context.Context, s queue.Session, reader adapter.TranscriptReader) {
 	info, err := transcript.Stat(s.TranscriptPath)
 	if err != nil {
 		return // not written yet, deleted, or not a regular file: nothing to read
@@ -361,7 +331,7 @@ func (r *Reconciler) readTranscript(ctx context.Context, s queue.Session, classi
 	if !first && sameFile && info.Size == s.Offset+int64(len(ahead)) && bytes.IndexByte(ahead, '\n') < 0 {
 		return // nothing new: a stat, no read
 	}
-	var lines []claude.Line
+	var lines []adapter.TranscriptLine
 	var pos transcript.Position
 	if !first {
 		from := transcript.Position{Offset: s.Offset, FileID: s.FileID, Mark: s.Mark}
@@ -380,15 +350,15 @@ func (r *Reconciler) readTranscript(ctx context.Context, s queue.Session, classi
 		pos = got.Next
 		r.keepReadAhead(s.TranscriptPath, pos.Offset, got.Ahead)
 		for _, b := range got.Lines {
-			if l := classify(b); l.Conversation {
+			if l := reader.Line(b); l.Conversation {
 				lines = append(lines, l)
 			}
 		}
 	} else {
-		var last claude.Line
+		var last adapter.TranscriptLine
 		found := false
 		pos, err = transcript.ReadTail(s.TranscriptPath, maxTailScan, func(b []byte) bool {
-			if l := classify(b); l.Conversation {
+			if l := reader.Line(b); l.Conversation {
 				last, found = l, true
 			}
 			return found
@@ -399,13 +369,13 @@ func (r *Reconciler) readTranscript(ctx context.Context, s queue.Session, classi
 		}
 		r.keepReadAhead(s.TranscriptPath, pos.Offset, nil)
 		if found {
-			lines = []claude.Line{last}
+			lines = []adapter.TranscriptLine{last}
 		}
 	}
 	var tailAt time.Time
-	if tail, ok := claude.Tail(lines); ok {
+	if tail, ok := adapter.Tail(lines); ok {
 		tailAt = tail.At
-		if tail.State != claude.TailWaiting {
+		if tail.State != adapter.TailWaiting {
 			delete(r.pending, s.ID) // it moved on before the settle time passed
 		}
 	}
@@ -414,13 +384,13 @@ func (r *Reconciler) readTranscript(ctx context.Context, s queue.Session, classi
 	if s.Stuck && liveWordsOnly(s) && len(lines) > 0 {
 		// A dialog queued before the transcript had its call (Claude Code writes it down
 		// a moment later): its words, now.
-		if call := transcriptCall(r.Engine, s); call != nil {
-			if err := r.Engine.pairLive(ctx, s.ID, call); err != nil {
+		if call := transcriptCall(r.Dialogs, reader, s); call != nil {
+			if err := pairLive(ctx, r.Engine, r.Dialogs, s.ID, call); err != nil {
 				r.Log.Warn("reconcile", "session", s.ID, "err", err)
 			}
 		}
 	}
-	v := decide(s, r.Engine.latestPrompt(s.ID), lines)
+	v := decide(s, r.Engine.LatestPrompt(s.ID), lines)
 	if !r.apply(ctx, s, v) {
 		return
 	}
@@ -437,7 +407,7 @@ func (r *Reconciler) readTranscript(ctx context.Context, s queue.Session, classi
 // apply ingests v's events for s, and reports whether all of them were taken.
 func (r *Reconciler) apply(ctx context.Context, s queue.Session, v verdict) bool {
 	for _, ev := range v.events {
-		if _, err := r.Engine.Ingest(ctx, ev); err != nil {
+		if err := r.Engine.Take(ctx, ev); err != nil {
 			r.Log.Warn("reconcile", "session", s.ID, "err", err)
 			return false
 		}
@@ -476,7 +446,7 @@ func (r *Reconciler) settlePending(ctx context.Context) {
 			// before its reply was written down, so the stop has no words. The reply read
 			// here is that same wait's: its words now (decide), or nothing when it has some.
 			delete(r.pending, id)
-			r.apply(ctx, s, decide(s, r.Engine.latestPrompt(id), []claude.Line{p.line}))
+			r.apply(ctx, s, decide(s, r.Engine.LatestPrompt(id), []adapter.TranscriptLine{p.line}))
 			continue
 		case now.Sub(p.since) < r.Settle:
 			continue
@@ -490,13 +460,13 @@ func (r *Reconciler) settlePending(ctx context.Context) {
 	}
 }
 
-func (r *Reconciler) ingestWait(ctx context.Context, id string, tail claude.Line) {
+func (r *Reconciler) ingestWait(ctx context.Context, id string, tail adapter.TranscriptLine) {
 	s, ok := r.Engine.Session(id)
 	if !ok || s.Stuck || !tail.At.After(s.LastEventAt) {
 		return
 	}
-	ev := stuckFromTail(s, r.Engine.latestPrompt(id), tail)
-	if _, err := r.Engine.Ingest(ctx, ev); err != nil {
+	ev := stuckFromTail(s, r.Engine.LatestPrompt(id), tail)
+	if err := r.Engine.Take(ctx, ev); err != nil {
 		r.Log.Warn("reconcile", "session", id, "err", err)
 		return
 	}

@@ -1,4 +1,4 @@
-package daemon
+package watch_test
 
 import (
 	"context"
@@ -12,161 +12,11 @@ import (
 
 	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/adapter/claude"
+	"github.com/trailboss/trailboss/daemon"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/transcript"
+	"github.com/trailboss/trailboss/daemon/watch"
 )
-
-// Hand-made transcript lines, as claude.ClassifyLine would return them.
-func prompt(when time.Time) claude.Line {
-	return claude.Line{Conversation: true, State: claude.TailWorking, At: when, Prompt: true, Progress: true}
-}
-
-func text(when time.Time) claude.Line {
-	return claude.Line{Conversation: true, State: claude.TailWaiting, At: when, Progress: true, Text: "done?"}
-}
-
-func toolUse(when time.Time) claude.Line {
-	return claude.Line{Conversation: true, State: claude.TailToolPending, At: when, Progress: true}
-}
-
-func toolResult(when time.Time) claude.Line {
-	return claude.Line{Conversation: true, State: claude.TailWorking, At: when, Progress: true}
-}
-
-func interruptLine(when time.Time) claude.Line {
-	return claude.Line{Conversation: true, State: claude.TailWaiting, At: when, Interrupt: true, Detail: claude.DetailInterrupted}
-}
-
-func TestDecide(t *testing.T) {
-	stuck := queue.Session{ID: "S", Harness: "claude", Stuck: true, Since: at(10), LastEventAt: at(10)}
-	idle := queue.Session{ID: "S", Harness: "claude", LastEventAt: at(10)}
-	stuckOnPermission := stuck
-	stuckOnPermission.Reason, stuckOnPermission.Summary = adapter.ReasonPermission, "Bash: touch x"
-	var zero time.Time
-	tests := []struct {
-		name      string
-		s         queue.Session
-		lines     []claude.Line
-		unstuckAt time.Time // zero: no unstuck event
-		wait      *claude.Line
-	}{
-		{"stuck, then a prompt: unstuck at the prompt",
-			stuck, []claude.Line{prompt(at(12))}, at(12), nil},
-		{"stuck, tail still waiting, only assistant text after since (Stop lag): nothing",
-			stuck, []claude.Line{text(at(10.2))}, zero, nil},
-		{"stuck, tail still waiting, interrupt after since: nothing",
-			stuck, []claude.Line{interruptLine(at(11))}, zero, nil},
-		{"stuck on a permission, interrupt after since: relabelled refused, no unstuck",
-			stuckOnPermission, []claude.Line{toolResult(at(11)), interruptLine(at(11.1))}, zero, nil},
-		{"stuck on a permission, interrupt from before since: nothing",
-			stuckOnPermission, []claude.Line{interruptLine(at(9))}, zero, nil},
-		{"stuck, prompt then waiting again: unstuck at the prompt, and a new wait",
-			stuck, []claude.Line{prompt(at(12)), toolUse(at(13)), toolResult(at(14)), text(at(15))}, at(12), ptr(text(at(15)))},
-		{"stuck, tool pending after since: unstuck (permission granted)",
-			stuck, []claude.Line{toolUse(at(11))}, at(11), nil},
-		{"stuck, tool result after since: unstuck at the latest progress",
-			stuck, []claude.Line{toolUse(at(11)), toolResult(at(12))}, at(12), nil},
-		{"stuck, progress only from before since: nothing",
-			stuck, []claude.Line{prompt(at(8)), toolUse(at(9))}, zero, nil},
-		{"stuck, progress exactly at since: nothing",
-			stuck, []claude.Line{toolUse(at(10))}, zero, nil},
-		{"stuck, lines with zero timestamps: nothing",
-			stuck, []claude.Line{prompt(zero), toolUse(zero), toolResult(zero)}, zero, nil},
-		{"stuck, prompt and waiting tail with zero timestamps: nothing",
-			stuck, []claude.Line{prompt(zero), text(zero)}, zero, nil},
-		{"not stuck, waiting tail after the last event: wait",
-			idle, []claude.Line{prompt(at(11)), text(at(12))}, zero, ptr(text(at(12)))},
-		{"not stuck, interrupt after the last event: wait",
-			idle, []claude.Line{toolUse(at(11)), interruptLine(at(12))}, zero, ptr(interruptLine(at(12)))},
-		{"not stuck, waiting tail older than the last event: nothing",
-			idle, []claude.Line{text(at(9))}, zero, nil},
-		{"not stuck, waiting tail at the last event: nothing",
-			idle, []claude.Line{text(at(10))}, zero, nil},
-		{"not stuck, waiting tail with a zero timestamp: nothing",
-			idle, []claude.Line{text(zero)}, zero, nil},
-		{"not stuck, working tail: nothing",
-			idle, []claude.Line{text(at(11)), toolUse(at(12))}, zero, nil},
-		{"no conversation lines: nothing",
-			stuck, []claude.Line{{At: at(20)}, {At: at(21), Progress: true}}, zero, nil},
-		{"no lines: nothing", idle, nil, zero, nil},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			v := decide(tt.s, nil, tt.lines)
-			if tt.s.Reason == adapter.ReasonPermission && len(tt.lines) > 0 && tt.lines[len(tt.lines)-1].At.After(tt.s.Since) {
-				want := refused(tt.s, nil, tt.lines[len(tt.lines)-1].At)
-				if len(v.events) != 1 || v.events[0] != want || v.wait != nil {
-					t.Fatalf("events %+v wait %v, want only %+v", v.events, v.wait, want)
-				}
-				if want.Reason != adapter.ReasonStopped || want.Detail != DetailRefused ||
-					want.Summary != "refused with Esc: Bash: touch x — waiting for your next message" {
-					t.Fatalf("refused event %+v", want)
-				}
-				return
-			}
-			if tt.unstuckAt.IsZero() {
-				if len(v.events) != 0 {
-					t.Errorf("events %+v, want none", v.events)
-				}
-			} else {
-				if len(v.events) != 1 {
-					t.Fatalf("events %+v, want one unstuck", v.events)
-				}
-				ev := v.events[0]
-				if ev.Kind != adapter.KindUnstuck || ev.SessionID != "S" || ev.Harness != "claude" || !ev.At.Equal(tt.unstuckAt) {
-					t.Errorf("event %+v, want unstuck of S at %v", ev, tt.unstuckAt)
-				}
-				if err := ev.Validate(); err != nil {
-					t.Errorf("the event would be refused: %v", err)
-				}
-			}
-			switch {
-			case tt.wait == nil && v.wait != nil:
-				t.Errorf("wait %+v, want none", *v.wait)
-			case tt.wait != nil && v.wait == nil:
-				t.Errorf("no wait, want %+v", *tt.wait)
-			case tt.wait != nil && *v.wait != *tt.wait:
-				t.Errorf("wait %+v, want %+v", *v.wait, *tt.wait)
-			}
-		})
-	}
-}
-
-func ptr(l claude.Line) *claude.Line { return &l }
-
-func TestStuckFromTail(t *testing.T) {
-	s := queue.Session{ID: "S", Harness: "claude"}
-	ev := stuckFromTail(s, nil, text(at(3)))
-	if ev.Kind != adapter.KindStuck || ev.Reason != adapter.ReasonStopped || ev.Summary != "done?" || !ev.At.Equal(at(3)) {
-		t.Fatalf("from a text tail: %+v", ev)
-	}
-	ev = stuckFromTail(s, nil, interruptLine(at(4)))
-	if ev.Detail != claude.DetailInterrupted || ev.Summary != "interrupted" {
-		t.Fatalf("from an interrupt: detail %q summary %q", ev.Detail, ev.Summary)
-	}
-	if err := ev.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	// Claude Code's interrupt marker right after a deny through Trail Boss (the refused
-	// tool's result had moved the session on already): it says who denied it.
-	denied := &queue.Prompt{SessionID: "S", Status: queue.PromptAnswered, Answer: "deny", Channel: "telegram",
-		ClosedAt: at(3.9), Ask: adapter.Ask{Question: "Bash: touch x"}}
-	ev = stuckFromTail(s, denied, interruptLine(at(4)))
-	if ev.Detail != DetailDenied || ev.Summary != "denied from Telegram: Bash: touch x — waiting for your next message" {
-		t.Fatalf("from an interrupt just after a deny: detail %q summary %q", ev.Detail, ev.Summary)
-	}
-	// Long after the deny, an interrupt is the person's own Esc.
-	if ev = stuckFromTail(s, denied, interruptLine(at(30))); ev.Detail != claude.DetailInterrupted {
-		t.Fatalf("from an interrupt 26 s after a deny: detail %q summary %q", ev.Detail, ev.Summary)
-	}
-	allowed := *denied
-	allowed.Answer = "allow"
-	if ev = stuckFromTail(s, &allowed, interruptLine(at(4))); ev.Detail != claude.DetailInterrupted {
-		t.Fatalf("from an interrupt just after an allow: detail %q summary %q", ev.Detail, ev.Summary)
-	}
-}
-
-// Transcript lines as Claude Code writes them.
 
 func jsonl(v map[string]any) string {
 	b, err := json.Marshal(v)
@@ -233,20 +83,19 @@ func size(t testing.TB, path string) int64 {
 
 // newReconciler returns a Reconciler ready for direct calls of its methods (Run is not
 // started; its maps are made here as Run would).
-func newReconciler(e *Engine, settle time.Duration) *Reconciler {
-	return &Reconciler{Engine: e, Sweep: time.Hour, Settle: settle, Log: discard,
-		watched: map[string]bool{}, pending: map[string]pendingWait{}}
+func newReconciler(e *daemon.Engine, settle time.Duration) *watch.Reconciler {
+	return (&watch.Reconciler{Engine: e, Dialogs: dialogsOf(e), Readers: readers, Sweep: time.Hour, Settle: settle, Log: discard}).Ready(nil)
 }
 
 // register makes session id known at time when, on its own pane, with transcript path.
-func register(t *testing.T, e *Engine, id, path string, when time.Time, pane string) {
+func register(t *testing.T, e *daemon.Engine, id, path string, when time.Time, pane string) {
 	t.Helper()
 	ev := event(id, adapter.KindStart, when, pane)
 	ev.TranscriptPath = path
 	ingest(t, e, ev)
 }
 
-func session(t *testing.T, e *Engine, id string) queue.Session {
+func session(t *testing.T, e watch.DialogEngine, id string) queue.Session {
 	t.Helper()
 	s, ok := e.Session(id)
 	if !ok {
@@ -256,13 +105,13 @@ func session(t *testing.T, e *Engine, id string) queue.Session {
 }
 
 // reconcileNow reconciles session id once, from its current state.
-func reconcileNow(t *testing.T, r *Reconciler, id string) {
+func reconcileNow(t *testing.T, r *watch.Reconciler, id string) {
 	t.Helper()
-	r.reconcile(context.Background(), session(t, r.Engine, id))
+	r.ReconcileNow(context.Background(), session(t, r.Engine, id))
 }
 
 // settleUntil calls settlePending until done returns true, failing after a deadline.
-func settleUntil(t *testing.T, r *Reconciler, what string, done func() bool) {
+func settleUntil(t *testing.T, r *watch.Reconciler, what string, done func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(3 * time.Second)
 	for !done() {
@@ -270,7 +119,7 @@ func settleUntil(t *testing.T, r *Reconciler, what string, done func() bool) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
 		time.Sleep(5 * time.Millisecond)
-		r.settlePending(context.Background())
+		r.SettleNow(context.Background())
 	}
 }
 
@@ -287,12 +136,12 @@ func TestReconcileTextFollowedByToolUseWithinSettleIsNotQueued(t *testing.T) {
 	}
 	appendLines(t, path, assistantTextJSON(at(2), "Let me run them."))
 	reconcileNow(t, r, "S")
-	if _, waiting := r.pending["S"]; !waiting {
+	if waiting := r.Pending("S"); !waiting {
 		t.Fatal("an assistant text tail did not start a wait")
 	}
 	appendLines(t, path, toolUseJSON(at(2.01)))
 
-	settleUntil(t, r, "the wait to be settled or dropped", func() bool { _, p := r.pending["S"]; return !p })
+	settleUntil(t, r, "the wait to be settled or dropped", func() bool { return !r.Pending("S") })
 	if s := session(t, e, "S"); s.Stuck {
 		t.Fatalf("a session whose text was followed by a tool_use was queued: %+v", s)
 	}
@@ -344,7 +193,7 @@ func TestReconcileInterruptQueuesWithoutSettling(t *testing.T) {
 	if !s.Stuck || s.Detail != claude.DetailInterrupted || s.Summary != "interrupted" || !s.Since.Equal(at(3)) {
 		t.Fatalf("after an interrupt marker: %+v, want stuck (interrupted) since %v", s, at(3))
 	}
-	if _, waiting := r.pending["S"]; waiting {
+	if waiting := r.Pending("S"); waiting {
 		t.Fatal("an interrupt was left pending as well as queued")
 	}
 }
@@ -577,7 +426,7 @@ func TestReconcileNonRegularTranscriptsNeitherHangNorCrash(t *testing.T) {
 		}
 	}
 	callWithin(t, 2*time.Second, "a sweep over non-regular transcripts", func() {
-		r.round(context.Background(), true)
+		r.RoundNow(context.Background(), true)
 	})
 	if n := len(e.Items()); n != 0 {
 		t.Fatalf("queue holds %d items from non-regular transcripts", n)
@@ -588,9 +437,9 @@ func TestReconcileNonRegularTranscriptsNeitherHangNorCrash(t *testing.T) {
 // transcript and hostile ones: the good session is queued after it stays quiet, dequeued by a
 // prompt, queued at once by an interrupt, and its read position reaches the disk.
 func TestRunReconciles(t *testing.T) {
-	for _, watch := range []bool{false, true} {
+	for _, useWatch := range []bool{false, true} {
 		name := "sweep only"
-		if watch {
+		if useWatch {
 			name = "with fsnotify"
 		}
 		t.Run(name, func(t *testing.T) {
@@ -603,7 +452,7 @@ func TestRunReconciles(t *testing.T) {
 				i++
 				register(t, e, name, p, at(0), "%"+string(rune('0'+i)))
 			}
-			r := &Reconciler{Engine: e, Sweep: 20 * time.Millisecond, Settle: 50 * time.Millisecond, Watch: watch, Log: discard}
+			r := &watch.Reconciler{Engine: e, Dialogs: dialogsOf(e), Readers: readers, Sweep: 20 * time.Millisecond, Settle: 50 * time.Millisecond, Watch: useWatch, Log: discard}
 			ctx, cancel := context.WithCancel(context.Background())
 			stopped := make(chan error, 1)
 			go func() { stopped <- r.Run(ctx) }()
@@ -663,69 +512,6 @@ func TestRunReconciles(t *testing.T) {
 	}
 }
 
-// A dialog that went away with no hook saying how reads as what happened: denied from the
-// channel whose "deny" answered its record of that moment, else Esc at the keyboard.
-func TestRefusedSaysWhoDenied(t *testing.T) {
-	s := queue.Session{ID: "S", Harness: "claude", Stuck: true, Reason: adapter.ReasonPermission,
-		Summary: "Bash: touch x", Since: at(10), LastEventAt: at(10)}
-	rec := func(status, answer, channel string, since time.Time) *queue.Prompt {
-		return &queue.Prompt{ID: "p1", SessionID: "S", Status: status, Answer: answer, Channel: channel, Since: since}
-	}
-	const esc = "refused with Esc: Bash: touch x — waiting for your next message"
-	for _, tt := range []struct {
-		name    string
-		rec     *queue.Prompt
-		detail  string
-		summary string
-	}{
-		{"no record: Esc", nil, DetailRefused, esc},
-		{"still pending: Esc", rec(queue.PromptPending, "", "", at(10)), DetailRefused, esc},
-		{"denied from the popup", rec(queue.PromptAnswered, "deny", "popup", at(10)), DetailDenied,
-			"denied from the popup: Bash: touch x — waiting for your next message"},
-		{"denied from Telegram", rec(queue.PromptAnswered, "deny", "telegram", at(10)), DetailDenied,
-			"denied from Telegram: Bash: touch x — waiting for your next message"},
-		{"denied by trailboss reply", rec(queue.PromptAnswered, "deny", "cli", at(10)), DetailDenied,
-			"denied from trailboss reply: Bash: touch x — waiting for your next message"},
-		{"allowed, then Esc", rec(queue.PromptAnswered, "allow", "popup", at(10)), DetailRefused, esc},
-		{"a deny of an earlier moment", rec(queue.PromptAnswered, "deny", "popup", at(5)), DetailRefused, esc},
-		{"withdrawn", rec(queue.PromptWithdrawn, "", "", at(10)), DetailRefused, esc},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			ev := refused(s, tt.rec, at(12))
-			if ev.Detail != tt.detail || ev.Summary != tt.summary || ev.Kind != adapter.KindStuck || ev.Reason != adapter.ReasonStopped {
-				t.Fatalf("event %+v\nwant detail %q, summary %q", ev, tt.detail, tt.summary)
-			}
-			if err := ev.Validate(); err != nil {
-				t.Fatal(err)
-			}
-		})
-	}
-}
-
-// TestDecideGivesLateWords: a session its state file queued at its turn's end before the
-// transcript had the reply takes the reply's words when they are written, in its place; one
-// with words keeps them.
-func TestDecideGivesLateWords(t *testing.T) {
-	bare := queue.Session{ID: "S", Harness: "claude", Stuck: true, Reason: adapter.ReasonStopped, Since: at(10), LastEventAt: at(10)}
-	v := decide(bare, nil, []claude.Line{text(at(9.9))})
-	if len(v.events) != 1 || v.events[0].Kind != adapter.KindStuck || v.events[0].Summary == "" || !v.events[0].At.Equal(at(10)) {
-		t.Fatalf("a bare stop: %+v", v)
-	}
-	said := bare
-	said.Summary = "hi there"
-	if v := decide(said, nil, []claude.Line{text(at(9.9))}); len(v.events) != 0 {
-		t.Fatalf("a stop with words: %+v", v)
-	}
-	// Esc mid-turn: the state file says idle before the interrupt is written down, and the
-	// partial reply may come first.
-	for _, s := range []queue.Session{bare, said} {
-		v = decide(s, nil, []claude.Line{interruptLine(at(10.1))})
-		if len(v.events) != 1 || v.events[0].Detail != claude.DetailInterrupted || v.events[0].Summary != "interrupted" {
-			t.Fatalf("a stop (%q), then its interrupt: %+v", s.Summary, v)
-		}
-	}
-}
-
 // TestReconcileWordsReadBeforeTheStopReachTheStop: with no hooks, the reconciler can read
 // the reply while the session still works (a wait to settle), and Claude Code's state file
 // queue the turn's end a moment later with no words (read before the reply was written
@@ -739,19 +525,19 @@ func TestReconcileWordsReadBeforeTheStopReachTheStop(t *testing.T) {
 	reconcileNow(t, r, "S")
 	appendLines(t, path, assistantTextJSON(at(2), "hi from the fake model"))
 	reconcileNow(t, r, "S")
-	if _, waiting := r.pending["S"]; !waiting {
+	if waiting := r.Pending("S"); !waiting {
 		t.Fatal("the reply did not start a wait")
 	}
 	stop := event("S", adapter.KindStuck, at(3), "")
 	stop.Summary = "" // the state file's idle, read before the reply was written down
 	ingest(t, e, stop)
 
-	r.settlePending(context.Background())
+	r.SettleNow(context.Background())
 	s := session(t, e, "S")
 	if !s.Stuck || s.Summary != "hi from the fake model" || !s.Since.Equal(at(3)) {
 		t.Fatalf("after the settle round: %+v, want the stop of at(3) with the reply's words", s)
 	}
-	if _, waiting := r.pending["S"]; waiting {
+	if waiting := r.Pending("S"); waiting {
 		t.Fatal("the wait is still pending after its words were given")
 	}
 
@@ -764,7 +550,7 @@ func TestReconcileWordsReadBeforeTheStopReachTheStop(t *testing.T) {
 	appendLines(t, said.TranscriptPath, assistantTextJSON(at(2), "an older reply"))
 	reconcileNow(t, r, "T")
 	ingest(t, e, event("T", adapter.KindStuck, at(3), ""))
-	r.settlePending(context.Background())
+	r.SettleNow(context.Background())
 	if s := session(t, e, "T"); s.Summary != "done?" {
 		t.Fatalf("a stop with words: %+v", s)
 	}

@@ -1,4 +1,4 @@
-package daemon
+package watch
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 // or the pane now runs another program, as after a tmux server restarted on the same socket),
 // so that the queue never sends the operator to a pane that is not theirs.
 type Liveness struct {
-	Engine *Engine
+	Engine Retirer
 	Log    *slog.Logger
 	// Tmux returns the runner for a socket; tests may replace it.
 	Tmux func(socket string) *tmuxctl.Server

@@ -1,4 +1,4 @@
-package daemon
+package watch
 
 import (
 	"context"
@@ -7,12 +7,12 @@ import (
 	"time"
 
 	"github.com/trailboss/trailboss/adapter"
-	"github.com/trailboss/trailboss/adapter/claude"
+	"github.com/trailboss/trailboss/daemon/queue"
 )
 
 // Claude Code 2.1.332 in auto mode asks permission with no PermissionRequest hook: its
 // PreToolUse says what the session is about to do, and its live state says, separately
-// and in no set order, that a dialog is open. dialogBook keeps, per session and in memory,
+// and in no set order, that a dialog is open. Dialogs keeps, per session and in memory,
 // the two halves until they meet: the call about to run, and the live state last read.
 // A call is over once it ran (PostToolUse), once a dialog about it closed, or once a turn
 // began or ended: it can never be shown for a later dialog.
@@ -26,18 +26,31 @@ type dialogMemo struct {
 	callAt  time.Time         // when it was announced
 	ended   []string          // ids of calls that are over, the newest last
 	overAt  time.Time         // calls announced before this are over (a turn began or ended, a dialog closed)
-	live    claude.LiveState  // the state file as last read; zero before
-	prev    claude.LiveState  // the one read before it
+	live    adapter.LiveState // the state file as last read; zero before
+	prev    adapter.LiveState // the one read before it
 	hooked  bool              // a hook spoke for the session
 	touched time.Time         // when the memo last changed, for forgetting
 }
 
-type dialogBook struct {
+// Dialogs is the book of what each session is about to do and of its live state. The
+// engine shows it every event (Before) and has it pair a call with the dialog open
+// (Pair); LiveStates and the Reconciler read and feed it too.
+type Dialogs struct {
+	Engine DialogEngine
+
 	mu sync.Mutex
 	m  map[string]*dialogMemo
 }
 
-func (b *dialogBook) memo(id string) *dialogMemo {
+// DialogEngine is the engine as Dialogs sees it.
+type DialogEngine interface {
+	// Session returns live session id.
+	Session(id string) (queue.Session, bool)
+	// LatestPrompt returns a copy of session id's latest prompt record, or nil.
+	LatestPrompt(id string) *queue.Prompt
+}
+
+func (b *Dialogs) memo(id string) *dialogMemo {
 	if b.m == nil {
 		b.m = make(map[string]*dialogMemo)
 	}
@@ -51,7 +64,7 @@ func (b *dialogBook) memo(id string) *dialogMemo {
 }
 
 // note takes what ev says of the session's calls; fromHook says a hook sent it.
-func (b *dialogBook) note(ev adapter.Event, fromHook bool) {
+func (b *Dialogs) note(ev adapter.Event, fromHook bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if ev.Kind == adapter.KindEnd {
@@ -101,14 +114,14 @@ func (m *dialogMemo) end(id string) {
 
 // noteLive takes a fresh reading of a session's state file. A dialog that closed (waiting,
 // then anything else) is over with its call.
-func (b *dialogBook) noteLive(st claude.LiveState) {
+func (b *Dialogs) noteLive(st adapter.LiveState) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	m := b.memo(st.SessionID)
 	if m.live == st {
 		return
 	}
-	if m.live.Status == claude.LiveWaiting && st.Status != claude.LiveWaiting {
+	if m.live.Status == adapter.LiveWaiting && st.Status != adapter.LiveWaiting {
 		m.end("")
 		if st.At.After(m.overAt) {
 			m.overAt = st.At
@@ -119,12 +132,12 @@ func (b *dialogBook) noteLive(st claude.LiveState) {
 
 // view returns what the book knows of session id: its pending call (a copy, or nil), its
 // live state and the one before, and whether hooks speak for it.
-func (b *dialogBook) view(id string) (call *adapter.ToolCall, live, prev claude.LiveState, hooked bool) {
+func (b *Dialogs) view(id string) (call *adapter.ToolCall, live, prev adapter.LiveState, hooked bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	m := b.m[id]
 	if m == nil {
-		return nil, claude.LiveState{}, claude.LiveState{}, false
+		return nil, adapter.LiveState{}, adapter.LiveState{}, false
 	}
 	if m.call != nil {
 		cp := *m.call
@@ -134,7 +147,7 @@ func (b *dialogBook) view(id string) (call *adapter.ToolCall, live, prev claude.
 }
 
 // over reports whether call id of session is over (done, or closed with a dialog).
-func (b *dialogBook) over(session, id string) bool {
+func (b *Dialogs) over(session, id string) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	m := b.m[session]
@@ -142,7 +155,7 @@ func (b *dialogBook) over(session, id string) bool {
 }
 
 // forget drops the memos of sessions not in live that did not change for a while.
-func (b *dialogBook) forget(live func(id string) bool, idle time.Duration) {
+func (b *Dialogs) forget(live func(id string) bool, idle time.Duration) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for id, m := range b.m {
@@ -152,18 +165,28 @@ func (b *dialogBook) forget(live func(id string) bool, idle time.Duration) {
 	}
 }
 
+// Before takes ev, which a hook sent when fromHook, before the engine applies it, and
+// returns the event to apply: a call ev announces is kept for the dialog it may open, and
+// a late reminder of a permission dialog (Notification) takes the words of the call it is
+// about (withCall).
+func (b *Dialogs) Before(ev adapter.Event, fromHook bool) adapter.Event {
+	ev = b.withCall(ev)
+	b.note(ev, fromHook)
+	return ev
+}
+
 // withCall returns ev with the words of the call it is about, for a late reminder that a
 // permission dialog is open (Claude Code's Notification permission_prompt, which names no
 // call) of a session that is not queued yet: as a PermissionRequest for the call would say.
 // A queued session keeps its words and record (a hook may hold that record).
-func (e *Engine) withCall(ev adapter.Event) adapter.Event {
+func (b *Dialogs) withCall(ev adapter.Event) adapter.Event {
 	if ev.Kind != adapter.KindStuck || !ev.Backup || ev.Reason != adapter.ReasonPermission || ev.Detail != "notification" {
 		return ev
 	}
-	if s, ok := e.Session(ev.SessionID); ok && s.Stuck {
+	if s, ok := b.Engine.Session(ev.SessionID); ok && s.Stuck {
 		return ev
 	}
-	call, _, _, _ := e.dialogs.view(ev.SessionID)
+	call, _, _, _ := b.view(ev.SessionID)
 	if call == nil || call.Ask == nil {
 		return ev
 	}
@@ -172,25 +195,31 @@ func (e *Engine) withCall(ev adapter.Event) adapter.Event {
 	return ev
 }
 
-// pairLive applies the session's live state again now that the call its dialog is about is
-// known: a dialog queued before its PreToolUse came (or before its transcript had the call:
-// found, nil uses the book's) gets that call's words and record.
-func (e *Engine) pairLive(ctx context.Context, id string, found *adapter.ToolCall) error {
-	call, live, prev, hooked := e.dialogs.view(id)
+// Pair returns the session's live state applied again now that the call its dialog is
+// about is known (found, or the book's when nil), and false when that changes nothing: a
+// dialog queued before its PreToolUse came (or before its transcript had the call) gets
+// that call's words and record.
+func (b *Dialogs) Pair(id string, found *adapter.ToolCall) (adapter.Event, bool) {
+	call, live, prev, hooked := b.view(id)
 	if call == nil {
 		call = found
 	}
-	if call == nil || live.Status != claude.LiveWaiting {
-		return nil
+	if call == nil || live.Status != adapter.LiveWaiting {
+		return adapter.Event{}, false
 	}
-	s, ok := e.Session(id)
+	s, ok := b.Engine.Session(id)
+	if !ok {
+		return adapter.Event{}, false
+	}
+	return liveEvent(s, liveView{rec: b.Engine.LatestPrompt(id), call: call, prev: prev, hooked: hooked}, live)
+}
+
+// pairLive applies the session's live state again now that found, the call its dialog is
+// about, is known (Pair).
+func pairLive(ctx context.Context, e Taker, d *Dialogs, id string, found *adapter.ToolCall) error {
+	ev, ok := d.Pair(id, found)
 	if !ok {
 		return nil
 	}
-	ev, ok := liveEvent(s, liveView{rec: e.latestPrompt(id), call: call, prev: prev, hooked: hooked}, live)
-	if !ok {
-		return nil
-	}
-	_, err := e.applyAndCommit(ctx, ev)
-	return err
+	return e.Take(ctx, ev)
 }

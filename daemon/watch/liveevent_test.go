@@ -1,13 +1,9 @@
-package daemon
+package watch
 
 import (
-	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/adapter/claude"
@@ -23,7 +19,7 @@ func TestLiveEvent(t *testing.T) {
 	codex := onDialog
 	codex.Harness = "codex"
 	state := func(status string, sec float64) claude.LiveState {
-		return claude.LiveState{SessionID: "S", Status: status, At: at(sec)}
+		return claude.LiveState{Harness: claude.Harness, SessionID: "S", Status: status, At: at(sec)}
 	}
 	tests := []struct {
 		name string
@@ -83,12 +79,12 @@ func TestLiveEventSince2332(t *testing.T) {
 	liveAsks.Detail, liveAsks.Summary = claude.DetailQuestion, liveQuestion
 	hookAsks := byHook
 	hookAsks.Detail, hookAsks.Summary = claude.DetailQuestion, "Which colour? [Red / Blue]"
-	busy := claude.LiveState{SessionID: "S", Status: claude.LiveBusy}
+	busy := claude.LiveState{Harness: claude.Harness, SessionID: "S", Status: claude.LiveBusy}
 	waiting := func(what string, sec float64) claude.LiveState {
-		return claude.LiveState{SessionID: "S", Status: claude.LiveWaiting, WaitingFor: what, At: at(sec)}
+		return claude.LiveState{Harness: claude.Harness, SessionID: "S", Status: claude.LiveWaiting, WaitingFor: what, At: at(sec)}
 	}
 	idle := func(status string, sec float64) claude.LiveState {
-		return claude.LiveState{SessionID: "S", Status: status, At: at(sec)}
+		return claude.LiveState{Harness: claude.Harness, SessionID: "S", Status: status, At: at(sec)}
 	}
 	turnTail := &claude.Line{Conversation: true, State: claude.TailWaiting, Text: "hi there", At: at(11)}
 	oldTail := &claude.Line{Conversation: true, State: claude.TailWaiting, Text: "hi there", At: at(9)}
@@ -155,133 +151,5 @@ func TestLiveEventSince2332(t *testing.T) {
 				t.Fatalf("got %q, want %q", got, tt.want)
 			}
 		})
-	}
-}
-
-// writeState writes a state file as Claude Code does, whole, for pid.
-func writeState(t *testing.T, dir string, pid int, session, status string, when time.Time) {
-	t.Helper()
-	body := fmt.Sprintf(`{"pid":%d,"sessionId":%q,"cwd":"/w","version":"2.1.197","kind":"interactive","status":%q,"updatedAt":%d,"statusUpdatedAt":%d}`,
-		pid, session, status, when.UnixMilli(), when.UnixMilli())
-	if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%d.json", pid)), []byte(body), 0o600); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// TestLiveStatesRun drives the real loop over a configuration folder found from a
-// session's transcript path (not the daemon's own), with and without file watching: an
-// approval takes the item out, an Esc relabels it, and a reused pid file that now names
-// another session does not touch the first.
-func TestLiveStatesRun(t *testing.T) {
-	for _, watch := range []bool{true, false} {
-		t.Run(fmt.Sprintf("watch=%v", watch), func(t *testing.T) {
-			e, _ := newEngine(t)
-			cfg := t.TempDir()
-			states := filepath.Join(cfg, "sessions")
-			if err := os.MkdirAll(states, 0o700); err != nil {
-				t.Fatal(err)
-			}
-			now := time.Now()
-			for i, id := range []string{"A", "B"} {
-				ev := event(id, adapter.KindStuck, now.Add(-time.Second), "%"+fmt.Sprint(i+1))
-				ev.Reason, ev.Summary = adapter.ReasonPermission, "Bash: sleep 8"
-				ev.TranscriptPath = filepath.Join(cfg, "projects", "-w", id+".jsonl")
-				ingest(t, e, ev)
-			}
-			l := &LiveStates{Engine: e, Sweep: 50 * time.Millisecond, Watch: watch, Log: discard}
-			ctx, cancel := context.WithCancel(context.Background())
-			done := make(chan error, 1)
-			go func() { done <- l.Run(ctx) }()
-			defer func() { cancel(); <-done }()
-			waitSession := func(id, what string, cond func(queue.Session) bool) {
-				t.Helper()
-				deadline := time.Now().Add(3 * time.Second)
-				for {
-					s, _ := e.Session(id)
-					if cond(s) {
-						return
-					}
-					if time.Now().After(deadline) {
-						t.Fatalf("timed out waiting for %s: %+v", what, s)
-					}
-					time.Sleep(5 * time.Millisecond)
-				}
-			}
-			// pid 100 runs A: approved.
-			writeState(t, states, 100, "A", claude.LiveBusy, now)
-			waitSession("A", "the approval to take A out", func(s queue.Session) bool { return !s.Stuck })
-			// pid 100 is reused by B's process, which the human dismisses with Esc.
-			writeState(t, states, 100, "B", claude.LiveIdle, now.Add(time.Millisecond))
-			waitSession("B", "the Esc to relabel B", func(s queue.Session) bool {
-				return s.Stuck && s.Detail == DetailRefused && s.Reason == adapter.ReasonStopped
-			})
-			if a, _ := e.Session("A"); a.Stuck {
-				t.Fatalf("A was touched by B's state: %+v", a)
-			}
-			// B's process exits: it removes its file, and B ends.
-			if err := os.Remove(filepath.Join(states, "100.json")); err != nil {
-				t.Fatal(err)
-			}
-			deadline := time.Now().Add(3 * time.Second)
-			for {
-				if _, live := e.Session("B"); !live {
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatal("B did not end when its state file was removed")
-				}
-				time.Sleep(5 * time.Millisecond)
-			}
-			if _, live := e.Session("A"); !live {
-				t.Fatal("A ended with B's process")
-			}
-		})
-	}
-}
-
-// TestAnsweredDialogWhoseTurnEndedTakesAPlaceOfItsOwn: a dialog answered and a turn over
-// so fast that the busy between was never read (seen under stress -c 2: a plan approved,
-// the fake model's reply at once) is a new stop, in a place of its own; not an Esc.
-func TestAnsweredDialogWhoseTurnEndedTakesAPlaceOfItsOwn(t *testing.T) {
-	e, _ := newEngine(t)
-	cfg := t.TempDir()
-	states, projects := filepath.Join(cfg, "sessions"), filepath.Join(cfg, "projects", "-w")
-	for _, dir := range []string{states, projects} {
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-	asked := time.Now().Add(-2 * time.Second).Truncate(time.Millisecond)
-	ev := event("A", adapter.KindStuck, asked, "%1")
-	ev.Reason, ev.Detail, ev.Summary = adapter.ReasonPermission, "plan", "plan: 1. Read the code"
-	ev.TranscriptPath = filepath.Join(projects, "A.jsonl")
-	ingest(t, e, ev)
-	ended := asked.Add(time.Second)
-	line := fmt.Sprintf(`{"type":"assistant","timestamp":%q,"message":{"content":[{"type":"text","text":"done: the plan is in"}],"stop_reason":"end_turn"}}`+"\n",
-		ended.UTC().Format(time.RFC3339Nano))
-	if err := os.WriteFile(ev.TranscriptPath, []byte(line), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	idleAt := ended.Add(10 * time.Millisecond)
-	writeState(t, states, 100, "A", claude.LiveIdle, idleAt)
-
-	l := &LiveStates{Engine: e, Sweep: 50 * time.Millisecond, Log: discard}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- l.Run(ctx) }()
-	defer func() { cancel(); <-done }()
-	deadline := time.Now().Add(3 * time.Second)
-	for {
-		s, _ := e.Session("A")
-		if s.Stuck && s.Reason == adapter.ReasonStopped {
-			if s.Detail == DetailRefused || s.Summary != "done: the plan is in" || !s.Since.Equal(idleAt) {
-				t.Fatalf("the answered dialog's turn end: %+v, want a stop with its words since %v", s, idleAt)
-			}
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the turn's end was not queued: %+v", s)
-		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }

@@ -1,4 +1,4 @@
-package daemon
+package watch_test
 
 import (
 	"context"
@@ -12,7 +12,9 @@ import (
 	"time"
 
 	"github.com/trailboss/trailboss/adapter"
+	"github.com/trailboss/trailboss/adapter/claude"
 	"github.com/trailboss/trailboss/daemon/lineage"
+	"github.com/trailboss/trailboss/daemon/watch"
 	"github.com/trailboss/trailboss/tmuxctl"
 	"github.com/trailboss/trailboss/tmuxctl/tmuxtest"
 )
@@ -71,7 +73,7 @@ func stateFile(t *testing.T, dir string, pid int, start uint64, session, tmux, s
 func TestStateFileBindsOnlyAVerifiedPane(t *testing.T) {
 	env := tmuxtest.New(t)
 	e, _ := newEngine(t)
-	l := &LiveStates{Engine: e, Log: discard, Servers: func() []string { return []string{env.Socket} },
+	l := &watch.LiveStates{Engine: e, Dialogs: dialogsOf(e), Harness: claude.Harness, Source: claude.LiveStates{}, Transcripts: claude.Transcripts{}, Log: discard, Servers: func() []string { return []string{env.Socket} },
 		Tmux: func(socket string) *tmuxctl.Server {
 			return &tmuxctl.Server{Bin: env.Server.Bin, Socket: socket, Env: env.Environ}
 		}}
@@ -89,7 +91,7 @@ func TestStateFileBindsOnlyAVerifiedPane(t *testing.T) {
 		return p.Start
 	}
 	ctx := context.Background()
-	read := func(path string) { t.Helper(); l.read(ctx, path) }
+	read := func(path string) { t.Helper(); l.ReadNow(ctx, path) }
 	bound := func(id string) (string, bool) {
 		s, ok := e.Session(id)
 		return s.Pane, ok

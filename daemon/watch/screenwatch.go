@@ -1,4 +1,4 @@
-package daemon
+package watch
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/trailboss/trailboss/adapter"
 	termprompt "github.com/trailboss/trailboss/adapter/prompt"
+	"github.com/trailboss/trailboss/daemon/guard"
 	"github.com/trailboss/trailboss/tmuxctl"
 )
 
@@ -44,13 +45,17 @@ const screenSessionPrefix = "screen:"
 
 // ScreenWatcher watches panes that run an agent but report no hooks.
 type ScreenWatcher struct {
-	Engine   *Engine
+	Engine   Taker
 	Tmux     func(socket string) *tmuxctl.Server
 	Tick     time.Duration // how often one list-panes looks at every watched pane
 	Quiet    int           // ticks a pane must stay unchanged after a change before it is read
 	Discover time.Duration // how often agent panes without hooks are looked for
 	Servers  func() []string
 	Log      *slog.Logger
+	// Covered are the harnesses whose hooks report every kind of wait (Claude Code's, and
+	// OpenCode's plugin, which also answers its dialogs itself, so a screen reading of them
+	// must not replace the record it holds for): their panes are left alone.
+	Covered map[string]bool
 	// ForegroundGroup and ChildCommands read the process tree (tmuxctl's when nil).
 	ForegroundGroup func(pid int) (int, error)
 	ChildCommands   func(pid int) ([]string, error)
@@ -178,7 +183,7 @@ func (w *ScreenWatcher) bindings() (bound map[paneKey]binding, covered map[paneK
 			continue
 		}
 		k := paneKey{s.TmuxSocket, s.Pane}
-		if fullyHooked[s.Harness] {
+		if w.Covered[s.Harness] {
 			covered[k] = true
 		} else {
 			bound[k] = binding{s.ID, s.Harness, s.Stuck, s.Reason}
@@ -193,11 +198,6 @@ type binding struct {
 	stuck            bool
 	reason           string
 }
-
-// fullyHooked are the harnesses whose hooks report every kind of wait: Claude Code's
-// hooks, and OpenCode's plugin (which also answers its dialogs itself, so a screen reading
-// of them must not replace the record it holds for).
-var fullyHooked = map[string]bool{"claude": true, "opencode": true}
 
 // discover adds the agent panes of every known tmux server that no hook reports.
 func (w *ScreenWatcher) discover(ctx context.Context) {
@@ -377,7 +377,7 @@ func (w *ScreenWatcher) tickServer(ctx context.Context, socket string, bound map
 		w.ingest(ctx, ev)
 	}
 	for k, screen := range toRead {
-		_ = guard(w.Log, "reading a pane's screen", []any{"pane", k.pane, "socket", k.socket}, func() {
+		_ = guard.Run(w.Log, "reading a pane's screen", []any{"pane", k.pane, "socket", k.socket}, func() {
 			w.read(ctx, k, screen)
 		})
 	}
@@ -483,14 +483,14 @@ func screenSummary(r termprompt.Result) string {
 }
 
 func (w *ScreenWatcher) ingest(ctx context.Context, ev adapter.Event) {
-	if _, err := w.Engine.Ingest(ctx, ev); err != nil {
+	if err := w.Engine.Take(ctx, ev); err != nil {
 		w.Log.Warn("screen watch", "pane", ev.Pane, "err", err)
 	}
 }
 
-// knownServers returns the tmux servers to look for agent panes on: the servers of known
+// KnownServers returns the tmux servers to look for agent panes on: the servers of known
 // sessions, the server the daemon runs in, and the user's default server.
-func knownServers(e *Engine, getenv func(string) string) func() []string {
+func KnownServers(e Sessions, getenv func(string) string) func() []string {
 	return func() []string {
 		set := map[string]bool{}
 		for _, s := range e.Snapshot() {

@@ -1,0 +1,98 @@
+package daemon
+
+import (
+	"log/slog"
+	"os"
+
+	"github.com/trailboss/trailboss/adapter"
+	"github.com/trailboss/trailboss/adapter/claude"
+	"github.com/trailboss/trailboss/adapter/codex"
+	"github.com/trailboss/trailboss/adapter/opencode"
+	"github.com/trailboss/trailboss/daemon/watch"
+	"github.com/trailboss/trailboss/tmuxctl"
+)
+
+// The harnesses the daemon knows, and what each adds to it; the only file of the daemon
+// that names their adapters. Adding a harness is its adapter package and its line here.
+var harnesses = map[string]harness{
+	claude.Harness: {
+		hooks: func(body []byte, meta adapter.Meta) ([]adapter.Event, error) {
+			ev, err := claude.ParseHook(body, meta)
+			return []adapter.Event{ev}, err
+		},
+		spawnOrdered: true, holdable: claudeHoldable, fullyHooked: true,
+		transcripts: claude.Transcripts{}, live: claude.LiveStates{},
+	},
+	codex.Harness:    {hooks: codex.Parse},
+	opencode.Harness: {hooks: opencode.Parse, holdable: opencode.Holdable, fullyHooked: true},
+}
+
+// harness is what one harness adds to the daemon; a nil or false field adds nothing.
+type harness struct {
+	// hooks parses its hook payloads, which post to /v1/hooks/NAME (and spool as NAME).
+	hooks hookParser
+	// spawnOrdered says its hooks are started, by one process, in the order of what they
+	// tell: Claude Code's, as observed. Its hooks are ordered as they were started
+	// (Ingestor.order). Not Codex: its TUI runs notify while its app-server runs the
+	// hooks, and ordered by start, a turn's end was lost under load (TestRealCodexTwoTUIs:
+	// the turn's notify dated before a PostToolUse applied just before it).
+	spawnOrdered bool
+	// holdable says which of its payloads may hold for an answer: one whose prompt stays
+	// on screen while its sender waits (a Claude Code PermissionRequest, an OpenCode
+	// permission or question), never one that blocks its own prompt (Codex's hooks).
+	holdable func(body []byte) bool
+	// fullyHooked says its hooks report every kind of wait (Claude Code's; OpenCode's
+	// plugin, which also answers its dialogs itself): the screen adapter leaves its panes
+	// alone.
+	fullyHooked bool
+	// transcripts reads its transcripts, which the Reconciler reconciles against.
+	transcripts adapter.TranscriptReader
+	// live is where it keeps live state files, which LiveStates follows.
+	live adapter.LiveStateSource
+}
+
+// The tables of harnesses by what they add, as their users read them.
+var (
+	hookParsers       = make(map[string]hookParser)
+	spawnOrdered      = make(map[string]bool)
+	holdables         = make(map[string]func(body []byte) bool)
+	transcriptReaders = make(map[string]adapter.TranscriptReader)
+	fullyHooked       = make(map[string]bool)
+)
+
+func init() {
+	for name, h := range harnesses {
+		if h.hooks != nil {
+			hookParsers[name] = h.hooks
+		}
+		if h.spawnOrdered {
+			spawnOrdered[name] = true
+		}
+		if h.holdable != nil {
+			holdables[name] = h.holdable
+		}
+		if h.fullyHooked {
+			fullyHooked[name] = true
+		}
+		if h.transcripts != nil {
+			transcriptReaders[name] = h.transcripts
+		}
+	}
+}
+
+// liveStateWatchers returns a LiveStates for each harness that keeps live state files: its
+// own configuration's folder (from the daemon's environment) and those of its sessions'
+// transcripts.
+func liveStateWatchers(engine *Engine, dialogs *watch.Dialogs, cfg Config, log *slog.Logger) []*watch.LiveStates {
+	var out []*watch.LiveStates
+	for name, h := range harnesses {
+		if h.live == nil {
+			continue
+		}
+		out = append(out, &watch.LiveStates{Engine: engine, Dialogs: dialogs, Sweep: cfg.Sweep, Watch: !cfg.NoWatch,
+			Harness: name, Source: h.live, Transcripts: h.transcripts, Own: h.live.OwnDir(os.Getenv),
+			Tmux: tmuxctl.New, Servers: watch.KnownServers(engine, os.Getenv),
+			Log: log.With("component", "livestate")})
+	}
+	return out
+}
