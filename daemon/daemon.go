@@ -54,106 +54,13 @@ type Config struct {
 	Log      *slog.Logger
 }
 
-// ErrNotLoopback is returned for an address that is not on the loopback interface.
-var ErrNotLoopback = errors.New("not a loopback address")
-
-// CheckLoopback returns an error unless addr is host:port with a loopback host.
-func CheckLoopback(addr string) error {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return fmt.Errorf("address %q: %w", addr, err)
-	}
-	if !httpapi.IsLoopbackHost(host) {
-		return fmt.Errorf("refusing to listen on %q: %w (use 127.0.0.1 or [::1])", addr, ErrNotLoopback)
-	}
-	return nil
-}
-
-// ErrStateLost is returned when state.db is gone or empty although a daemon ran here before: the
-// queue it held would be silently lost, so the operator must say --reset.
-var ErrStateLost = errors.New("state database is missing")
-
-// openStore opens state.db. A corrupt file, or one deleted since the last run, is an error
-// that says how to start fresh; with cfg.Reset the old file is moved aside first.
-func openStore(ctx context.Context, cfg Config, ranBefore bool) (*store.Store, error) {
-	path := filepath.Join(cfg.StateDir, statedir.DBFile)
-	if cfg.Reset {
-		if err := moveAside(path); err != nil {
-			return nil, err
-		}
-	} else if fi, err := os.Stat(path); ranBefore && (errors.Is(err, os.ErrNotExist) || err == nil && fi.Size() == 0) {
-		what := "is gone"
-		if err == nil {
-			what = "is empty (0 bytes)"
-		}
-		return nil, fmt.Errorf("%w: %s %s, but a daemon ran with this state directory before; "+
-			"to start with an empty queue, run: trailboss daemon --reset", ErrStateLost, path, what)
-	}
-	st, err := store.Open(ctx, path)
-	if errors.Is(err, store.ErrCorrupt) {
-		return nil, fmt.Errorf("%w\nto move it aside and start with an empty queue, run: trailboss daemon --reset", err)
-	}
-	return st, err
-}
-
-// dbFilesAbsent returns the database files (state.db, -wal, -shm) of dir that do not exist
-// yet: opening the store creates them.
-func dbFilesAbsent(dir string) []string {
-	var absent []string
-	for _, suffix := range []string{"", "-wal", "-shm"} {
-		path := filepath.Join(dir, statedir.DBFile+suffix)
-		if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
-			absent = append(absent, path)
-		}
-	}
-	return absent
-}
-
-// moveAside renames path (and its WAL files) to path.reset-<time>, keeping it for a post-mortem.
-func moveAside(path string) error {
-	stamp := time.Now().UTC().Format("20060102T150405")
-	for _, suffix := range []string{"", "-wal", "-shm"} {
-		err := os.Rename(path+suffix, path+".reset-"+stamp+suffix)
-		if err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("reset: %w", err)
-		}
-	}
-	return nil
-}
-
-// ErrAddrInUse is returned when another program listens on the daemon's address.
-var ErrAddrInUse = errors.New("address in use")
-
-// AddrInUseError is ErrAddrInUse with the address; the command that started the daemon
-// knows which setting chose it, and so how to move it.
-type AddrInUseError struct{ Addr string }
-
-func (e *AddrInUseError) Error() string {
-	return e.Addr + " is taken by another program, so the daemon cannot listen there; choose another address"
-}
-
-// Is makes errors.Is(err, ErrAddrInUse) hold.
-func (e *AddrInUseError) Is(target error) bool { return target == ErrAddrInUse }
-
-// listen listens on addr, saying in a user's words what to do when it is taken.
-func listen(addr string) (net.Listener, error) {
-	ln, err := net.Listen("tcp", addr)
-	if errors.Is(err, syscall.EADDRINUSE) {
-		return nil, &AddrInUseError{Addr: addr}
-	}
-	if err != nil {
-		return nil, fmt.Errorf("listen on %s: %w", addr, err)
-	}
-	return ln, nil
-}
-
 // Run serves until ctx ends, then shuts down gracefully. A start that fails (the address
 // is taken, the state cannot be opened) leaves the state directory as it found it: what
 // this start created there is removed, and the lock's record of the last daemon is kept.
 func Run(ctx context.Context, cfg Config) (err error) {
 	log := cfg.Log
 	if cfg.Addr != "" {
-		if err := CheckLoopback(cfg.Addr); err != nil {
+		if err := httpapi.CheckLoopback(cfg.Addr); err != nil {
 			return err
 		}
 	}
@@ -219,7 +126,7 @@ func Run(ctx context.Context, cfg Config) (err error) {
 	}
 	listeners = append(listeners, ln)
 	if cfg.Addr != "" {
-		tcp, err := listen(cfg.Addr)
+		tcp, err := httpapi.Listen(cfg.Addr)
 		if err != nil {
 			return err
 		}
@@ -232,8 +139,8 @@ func Run(ctx context.Context, cfg Config) (err error) {
 	if createdToken {
 		made = append(made, filepath.Join(cfg.StateDir, statedir.TokenFile))
 	}
-	dbMade := dbFilesAbsent(cfg.StateDir)
-	st, err := openStore(ctx, cfg, ranBefore)
+	dbMade := store.FilesAbsent(cfg.StateDir)
+	st, err := store.OpenIn(ctx, cfg.StateDir, cfg.Reset, ranBefore)
 	made = append(made, dbMade...)
 	if err != nil {
 		return err

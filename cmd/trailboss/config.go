@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/trailboss/trailboss/daemon"
+	"github.com/trailboss/trailboss/daemon/httpapi"
 
 	"github.com/pelletier/go-toml/v2"
 )
@@ -96,7 +97,7 @@ func configPath(getenv func(string) string) string {
 func (c fileConfig) check(path string) error {
 	switch {
 	case c.Addr != "":
-		if err := daemon.CheckLoopback(c.Addr); err != nil {
+		if err := httpapi.CheckLoopback(c.Addr); err != nil {
 			return fmt.Errorf("%s: addr: %w", path, err)
 		}
 	}

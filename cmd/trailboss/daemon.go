@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/trailboss/trailboss/daemon"
+	"github.com/trailboss/trailboss/daemon/httpapi"
 	"github.com/trailboss/trailboss/daemon/logfile"
 	"github.com/trailboss/trailboss/daemon/statedir"
 )
@@ -118,7 +119,7 @@ func runDaemon(ctx context.Context, e *env, args []string) (err error) {
 		DeliveryOff: deliveryOff(cfg, configPath(e.getenv)),
 		Channels:    channels,
 	})
-	var inUse *daemon.AddrInUseError
+	var inUse *httpapi.AddrInUseError
 	if errors.As(err, &inUse) {
 		source := "config"
 		switch {
