@@ -501,6 +501,12 @@ func (e *Engine) Retire(ctx context.Context, ids []string, at time.Time) error {
 			writes = append(writes, queue.Retire(*s, at))
 		}
 	}
+	return e.commitUnlock(ctx, writes)
+}
+
+// commitUnlock stages writes, unlocks e.mu, which the caller holds, and waits until they
+// are committed. No writes commit nothing.
+func (e *Engine) commitUnlock(ctx context.Context, writes []queue.Session) error {
 	if len(writes) == 0 {
 		e.mu.Unlock()
 		return nil
@@ -537,11 +543,5 @@ func (e *Engine) FlushPositions(ctx context.Context) error {
 		}
 	}
 	clear(e.dirty)
-	if len(writes) == 0 {
-		e.mu.Unlock()
-		return nil
-	}
-	b := e.stage(writes...)
-	e.mu.Unlock()
-	return e.flush(ctx, b)
+	return e.commitUnlock(ctx, writes)
 }
