@@ -257,12 +257,13 @@ func (m Model) answerModeKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 		return m, nil
 	}
 	k := m.keys
+	if key.Matches(msg, k.answerBack) {
+		m = m.closeAnswer()
+		m.status = "nothing was sent"
+		return m, nil
+	}
 	if r.item.Prompt.Kind == wire.KindFreeText {
 		switch {
-		case key.Matches(msg, k.answerBack):
-			m = m.closeAnswer()
-			m.status = "nothing was sent"
-			return m, nil
 		case key.Matches(msg, k.answerSend):
 			text := strings.TrimSpace(m.reply.Value())
 			if text == "" {
@@ -279,12 +280,7 @@ func (m Model) answerModeKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 	if o, ok := r.offerFor(msg.String()); ok {
 		return m.send(r, wire.Answer{Choice: o.choice}, o.label)
 	}
-	switch {
-	case key.Matches(msg, k.answerBack):
-		m = m.closeAnswer()
-		m.status = "nothing was sent"
-		return m, nil
-	case key.Matches(msg, k.Quit):
+	if key.Matches(msg, k.Quit) {
 		m = m.closeAnswer()
 		return m.quit()
 	}

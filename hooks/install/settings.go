@@ -399,6 +399,16 @@ type parser struct {
 	i int
 }
 
+// comma skips the white space after a value, and the comma after it with the white space
+// that follows, if there is one.
+func (p *parser) comma() {
+	p.ws()
+	if p.b[p.i] == ',' {
+		p.i++
+		p.ws()
+	}
+}
+
 func (p *parser) ws() {
 	for p.i < len(p.b) {
 		switch p.b[p.i] {
@@ -427,11 +437,7 @@ func (p *parser) value() *node {
 			p.i++ // ':'
 			v := p.value()
 			n.members = append(n.members, member{key: key, keyStart: ks, keyEnd: ke, val: v})
-			p.ws()
-			if p.b[p.i] == ',' {
-				p.i++
-				p.ws()
-			}
+			p.comma()
 		}
 		p.i++
 	case '[':
@@ -440,11 +446,7 @@ func (p *parser) value() *node {
 		p.ws()
 		for p.b[p.i] != ']' {
 			n.elems = append(n.elems, p.value())
-			p.ws()
-			if p.b[p.i] == ',' {
-				p.i++
-				p.ws()
-			}
+			p.comma()
 		}
 		p.i++
 	case '"':
