@@ -19,25 +19,15 @@ import (
 )
 
 func runLab(ctx context.Context, e *env, args []string) error {
-	if len(args) == 0 {
-		return fmt.Errorf("%w: lab needs a subcommand: list or run (see trailboss lab --help)", errUsage)
+	return runSubcommand(ctx, e, "lab", args, []subcommand{{"list", runLabList, false}, {"run", runLabRun, false},
+		{"child", runLabChild, true}})
+}
+
+func runLabList(_ context.Context, e *env, args []string) error {
+	if err := parse(flag.NewFlagSet("lab list", flag.ContinueOnError), args, e.stderr); err != nil {
+		return err
 	}
-	switch args[0] {
-	case "list":
-		fs := flag.NewFlagSet("lab list", flag.ContinueOnError)
-		if err := parse(fs, args[1:], e.stderr); err != nil {
-			return err
-		}
-		return labList(e.stdout)
-	case "run":
-		return runLabRun(ctx, e, args[1:])
-	case "child":
-		return runLabChild(ctx, e, args[1:])
-	case "-h", "-help", "--help", "help":
-		usageFor(e.stdout, flag.NewFlagSet("lab", flag.ContinueOnError))
-		return flag.ErrHelp
-	}
-	return fmt.Errorf("%w: lab: unknown subcommand %q: use list or run (see trailboss lab --help)", errUsage, args[0])
+	return labList(e.stdout)
 }
 
 func labList(w io.Writer) error {

@@ -135,17 +135,7 @@ func (c relayChannel) Run(ctx context.Context, h daemon.ChannelHost) error {
 }
 
 func runTelegram(ctx context.Context, e *env, args []string) error {
-	if len(args) == 0 {
-		return fmt.Errorf("%w: telegram needs a subcommand: setup (see trailboss telegram --help)", errUsage)
-	}
-	switch args[0] {
-	case "setup":
-		return runTelegramSetup(ctx, e, args[1:])
-	case "-h", "-help", "--help", "help":
-		usageFor(e.stdout, flag.NewFlagSet("telegram", flag.ContinueOnError))
-		return flag.ErrHelp
-	}
-	return fmt.Errorf("%w: telegram: unknown subcommand %q: use setup (see trailboss telegram --help)", errUsage, args[0])
+	return runSubcommand(ctx, e, "telegram", args, []subcommand{{"setup", runTelegramSetup, false}})
 }
 
 // runTelegramSetup pairs a phone: it checks the bot token (asking for it when there is
