@@ -402,7 +402,7 @@ func (d *doctor) config() (finding, bool) {
 	}
 	cfg, err := loadConfig(d.getenv)
 	if err == nil {
-		err = cfg.check(path)
+		err = checkConfig(cfg, path)
 	}
 	if err != nil {
 		return finding{level: bad, what: "the daemon refuses the config file: " + err.Error(), fix: "edit " + path}, true
@@ -416,7 +416,7 @@ func (d *doctor) delivery() finding {
 	if err != nil {
 		return finding{level: note, what: "delivery: cannot tell, the config file does not read"}
 	}
-	if !cfg.deliveryOn() {
+	if !cfg.DeliveryOn() {
 		return finding{level: good, what: "delivery is off: nothing is ever typed into a pane and no hook is held " +
 			"(answer in the panes; to answer from the popup, trailboss reply or a phone, add enabled = true under [delivery] in " +
 			configPath(d.getenv) + ")"}

@@ -94,7 +94,7 @@ func newEmitter(e *env, dir string, timeout time.Duration) *emit.Emitter {
 		cfg = fileConfig{} // the daemon refuses such a file: nothing holds, the socket is used
 	}
 	return &emit.Emitter{Addr: firstNonEmpty(e.getenv("TRAILBOSS_ADDR"), cfg.Addr), StateDir: dir, Getenv: e.getenv,
-		Hold: cfg.holds(), Timeout: timeout, Now: time.Now}
+		Hold: cfg.Holds(), Timeout: timeout, Now: time.Now}
 }
 
 // runEmitCodex is `trailboss emit --codex [PAYLOAD]`, what Codex CLI runs: as its notify

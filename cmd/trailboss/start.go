@@ -39,7 +39,7 @@ func runStart(ctx context.Context, e *env, args []string) error {
 	// A config the daemon would refuse is said now, not after a wait.
 	cfg, err := loadConfig(e.getenv)
 	if err == nil {
-		err = cfg.check(configPath(e.getenv))
+		err = checkConfig(cfg, configPath(e.getenv))
 	}
 	if err != nil {
 		return fmt.Errorf("%w\nfix that line, then run trailboss start again", err)
