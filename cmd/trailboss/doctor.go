@@ -132,8 +132,8 @@ func tmuxMajorMinor(v string) (int, int) {
 }
 
 func (d *doctor) token() finding {
-	path := filepath.Join(d.place.stateDir, statedir.TokenFile)
-	if _, err := statedir.ReadToken(d.place.stateDir); err != nil {
+	path := filepath.Join(d.place.StateDir, statedir.TokenFile)
+	if _, err := statedir.ReadToken(d.place.StateDir); err != nil {
 		return finding{level: bad, what: "token not readable: " + err.Error(), fix: "trailboss start"}
 	}
 	if fi, err := os.Stat(path); err == nil && fi.Mode().Perm()&0o077 != 0 {
@@ -144,23 +144,23 @@ func (d *doctor) token() finding {
 }
 
 func (d *doctor) daemon(ctx context.Context) []finding {
-	c, err := client.New(d.place.addr, d.place.stateDir, time.Second)
+	c, err := client.New(d.place.Addr, d.place.StateDir, time.Second)
 	if err == nil {
 		_, err = c.Health(ctx)
 	}
 	switch {
 	case errors.Is(err, client.ErrImpostor):
-		return []finding{{level: bad, what: err.Error(), fix: takenFix(d.place.addr, d.place.addrFrom, d.getenv)}}
+		return []finding{{level: bad, what: err.Error(), fix: takenFix(d.place.Addr, d.place.AddrFrom, d.getenv)}}
 	case errors.Is(err, client.ErrForeign):
-		return []finding{{level: bad, what: "another program, not Trail Boss, answers at " + d.place.where(),
-			fix: takenFix(d.place.addr, d.place.addrFrom, d.getenv)}}
+		return []finding{{level: bad, what: "another program, not Trail Boss, answers at " + d.place.Where(),
+			fix: takenFix(d.place.Addr, d.place.AddrFrom, d.getenv)}}
 	case errors.Is(err, client.ErrDown):
-		return []finding{{level: bad, what: fmt.Sprintf("%s (nothing answers at %s)", err, d.place.where()), fix: "trailboss start"}}
+		return []finding{{level: bad, what: fmt.Sprintf("%s (nothing answers at %s)", err, d.place.Where()), fix: "trailboss start"}}
 	case err != nil:
-		return []finding{{level: bad, what: "the daemon at " + d.place.where() + " did not answer as expected: " + err.Error(), fix: "trailboss stop && trailboss start"}}
+		return []finding{{level: bad, what: "the daemon at " + d.place.Where() + " did not answer as expected: " + err.Error(), fix: "trailboss stop && trailboss start"}}
 	}
-	rec, _ := statedir.Holder(d.place.stateDir)
-	out := []finding{{level: good, what: fmt.Sprintf("daemon answering at %s (%s)", d.place.where(), rec)}}
+	rec, _ := statedir.Holder(d.place.StateDir)
+	out := []finding{{level: good, what: fmt.Sprintf("daemon answering at %s (%s)", d.place.Where(), rec)}}
 	sessions, err := c.Sessions(ctx)
 	if err != nil {
 		return append(out, finding{level: bad, what: "daemon refused the token: " + err.Error(), fix: "trailboss stop && trailboss start"})
@@ -434,7 +434,7 @@ func (d *doctor) delivery() finding {
 
 // emitLog reports the last failure a hook logged, if any in the last day.
 func (d *doctor) emitLog() finding {
-	path := filepath.Join(d.place.stateDir, statedir.EmitLog)
+	path := filepath.Join(d.place.StateDir, statedir.EmitLog)
 	f, err := os.Open(path)
 	if err != nil {
 		return finding{level: good, what: "no hook failures logged"}
@@ -451,7 +451,7 @@ func (d *doctor) emitLog() finding {
 		return finding{level: good, what: "no hook failures logged in the last day"}
 	}
 	if strings.Contains(msg, emit.SpooledNote) {
-		if pending, err := spool.List(d.place.stateDir); err == nil && len(pending) == 0 {
+		if pending, err := spool.List(d.place.StateDir); err == nil && len(pending) == 0 {
 			// Every spooled event has been applied since: nothing was lost.
 			return finding{level: good, what: "hooks that could not reach the daemon " + queue.Age(time.Since(t)) +
 				" ago were delivered from the spool since"}

@@ -44,7 +44,7 @@ func (d *doctor) openCode() []finding {
 // reported it (emit.OpenCodePluginLoaded): this version's, or an older one, which that
 // OpenCode runs until it starts again.
 func (d *doctor) openCodeLoaded() []finding {
-	b, err := os.ReadFile(filepath.Join(d.place.stateDir, emit.OpenCodePluginLoaded))
+	b, err := os.ReadFile(filepath.Join(d.place.StateDir, emit.OpenCodePluginLoaded))
 	var loaded emit.LoadedPlugin
 	if err != nil || json.Unmarshal(b, &loaded) != nil {
 		return []finding{{level: note, what: "no OpenCode has loaded Trail Boss's plugin yet",

@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -17,6 +15,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/trailboss/trailboss/hotcmd"
 )
 
 // runDemoAgent is a simulated Claude Code session for the demo and the end-to-end tests. It
@@ -44,7 +44,7 @@ func runDemoAgent(ctx context.Context, e *env, args []string) error {
 	}
 	a := &simAgent{out: e.stdout, session: *session, transcript: *transcript, hooks: *hooks}
 	if a.session == "" {
-		a.session = randomID()
+		a.session = hotcmd.RandomID()
 	}
 	cwd, _ := os.Getwd()
 	a.cwd = cwd
@@ -116,13 +116,6 @@ func projectDir(cwd string) string {
 	return b.String()
 }
 
-func randomID() string {
-	b := make([]byte, 16)
-	_, _ = rand.Read(b)
-	h := hex.EncodeToString(b)
-	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
-}
-
 // hook runs `trailboss emit` with payload on stdin, as Claude Code runs a command hook.
 func (a *simAgent) hook(ctx context.Context, payload map[string]any) {
 	name, _ := payload["hook_event_name"].(string)
@@ -140,7 +133,7 @@ func (a *simAgent) hook(ctx context.Context, payload map[string]any) {
 
 // line appends one transcript line of the given type and message.
 func (a *simAgent) line(typ string, message map[string]any, extra map[string]any) {
-	id := randomID()
+	id := hotcmd.RandomID()
 	// Timestamps have milliseconds, and each line's is later than the one before, as Claude
 	// Code's are: a refused tool's result and the interrupt marker after it are 1 ms apart.
 	at := time.Now().UTC().Truncate(time.Millisecond)
@@ -229,7 +222,7 @@ const (
 // tool call and its result are written and PostToolUse fires; refused, the transcript says
 // so as Claude Code writes it (no hook fires) and the agent waits for the human's message.
 func (a *simAgent) askPermission(ctx context.Context, command string) bool {
-	toolID := "toolu_" + randomID()[:12]
+	toolID := "toolu_" + hotcmd.RandomID()[:12]
 	input := map[string]any{"command": command}
 	word, _, _ := strings.Cut(strings.TrimSpace(command), " ")
 	entries := []string{"Yes", "Yes, and don't ask again for " + word + " commands in " + a.cwd,
