@@ -15,6 +15,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
+	"syscall"
 )
 
 // Env is what every command gets from its caller.
@@ -70,4 +73,13 @@ func Run(ctx context.Context, e *Env, args []string) error {
 		}
 	}
 	return fmt.Errorf("%w: unknown command %q: trailboss-hot runs only emit, status, jump-next and skip; run trailboss %s", ErrUsage, args[0], args[0])
+}
+
+// Main is trailboss-hot's main: it runs the verb of the command line with SIGINT, SIGTERM
+// and SIGHUP cancelling its context, as trailboss does, and returns the exit code.
+func Main() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	e := &Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}
+	return ExitCode(Run(ctx, e, os.Args[1:]), os.Stderr)
 }

@@ -6,21 +6,9 @@
 package main
 
 import (
-	"context"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/trailboss/trailboss/hotcmd"
 )
 
-func main() { os.Exit(mainExit()) }
-
-// mainExit runs the verb with SIGINT, SIGTERM and SIGHUP cancelling its context, as
-// trailboss does, and returns the exit code.
-func mainExit() int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	defer stop()
-	e := &hotcmd.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}
-	return hotcmd.ExitCode(hotcmd.Run(ctx, e, os.Args[1:]), os.Stderr)
-}
+func main() { os.Exit(hotcmd.Main()) }
