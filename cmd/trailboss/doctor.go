@@ -67,6 +67,7 @@ func runDoctor(ctx context.Context, e *env, args []string) error {
 	out = append(out, d.delivery())
 	out = append(out, d.claudeCode(ctx))
 	out = append(out, d.hooks()...)
+	out = append(out, d.hotBinary())
 	out = append(out, d.codexAppServer()...)
 	out = append(out, d.openCode()...)
 	out = append(out, d.telegram(ctx)...)
@@ -198,6 +199,17 @@ func (d *doctor) daemon(ctx context.Context) []finding {
 		out = append(out, finding{level: good, what: "TMUX_PANE arrives with every agent session's events"})
 	}
 	return out
+}
+
+// hotBinary says whether trailboss-hot, the small binary the hooks and keys run, is beside
+// trailboss: without it they run trailboss itself, which works, but starts slower.
+func (d *doctor) hotBinary() finding {
+	if p := hotBinBeside(selfPath()); p != "" {
+		return finding{level: good, what: "trailboss-hot is beside trailboss (" + p + "): setup makes the hooks and keys run it, so they start fast"}
+	}
+	return finding{level: note,
+		what: "no trailboss-hot beside " + selfPath() + ": the hooks and keys run trailboss itself, which works but takes a few milliseconds longer to start each time",
+		fix:  "put trailboss-hot in the same folder as trailboss (make build puts both in bin/), then run trailboss setup again"}
 }
 
 // settingsFiles are the Claude Code settings files that apply, in the order Claude Code
