@@ -1,5 +1,6 @@
-// Command trailboss is the one binary of Trail Boss: the daemon, the hook emitter, and the
-// operator's commands. main only maps run's error to an exit code; run wires the packages.
+// Command trailboss is Trail Boss's binary: the daemon, the hook emitter, and the operator's
+// commands. (trailboss-hot, beside it, runs the hot ones alone: package hotcmd.) main only
+// maps run's error to an exit code; run wires the packages.
 package main
 
 import (
