@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/trailboss/trailboss/hotcmd"
@@ -13,6 +14,11 @@ import (
 // TestHotVerbsSameAsTrailboss: trailboss-hot (hotcmd.Run, hotcmd.ExitCode) and `trailboss
 // VERB` print the same help and the same errors, with the same exit codes.
 func TestHotVerbsSameAsTrailboss(t *testing.T) {
+	// emit sets the process's umask (its spool is the user's alone): give the other
+	// tests theirs back.
+	umask := syscall.Umask(0o022)
+	syscall.Umask(umask)
+	t.Cleanup(func() { syscall.Umask(umask) })
 	t.Setenv("TMUX", "")
 	t.Setenv("TRAILBOSS_STATE_DIR", t.TempDir())
 	for _, args := range [][]string{
