@@ -159,12 +159,15 @@ func typeMismatch(msg string) (kind string, ok bool) {
 		return "", false
 	}
 	kind, _, ok = strings.Cut(rest, " into ")
-	if !ok || kind == "" || strings.IndexFunc(kind, func(r rune) bool {
-		return !(r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
-	}) >= 0 {
+	if !ok || kind == "" || strings.IndexFunc(kind, notWordRune) >= 0 {
 		return "", false
 	}
 	return kind, true
+}
+
+// notWordRune reports whether r is not a letter, digit or underscore of ASCII (regexp's \w).
+func notWordRune(r rune) bool {
+	return r != '_' && (r < '0' || r > '9') && (r < 'a' || r > 'z') && (r < 'A' || r > 'Z')
 }
 
 // article puts "a" or "an" before a word.

@@ -56,7 +56,7 @@ func benchHotBin() string {
 }
 
 // bareGoBin builds `package main; func main() {}` with the Go toolchain that built this
-// test (CGO_ENABLED=0, in a temp folder) and returns its path: the start of a Go program
+// test (the go on PATH, checked) (CGO_ENABLED=0, in a temp folder) and returns its path: the start of a Go program
 // doing nothing, the floor under every figure of a process we start.
 func bareGoBin(tb testing.TB) string {
 	tb.Helper()
@@ -67,12 +67,13 @@ func bareGoBin(tb testing.TB) string {
 	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n\nfunc main() {}\n"), 0o600); err != nil {
 		tb.Fatal(err)
 	}
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goTool); err != nil {
-		goTool = "go"
+	// The go on PATH, as `go test` itself was run; its version is checked against this
+	// test binary's so that the floor is the same toolchain's.
+	if v, err := exec.Command("go", "env", "GOVERSION").Output(); err != nil || strings.TrimSpace(string(v)) != runtime.Version() {
+		tb.Fatalf("the go on PATH is %q (%v), not this test's %s", strings.TrimSpace(string(v)), err, runtime.Version())
 	}
 	bin := filepath.Join(dir, "bare")
-	cmd := exec.Command(goTool, "build", "-o", bin, ".")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
 	cmd.Dir = dir
 	cmd.Env = withEnv(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=", "GOWORK=off")
 	if out, err := cmd.CombinedOutput(); err != nil {
