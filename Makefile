@@ -4,16 +4,21 @@ LDFLAGS := -X main.version=$(VERSION)
 export CGO_ENABLED := 1
 GO ?= go
 BIN := bin/trailboss
+# The hot-path binary: emit, status, jump-next and skip alone, pure Go (CGO_ENABLED=0), so
+# that a hook or a key press starts it about as fast as an empty Go program.
+HOT := bin/trailboss-hot
 AGENTS := $(CURDIR)/bin/agents
 
 .PHONY: all build test test-agents test-short vet lint demo bench fuzz stress clean
 
 all: build
 
-# Build the single binary into bin/.
+# Build the two binaries into bin/: trailboss, and beside it trailboss-hot, which setup
+# wires the hooks and keys to.
 build:
 	@test -e $(BIN) || echo "Building $(BIN). The first build compiles SQLite (cgo) and takes a minute or two; later ones take seconds."
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/trailboss
+	CGO_ENABLED=0 $(GO) build -o $(HOT) ./cmd/trailboss-hot
 
 # Vet and run every test: unit tests, fuzz seeds, and the end-to-end scripts against a real
 # tmux server on a private socket. TRAILBOSS_REQUIRE_TMUX=1 makes a missing tmux a failure.
@@ -74,7 +79,8 @@ stress:
 	TRAILBOSS_STRESS=1 TRAILBOSS_REQUIRE_TMUX=1 $(GO) test -count=1 -timeout 20m -run 'Stress' -v ./cmd/trailboss/ | grep -E '^(=== RUN|--- |\s+stress_test|PASS|FAIL|ok)'
 
 # Benchmarks: the figures of issue 5, each guarded by a Go benchmark (the daemon's in
-# process; the commands, the daemon and tmux as real processes on a private socket), run
+# process; the commands, the daemon and tmux as real processes on a private socket; the
+# hooks' and keys' commands as bin/trailboss-hot, beside a bare Go binary's start), run
 # with fixed iteration counts, then one table of p50/p99 against the targets and the
 # polling baseline beside ours (BENCHMARKS.md keeps the last one). About three minutes.
 # A missed target is a FAIL in the table; only a harness error makes it exit non-zero.
@@ -83,13 +89,13 @@ bench:
 	@set -e; started=$$(date +%s); load=$$(cut -d' ' -f1-3 /proc/loadavg); \
 	$(MAKE) --no-print-directory build; \
 	rm -rf $(BENCH_OUT); mkdir -p $(BENCH_OUT); \
-	export TRAILBOSS_BENCH_BIN="$(CURDIR)/$(BIN)" TRAILBOSS_BENCH_SLOW=1; \
+	export TRAILBOSS_BENCH_BIN="$(CURDIR)/$(BIN)" TRAILBOSS_BENCH_HOT_BIN="$(CURDIR)/$(HOT)" TRAILBOSS_BENCH_SLOW=1; \
 	run() { name=$$1; shift; echo "bench: $$name"; \
 		if ! $(GO) test -run '^$$' -timeout 15m "$$@" > $(BENCH_OUT)/$$name.txt 2>&1; then \
 			cat $(BENCH_OUT)/$$name.txt; echo "bench: $$name: harness error" >&2; exit 1; fi; }; \
 	run ingest -bench '^Benchmark(IngestDurable|HookOverLoopback)$$' -benchtime 10000x -count 5 ./daemon/; \
 	run sweep -bench '^Benchmark(SweepUnchanged|RecoverTail|LongLine)$$' -benchtime 100x ./daemon/; \
-	run latency -bench '^Benchmark(HookToQueue|StatusProcess|EmitDaemonDown|TranscriptToDequeue|JumpNext)$$' \
+	run latency -bench '^Benchmark(BareGoStart|HookToQueue|StatusProcess|EmitDaemonDown|TranscriptToDequeue|JumpNext)$$' \
 		-benchtime 200x ./cmd/trailboss/; \
 	run popup -bench '^BenchmarkPopupFirstFrame$$' -benchtime 100x ./cmd/trailboss/; \
 	run hung -bench '^BenchmarkEmitDaemonHung$$' -benchtime 20x ./cmd/trailboss/; \

@@ -3,11 +3,11 @@ package daemon
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"strconv"
 	"time"
 
+	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/tmuxctl"
 )
 
@@ -18,21 +18,6 @@ const (
 	OptionReady  = "@trailboss_ready"
 	OptionStatus = "@trailboss_status"
 )
-
-// StatusText is what the status line shows, given how many sessions are stuck and how
-// many of those are cooling after a skip: "⚠ 2 stuck", "⚠ 2 stuck · 1 cooling", or ""
-// when every stuck session is cooling (the queue presents as empty until one is ready).
-// "stuck" never counts the cooling ones.
-func StatusText(stuck, cooling int) string {
-	waiting := stuck - cooling
-	if waiting <= 0 {
-		return ""
-	}
-	if cooling > 0 {
-		return fmt.Sprintf("⚠ %d stuck · %d cooling", waiting, cooling)
-	}
-	return fmt.Sprintf("⚠ %d stuck", waiting)
-}
 
 // StatusPublisher sets the status options on each tmux server after every change, and when
 // a skipped item's cooldown ends (the ready count changes with no event).
@@ -88,7 +73,7 @@ func (p *StatusPublisher) publish(ctx context.Context) time.Duration {
 	opts := map[string]string{
 		OptionStuck:  strconv.Itoa(stuck),
 		OptionReady:  strconv.Itoa(ready),
-		OptionStatus: StatusText(stuck, cooling),
+		OptionStatus: queue.StatusText(stuck, cooling),
 	}
 	key := opts[OptionStuck] + "/" + opts[OptionReady] + "/" + opts[OptionStatus]
 	for socket, last := range p.servers {

@@ -36,13 +36,13 @@ func newHoldingClaudeWorld(t *testing.T, cc claudeSetup) *claudeWorld {
 	return w
 }
 
-// heldEmits returns the `trailboss emit` processes of this world that are alive now: hooks
+// heldEmits returns the `trailboss emit` processes (trailboss-hot's, as setup wires them) of this world that are alive now: hooks
 // that Claude Code started and that have not exited.
 func (w *agentWorld) heldEmits() []proc {
 	stateDir := envValue(w.env, "TRAILBOSS_STATE_DIR")
 	var out []proc
 	for _, p := range liveProcs() {
-		if len(p.argv) >= 2 && filepath.Base(p.argv[0]) == "trailboss" && p.argv[1] == "emit" &&
+		if len(p.argv) >= 2 && install.IsTrailbossProgram(p.argv[0]) && p.argv[1] == "emit" &&
 			p.env("TRAILBOSS_STATE_DIR") == stateDir {
 			out = append(out, p)
 		}

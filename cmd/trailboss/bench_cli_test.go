@@ -53,7 +53,7 @@ func silentExit(b *testing.B, cmd *exec.Cmd, out *bytes.Buffer) {
 }
 
 // BenchmarkHookToQueue times a hook firing until its item is in GET /v1/queue: the real
-// `trailboss emit` process run as a Stop hook in one of ten agent panes of a real tmux
+// `trailboss-hot emit` process (what setup wires the hooks to) run as a Stop hook in one of ten agent panes of a real tmux
 // server (payload on stdin, TMUX and TMUX_PANE in its environment), with GET /v1/queue
 // polled from the moment the process starts. Between iterations the session's human
 // answers it (a UserPromptSubmit), so that each Stop queues it afresh. Also reported: the
@@ -63,8 +63,10 @@ func silentExit(b *testing.B, cmd *exec.Cmd, out *bytes.Buffer) {
 // alternates): its unix socket, as every client reaches it by default (p50-ms, …), and
 // loopback TCP asked for with TRAILBOSS_ADDR, where emit first checks who listens there
 // (tcp-p50-ms, …). One daemon, one run: the ratio of the two p50s (socket-over-tcp) is not
-// a comparison of two moments of a busy machine.
+// a comparison of two moments of a busy machine. Each iteration also starts a bare Go
+// binary (floor-p50-ms, …): the floor, at the same moments of the machine.
 func BenchmarkHookToQueue(b *testing.B) {
+	bare := bareGoBin(b)
 	tm := tmuxtest.New(b)
 	d := startBenchDaemon(b, tm.Environ, "--addr", freeAddr(b))
 	tmuxEnv := tmuxEnvValue(b, tm)
@@ -85,7 +87,7 @@ func BenchmarkHookToQueue(b *testing.B) {
 		d.hook(b, hookPayload("UserPromptSubmit", id(k), work, "", map[string]any{"prompt": "go on"}), panes[k], tmuxEnv)
 		time.Sleep(quiet)
 		body, _ := json.Marshal(hookPayload("Stop", id(k), work, "", map[string]any{"last_assistant_message": "Done. Push it?"}))
-		cmd := exec.Command(benchBin(), "emit")
+		cmd := exec.Command(benchHotBin(), "emit")
 		cmd.Env = withEnv(env, "TMUX="+tmuxEnv, "TMUX_PANE="+panes[k])
 		cmd.Stdin = bytes.NewReader(body)
 		var out bytes.Buffer
@@ -107,9 +109,10 @@ func BenchmarkHookToQueue(b *testing.B) {
 		return visible, exited
 	}
 
-	var socket, socketExit, tcp, tcpExit []time.Duration
+	var socket, socketExit, tcp, tcpExit, floor []time.Duration
 	for i := 0; b.Loop(); i++ {
 		k := i % agents
+		floor = append(floor, floorSample(b, bare, socketEnv))
 		if i%2 == 0 {
 			v, e := stop(k, socketEnv)
 			socket, socketExit = append(socket, v), append(socketExit, e)
@@ -125,21 +128,25 @@ func BenchmarkHookToQueue(b *testing.B) {
 	reportLatency(b, "emit-exit-", socketExit)
 	reportLatency(b, "tcp-", tcp)
 	reportLatency(b, "tcp-emit-exit-", tcpExit)
+	reportLatency(b, "floor-", floor)
 	b.ReportMetric(percentileMS(socket, 50)/percentileMS(tcp, 50), "socket-over-tcp")
 }
 
-// BenchmarkStatusProcess times `trailboss status` as a status line runs it: the whole
+// BenchmarkStatusProcess times `trailboss-hot status` as a status line runs it: the whole
 // process, start to exit, with ten items queued, reaching the daemon through its socket.
+// Each iteration also starts a bare Go binary: the floor (floor-p50-ms, …).
 func BenchmarkStatusProcess(b *testing.B) {
+	bare := bareGoBin(b)
 	env := isolatedEnv(b)
 	d := startBenchDaemon(b, env)
 	for i := 0; i < 10; i++ {
 		d.hook(b, hookPayload("Stop", fmt.Sprintf("s%02d", i), "/src", "", nil), "", "")
 	}
 	env = d.clientEnv(env)
-	var samples []time.Duration
+	var samples, floor []time.Duration
 	for b.Loop() {
-		cmd := exec.Command(benchBin(), "status")
+		floor = append(floor, floorSample(b, bare, env))
+		cmd := exec.Command(benchHotBin(), "status")
 		cmd.Env = env
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
@@ -147,13 +154,26 @@ func BenchmarkStatusProcess(b *testing.B) {
 		err := cmd.Run()
 		samples = append(samples, time.Since(t0))
 		if err != nil || out.String() != "⚠ 10 stuck\n" {
-			b.Fatalf("trailboss status: %v, printed %q", err, out.String())
+			b.Fatalf("trailboss-hot status: %v, printed %q", err, out.String())
 		}
+	}
+	reportLatency(b, "", samples)
+	reportLatency(b, "floor-", floor)
+}
+
+// BenchmarkBareGoStart times a bare Go binary (`func main() {}`, built with this test's
+// toolchain), exec to exit: the floor under the figures of the processes we start.
+func BenchmarkBareGoStart(b *testing.B) {
+	bare := bareGoBin(b)
+	env := isolatedEnv(b)
+	var samples []time.Duration
+	for b.Loop() {
+		samples = append(samples, floorSample(b, bare, env))
 	}
 	reportLatency(b, "", samples)
 }
 
-// emitWhileDown runs `trailboss emit` with a Stop payload against d, which is not
+// emitWhileDown runs `trailboss-hot emit` with a Stop payload against d, which is not
 // answering, and reports the processes' wall times (the budget is 300 ms, always) and the
 // share of events that reached the spool.
 func emitWhileDown(b *testing.B, d *liveDaemon, env []string) {
@@ -163,7 +183,7 @@ func emitWhileDown(b *testing.B, d *liveDaemon, env []string) {
 	for b.Loop() {
 		body, _ := json.Marshal(hookPayload("Stop", fmt.Sprintf("down-%03d", n), "/src", "", nil))
 		n++
-		cmd := exec.Command(benchBin(), "emit")
+		cmd := exec.Command(benchHotBin(), "emit")
 		cmd.Env = env
 		cmd.Stdin = bytes.NewReader(body)
 		var out bytes.Buffer
@@ -215,14 +235,16 @@ func typescript(b *testing.B, tm *tmuxtest.Env) string {
 	return files[0]
 }
 
-// BenchmarkJumpNext times `trailboss jump-next`, with the arguments its key binding
+// BenchmarkJumpNext times `trailboss-hot jump-next` (what setup binds the key to), with the arguments its key binding
 // passes, from process start until the operator's terminal shows the head pane: a real client attached on a pseudo-terminal (script(1))
 // sits on a tmux session while four agent panes of another session are queued; each
 // pane prints its own marker, and the time is taken when the head's marker appears in what
 // the client draws after the process started. The client then really is on that pane
 // (checked). Each iteration lands on the head for the pane the client is on, so the
-// client alternates between the two oldest items. Also reported: the process's wall time.
+// client alternates between the two oldest items. Also reported: the process's wall time,
+// and a bare Go binary's start in each iteration (floor-p50-ms, …).
 func BenchmarkJumpNext(b *testing.B) {
+	bare := bareGoBin(b)
 	tm := tmuxtest.New(b)
 	d := startBenchDaemon(b, tm.Environ)
 	tmuxEnv := tmuxEnvValue(b, tm)
@@ -248,9 +270,10 @@ func BenchmarkJumpNext(b *testing.B) {
 	env := d.clientEnv(tm.Environ)
 	ctx := context.Background()
 
-	var landed, exited []time.Duration
+	var landed, exited, floor []time.Duration
 	buf := make([]byte, 64<<10)
 	for b.Loop() {
+		floor = append(floor, floorSample(b, bare, env))
 		cur, err := tm.Server.ClientPane(ctx, client)
 		if err != nil {
 			b.Fatal(err)
@@ -267,7 +290,7 @@ func BenchmarkJumpNext(b *testing.B) {
 		var drawn []byte
 		// As the key binding of tmux-conf runs it: tmux expands the client, its server's
 		// socket and the pane the client is on when the key is pressed.
-		cmd := exec.Command(benchBin(), "jump-next", "--client", client, "--socket", tm.Socket, "--pane", cur)
+		cmd := exec.Command(benchHotBin(), "jump-next", "--client", client, "--socket", tm.Socket, "--pane", cur)
 		cmd.Env = env
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
@@ -294,6 +317,7 @@ func BenchmarkJumpNext(b *testing.B) {
 	}
 	reportLatency(b, "", landed)
 	reportLatency(b, "exit-", exited)
+	reportLatency(b, "floor-", floor)
 }
 
 // popupFrameDone reports whether what a popup drew so far, escapes taken out, holds a whole

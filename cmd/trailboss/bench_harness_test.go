@@ -19,7 +19,9 @@ import (
 	"math"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -41,6 +43,55 @@ func benchBin() string {
 		return b
 	}
 	return "trailboss"
+}
+
+// benchHotBin is the binary the benchmarks of the hot verbs (emit, status, jump-next,
+// skip) run, as setup wires the hooks and keys to it: $TRAILBOSS_BENCH_HOT_BIN (make bench
+// sets it to bin/trailboss-hot), else the trailboss-hot that testscript.Main put on PATH.
+func benchHotBin() string {
+	if b := os.Getenv("TRAILBOSS_BENCH_HOT_BIN"); b != "" {
+		return b
+	}
+	return "trailboss-hot"
+}
+
+// bareGoBin builds `package main; func main() {}` with the Go toolchain that built this
+// test (the go on PATH, checked) (CGO_ENABLED=0, in a temp folder) and returns its path: the start of a Go program
+// doing nothing, the floor under every figure of a process we start.
+func bareGoBin(tb testing.TB) string {
+	tb.Helper()
+	dir := tb.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module bare\n"), 0o600); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n\nfunc main() {}\n"), 0o600); err != nil {
+		tb.Fatal(err)
+	}
+	// The go on PATH, as `go test` itself was run; its version is checked against this
+	// test binary's so that the floor is the same toolchain's.
+	if v, err := exec.Command("go", "env", "GOVERSION").Output(); err != nil || strings.TrimSpace(string(v)) != runtime.Version() {
+		tb.Fatalf("the go on PATH is %q (%v), not this test's %s", strings.TrimSpace(string(v)), err, runtime.Version())
+	}
+	bin := filepath.Join(dir, "bare")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	cmd.Dir = dir
+	cmd.Env = withEnv(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=", "GOWORK=off")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		tb.Fatalf("build the bare Go binary: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// floorSample times one start of the bare Go binary bin, exec to exit, with env.
+func floorSample(tb testing.TB, bin string, env []string) time.Duration {
+	tb.Helper()
+	cmd := exec.Command(bin)
+	cmd.Env = env
+	t0 := time.Now()
+	if err := cmd.Run(); err != nil {
+		tb.Fatalf("the bare Go binary: %v", err)
+	}
+	return time.Since(t0)
 }
 
 // requireSlowBench skips the benchmarks that take a fixed wall-clock window (idle CPU,

@@ -97,6 +97,7 @@ func (r benchRuns) lowest(name, unit string) float64 {
 type row struct {
 	figure, p50, p99, target, notes string
 	pass                            bool
+	info                            bool // a reference figure (the floor): no target, not counted
 }
 
 // figures reads the rows of the table out of runs. It returns an error naming the first
@@ -122,21 +123,35 @@ func figures(runs benchRuns) ([]row, error) {
 		rows = append(rows, row{figure: figure, p50: ms(p50), p99: ms(p99), target: target, notes: n,
 			pass: pass(p50, p99, max)})
 	}
-	latency("hook fired → item in GET /v1/queue (real `trailboss emit`)", "BenchmarkHookToQueue",
-		"p50 ≤ 5 ms, p99 ≤ 15 ms", func(p50, p99, _ float64) bool { return p50 <= 5 && p99 <= 15 },
+	// The hot verbs start as processes: each is shown beside a bare Go binary's start
+	// measured in the same iterations, the floor no Go program can go below.
+	aboveFloor := func(bench, metric string) string {
+		p50, floor := get(bench, metric), get(bench, "floor-p50-ms")
+		return fmt.Sprintf("floor (a bare Go binary's start, same iterations) p50 %s: %s above it", ms(floor), ms(p50-floor))
+	}
+	latency("hook fired → item in GET /v1/queue (real `trailboss-hot emit`)", "BenchmarkHookToQueue",
+		"p50 ≤ 4 ms, p99 ≤ 15 ms", func(p50, p99, _ float64) bool { return p50 <= 4 && p99 <= 15 },
 		func() string {
-			return "the emit process exits at p50 " + ms(get("BenchmarkHookToQueue", "emit-exit-p50-ms"))
+			return "the emit process exits at p50 " + ms(get("BenchmarkHookToQueue", "emit-exit-p50-ms")) +
+				"; " + aboveFloor("BenchmarkHookToQueue", "p50-ms")
 		})
 	tcp50, tcp99 := get("BenchmarkHookToQueue", "tcp-p50-ms"), get("BenchmarkHookToQueue", "tcp-p99-ms")
 	rows = append(rows, row{figure: "the same over TCP (addr set: emit checks the listener's owner first), in turn with the socket",
 		p50: ms(tcp50), p99: ms(tcp99), target: "p50 ≤ 5 ms, p99 ≤ 15 ms", pass: tcp50 <= 5 && tcp99 <= 15,
 		notes: "the emit process exits at p50 " + ms(get("BenchmarkHookToQueue", "tcp-emit-exit-p50-ms")) +
 			"; socket p50 / TCP p50 = " + fmtNum(get("BenchmarkHookToQueue", "socket-over-tcp"))})
-	latency("`jump-next` start → client shows the head pane", "BenchmarkJumpNext",
-		"p50 ≤ 10 ms", func(p50, _, _ float64) bool { return p50 <= 10 },
-		func() string { return "the process exits at p50 " + ms(get("BenchmarkJumpNext", "exit-p50-ms")) })
-	latency("`trailboss status`, whole process", "BenchmarkStatusProcess",
-		"p50 ≤ 3 ms", func(p50, _, _ float64) bool { return p50 <= 3 }, nil)
+	latency("`trailboss-hot jump-next` start → client shows the head pane", "BenchmarkJumpNext",
+		"p50 ≤ 8 ms", func(p50, _, _ float64) bool { return p50 <= 8 },
+		func() string {
+			return "the process exits at p50 " + ms(get("BenchmarkJumpNext", "exit-p50-ms")) + "; " +
+				aboveFloor("BenchmarkJumpNext", "p50-ms")
+		})
+	latency("`trailboss-hot status`, whole process", "BenchmarkStatusProcess",
+		"p50 ≤ 2.5 ms", func(p50, _, _ float64) bool { return p50 <= 2.5 },
+		func() string { return aboveFloor("BenchmarkStatusProcess", "p50-ms") })
+	bare50, bare99 := get("BenchmarkBareGoStart", "p50-ms"), get("BenchmarkBareGoStart", "p99-ms")
+	rows = append(rows, row{figure: "a bare Go binary (`func main() {}`), exec → exit: the floor", p50: ms(bare50), p99: ms(bare99),
+		target: "—", info: true, notes: "built with the same toolchain in a temp folder; not a target, the floor under the three above"})
 	for _, c := range []struct{ figure, bench string }{
 		{"`emit`, daemon down (nothing listens)", "BenchmarkEmitDaemonDown"},
 		{"`emit`, daemon hung (SIGSTOP)", "BenchmarkEmitDaemonHung"},
@@ -306,15 +321,21 @@ func benchTable(runs benchRuns, header string) (string, error) {
 	b.WriteString(header)
 	fmt.Fprintln(&b, "| figure | p50 | p99 | target | result | notes |")
 	fmt.Fprintln(&b, "|---|---:|---:|---|---|---|")
-	passed := 0
+	passed, judged := 0, 0
 	for _, r := range rows {
 		result := "FAIL"
-		if r.pass {
+		switch {
+		case r.info:
+			result = "—"
+		case r.pass:
 			result, passed = "PASS", passed+1
+		}
+		if !r.info {
+			judged++
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", r.figure, r.p50, r.p99, r.target, result, r.notes)
 	}
-	fmt.Fprintf(&b, "\n%d of %d figures meet their target.\n\n", passed, len(rows))
+	fmt.Fprintf(&b, "\n%d of %d figures meet their target.\n\n", passed, judged)
 	b.WriteString(base)
 	return b.String(), nil
 }
@@ -392,9 +413,10 @@ BenchmarkHookOverLoopback-2   	   10000	    100 ns/op	      6000 events/s
 BenchmarkSweepUnchanged-2     	      50	    100 ns/op	         0 bytes-read	         1.7 p50-ms	         2.4 p99-ms	3 max-ms
 BenchmarkRecoverTail-2        	     200	    100 ns/op	     65536 1MB-bytes	  0.045 1MB-p50-ms	     65536 2GB-bytes	  0.046 2GB-p50-ms	  0.15 2GB-p99-ms	  1.02 ratio
 BenchmarkLongLine-2           	     100	    100 ns/op	  9.1 max-ms	  5.2 p50-ms	  8.8 p99-ms	  1.02 read/written
-BenchmarkHookToQueue-2        	     150	    100 ns/op	  5.0 emit-exit-max-ms	  4.0 emit-exit-p50-ms	  5.0 emit-exit-p99-ms	  5.8 max-ms	  2.5 p50-ms	  5.0 p99-ms	  0.96 socket-over-tcp	  5.2 tcp-emit-exit-max-ms	  4.1 tcp-emit-exit-p50-ms	  5.1 tcp-emit-exit-p99-ms	  6.0 tcp-max-ms	  2.6 tcp-p50-ms	  5.1 tcp-p99-ms
-BenchmarkJumpNext-2           	     100	    100 ns/op	  12 exit-max-ms	  10 exit-p50-ms	  12 exit-p99-ms	  11 max-ms	  9 p50-ms	  11 p99-ms
-BenchmarkStatusProcess-2      	     200	    100 ns/op	  4.1 max-ms	  3.5 p50-ms	  4.0 p99-ms
+BenchmarkHookToQueue-2        	     150	    100 ns/op	  1.9 floor-max-ms	  1.5 floor-p50-ms	  1.8 floor-p99-ms	  5.0 emit-exit-max-ms	  4.0 emit-exit-p50-ms	  5.0 emit-exit-p99-ms	  5.8 max-ms	  2.5 p50-ms	  5.0 p99-ms	  0.96 socket-over-tcp	  5.2 tcp-emit-exit-max-ms	  4.1 tcp-emit-exit-p50-ms	  5.1 tcp-emit-exit-p99-ms	  6.0 tcp-max-ms	  2.6 tcp-p50-ms	  5.1 tcp-p99-ms
+BenchmarkJumpNext-2           	     100	    100 ns/op	  2 floor-max-ms	  1.6 floor-p50-ms	  1.9 floor-p99-ms	  9 exit-max-ms	  6 exit-p50-ms	  9 exit-p99-ms	  8.5 max-ms	  5 p50-ms	  8 p99-ms
+BenchmarkStatusProcess-2      	     200	    100 ns/op	  1.9 floor-max-ms	  1.5 floor-p50-ms	  1.8 floor-p99-ms	  4.1 max-ms	  3.5 p50-ms	  4.0 p99-ms
+BenchmarkBareGoStart-2        	     200	    100 ns/op	  2.2 max-ms	  1.55 p50-ms	  2.0 p99-ms
 BenchmarkEmitDaemonDown-2     	      50	    100 ns/op	  4.0 max-ms	  3.5 p50-ms	  4.0 p99-ms	 100 spooled-%
 BenchmarkEmitDaemonHung-2     	      20	    100 ns/op	  290 max-ms	  285 p50-ms	  290 p99-ms	 100 spooled-%
 BenchmarkPopupFirstFrame-2    	      30	    100 ns/op	  52 max-ms	  45 p50-ms	  51 p99-ms
@@ -431,8 +453,10 @@ func TestBenchReportTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"| `trailboss status`, whole process | 3.5 ms | 4 ms | p50 ≤ 3 ms | FAIL |",
-		"| hook fired → item in GET /v1/queue (real `trailboss emit`) | 2.5 ms | 5 ms | p50 ≤ 5 ms, p99 ≤ 15 ms | PASS |",
+		"| `trailboss-hot status`, whole process | 3.5 ms | 4 ms | p50 ≤ 2.5 ms | FAIL | floor (a bare Go binary's start, same iterations) p50 1.5 ms: 2 ms above it |",
+		"| hook fired → item in GET /v1/queue (real `trailboss-hot emit`) | 2.5 ms | 5 ms | p50 ≤ 4 ms, p99 ≤ 15 ms | PASS | the emit process exits at p50 4 ms; floor (a bare Go binary's start, same iterations) p50 1.5 ms: 1 ms above it |",
+		"| `trailboss-hot jump-next` start → client shows the head pane | 5 ms | 8 ms | p50 ≤ 8 ms | PASS | the process exits at p50 6 ms; floor (a bare Go binary's start, same iterations) p50 1.6 ms: 3.4 ms above it |",
+		"| a bare Go binary (`func main() {}`), exec → exit: the floor | 1.55 ms | 2 ms | — | — |",
 		"| the same over TCP (addr set: emit checks the listener's owner first), in turn with the socket | 2.6 ms | 5.1 ms | p50 ≤ 5 ms, p99 ≤ 15 ms | PASS | the emit process exits at p50 4.1 ms; socket p50 / TCP p50 = 0.96 |",
 		"| 8,000 events/s | 7,000 (worst run) |",
 		"| daemon RSS, 1,000 sessions queued | 20 MB | — | ≤ 40 MB | PASS |",

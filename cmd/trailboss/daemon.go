@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/trailboss/trailboss/cmd/internal/config"
 	"github.com/trailboss/trailboss/daemon"
 	"github.com/trailboss/trailboss/daemon/httpapi"
 	"github.com/trailboss/trailboss/daemon/logfile"
@@ -18,7 +19,7 @@ import (
 
 // deliveryOff is daemon.Config's DeliveryOff for cfg: empty when delivery is on.
 func deliveryOff(cfg fileConfig, path string) string {
-	if cfg.deliveryOn() {
+	if cfg.DeliveryOn() {
 		return ""
 	}
 	return deliveryOffMessage(path)
@@ -59,7 +60,7 @@ func runDaemon(ctx context.Context, e *env, args []string) (err error) {
 	if err != nil {
 		return err
 	}
-	if err := cfg.check(configPath(e.getenv)); err != nil {
+	if err := checkConfig(cfg, configPath(e.getenv)); err != nil {
 		return err
 	}
 	set := map[string]bool{}
@@ -70,9 +71,9 @@ func runDaemon(ctx context.Context, e *env, args []string) (err error) {
 	}
 	for name, d := range map[string]struct {
 		flag *time.Duration
-		file duration
+		file config.Duration
 	}{"cooldown": {cooldown, cfg.Cooldown}, "sweep": {sweep, cfg.Sweep}, "settle": {settle, cfg.Settle}} {
-		if !set[name] && d.file.set {
+		if !set[name] && d.file.Set {
 			*d.flag = d.file.Duration
 		}
 	}
@@ -115,7 +116,7 @@ func runDaemon(ctx context.Context, e *env, args []string) (err error) {
 	err = daemon.Run(ctx, daemon.Config{
 		Addr: *addr, StateDir: *stateDir, Cooldown: *cooldown, Sweep: *sweep, Settle: *settle,
 		NoWatch: *noWatch, ScreenTick: *screenTick, Reset: *reset, OnStuck: cfg.OnStuck, Version: version, Log: log,
-		PromptTTL: cfg.PromptTTL.Duration, HoldPermissions: cfg.holds(), MaxReply: cfg.Delivery.MaxReplyLength,
+		PromptTTL: cfg.PromptTTL.Duration, HoldPermissions: cfg.Holds(), MaxReply: cfg.Delivery.MaxReplyLength,
 		DeliveryOff: deliveryOff(cfg, configPath(e.getenv)),
 		Channels:    channels,
 	})

@@ -67,6 +67,7 @@ func runDoctor(ctx context.Context, e *env, args []string) error {
 	out = append(out, d.delivery())
 	out = append(out, d.claudeCode(ctx))
 	out = append(out, d.hooks()...)
+	out = append(out, d.hotBinary())
 	out = append(out, d.codexAppServer()...)
 	out = append(out, d.openCode()...)
 	out = append(out, d.telegram(ctx)...)
@@ -132,8 +133,8 @@ func tmuxMajorMinor(v string) (int, int) {
 }
 
 func (d *doctor) token() finding {
-	path := filepath.Join(d.place.stateDir, statedir.TokenFile)
-	if _, err := statedir.ReadToken(d.place.stateDir); err != nil {
+	path := filepath.Join(d.place.StateDir, statedir.TokenFile)
+	if _, err := statedir.ReadToken(d.place.StateDir); err != nil {
 		return finding{level: bad, what: "token not readable: " + err.Error(), fix: "trailboss start"}
 	}
 	if fi, err := os.Stat(path); err == nil && fi.Mode().Perm()&0o077 != 0 {
@@ -144,23 +145,23 @@ func (d *doctor) token() finding {
 }
 
 func (d *doctor) daemon(ctx context.Context) []finding {
-	c, err := client.New(d.place.addr, d.place.stateDir, time.Second)
+	c, err := client.New(d.place.Addr, d.place.StateDir, time.Second)
 	if err == nil {
 		_, err = c.Health(ctx)
 	}
 	switch {
 	case errors.Is(err, client.ErrImpostor):
-		return []finding{{level: bad, what: err.Error(), fix: takenFix(d.place.addr, d.place.addrFrom, d.getenv)}}
+		return []finding{{level: bad, what: err.Error(), fix: takenFix(d.place.Addr, d.place.AddrFrom, d.getenv)}}
 	case errors.Is(err, client.ErrForeign):
-		return []finding{{level: bad, what: "another program, not Trail Boss, answers at " + d.place.where(),
-			fix: takenFix(d.place.addr, d.place.addrFrom, d.getenv)}}
+		return []finding{{level: bad, what: "another program, not Trail Boss, answers at " + d.place.Where(),
+			fix: takenFix(d.place.Addr, d.place.AddrFrom, d.getenv)}}
 	case errors.Is(err, client.ErrDown):
-		return []finding{{level: bad, what: fmt.Sprintf("%s (nothing answers at %s)", err, d.place.where()), fix: "trailboss start"}}
+		return []finding{{level: bad, what: fmt.Sprintf("%s (nothing answers at %s)", err, d.place.Where()), fix: "trailboss start"}}
 	case err != nil:
-		return []finding{{level: bad, what: "the daemon at " + d.place.where() + " did not answer as expected: " + err.Error(), fix: "trailboss stop && trailboss start"}}
+		return []finding{{level: bad, what: "the daemon at " + d.place.Where() + " did not answer as expected: " + err.Error(), fix: "trailboss stop && trailboss start"}}
 	}
-	rec, _ := statedir.Holder(d.place.stateDir)
-	out := []finding{{level: good, what: fmt.Sprintf("daemon answering at %s (%s)", d.place.where(), rec)}}
+	rec, _ := statedir.Holder(d.place.StateDir)
+	out := []finding{{level: good, what: fmt.Sprintf("daemon answering at %s (%s)", d.place.Where(), rec)}}
 	sessions, err := c.Sessions(ctx)
 	if err != nil {
 		return append(out, finding{level: bad, what: "daemon refused the token: " + err.Error(), fix: "trailboss stop && trailboss start"})
@@ -198,6 +199,17 @@ func (d *doctor) daemon(ctx context.Context) []finding {
 		out = append(out, finding{level: good, what: "TMUX_PANE arrives with every agent session's events"})
 	}
 	return out
+}
+
+// hotBinary says whether trailboss-hot, the small binary the hooks and keys run, is beside
+// trailboss: without it they run trailboss itself, which works, but starts slower.
+func (d *doctor) hotBinary() finding {
+	if p := hotBinBeside(selfPath()); p != "" {
+		return finding{level: good, what: "trailboss-hot is beside trailboss (" + p + "): setup makes the hooks and keys run it, so they start fast"}
+	}
+	return finding{level: note,
+		what: "no trailboss-hot beside " + selfPath() + ": the hooks and keys run trailboss itself, which works but takes a few milliseconds longer to start each time",
+		fix:  "put trailboss-hot in the same folder as trailboss (make build puts both in bin/), then run trailboss setup again"}
 }
 
 // settingsFiles are the Claude Code settings files that apply, in the order Claude Code
@@ -384,7 +396,7 @@ func (d *doctor) tmuxSetup(ctx context.Context) []finding {
 	switch status := left + right; {
 	case strings.Contains(status, "@trailboss_status"):
 		out = append(out, finding{level: good, what: "status line shows #{@trailboss_status}"})
-	case strings.Contains(status, "trailboss status"):
+	case strings.Contains(status, "trailboss status"), strings.Contains(status, "trailboss-hot status"):
 		out = append(out, finding{level: note, what: "status line runs #(trailboss status) on every redraw",
 			fix: "use #{@trailboss_status} instead: the daemon keeps it current at no cost"})
 	default:
@@ -402,7 +414,7 @@ func (d *doctor) config() (finding, bool) {
 	}
 	cfg, err := loadConfig(d.getenv)
 	if err == nil {
-		err = cfg.check(path)
+		err = checkConfig(cfg, path)
 	}
 	if err != nil {
 		return finding{level: bad, what: "the daemon refuses the config file: " + err.Error(), fix: "edit " + path}, true
@@ -416,7 +428,7 @@ func (d *doctor) delivery() finding {
 	if err != nil {
 		return finding{level: note, what: "delivery: cannot tell, the config file does not read"}
 	}
-	if !cfg.deliveryOn() {
+	if !cfg.DeliveryOn() {
 		return finding{level: good, what: "delivery is off: nothing is ever typed into a pane and no hook is held " +
 			"(answer in the panes; to answer from the popup, trailboss reply or a phone, add enabled = true under [delivery] in " +
 			configPath(d.getenv) + ")"}
@@ -434,7 +446,7 @@ func (d *doctor) delivery() finding {
 
 // emitLog reports the last failure a hook logged, if any in the last day.
 func (d *doctor) emitLog() finding {
-	path := filepath.Join(d.place.stateDir, statedir.EmitLog)
+	path := filepath.Join(d.place.StateDir, statedir.EmitLog)
 	f, err := os.Open(path)
 	if err != nil {
 		return finding{level: good, what: "no hook failures logged"}
@@ -451,7 +463,7 @@ func (d *doctor) emitLog() finding {
 		return finding{level: good, what: "no hook failures logged in the last day"}
 	}
 	if strings.Contains(msg, emit.SpooledNote) {
-		if pending, err := spool.List(d.place.stateDir); err == nil && len(pending) == 0 {
+		if pending, err := spool.List(d.place.StateDir); err == nil && len(pending) == 0 {
 			// Every spooled event has been applied since: nothing was lost.
 			return finding{level: good, what: "hooks that could not reach the daemon " + queue.Age(time.Since(t)) +
 				" ago were delivered from the spool since"}

@@ -30,8 +30,7 @@ func (d *doctor) openCode() []finding {
 		return []finding{{level: bad, what: path + " is not Trail Boss's plugin: OpenCode does not report to Trail Boss",
 			fix: "move it away, then: trailboss setup --opencode"}}
 	}
-	bin, _ := trailbossBin()
-	if !bytes.Equal(b, install.OpenCodePlugin(codexProgram(bin), install.OpenCodePluginMadeFolder(b))) {
+	if !bytes.Equal(b, install.OpenCodePlugin(hotProgram(), install.OpenCodePluginMadeFolder(b))) {
 		return []finding{{level: bad, what: "Trail Boss's OpenCode plugin in " + dir + " is not this version's, or runs another trailboss",
 			detail: []string{"OpenCode would send its events the old way, or to another program"},
 			fix:    "trailboss setup --opencode, then start OpenCode again"}}
@@ -44,7 +43,7 @@ func (d *doctor) openCode() []finding {
 // reported it (emit.OpenCodePluginLoaded): this version's, or an older one, which that
 // OpenCode runs until it starts again.
 func (d *doctor) openCodeLoaded() []finding {
-	b, err := os.ReadFile(filepath.Join(d.place.stateDir, emit.OpenCodePluginLoaded))
+	b, err := os.ReadFile(filepath.Join(d.place.StateDir, emit.OpenCodePluginLoaded))
 	var loaded emit.LoadedPlugin
 	if err != nil || json.Unmarshal(b, &loaded) != nil {
 		return []finding{{level: note, what: "no OpenCode has loaded Trail Boss's plugin yet",

@@ -60,7 +60,7 @@ func (d *doctor) telegram(ctx context.Context) []finding {
 // nothing) meets a 409 when another program polls.
 func (d *doctor) telegramPoller(ctx context.Context, bot *telegram.Bot) finding {
 	conflictFix := "stop the other program that uses this bot's token (another Trail Boss daemon, another bot), or delete its webhook"
-	if c, err := client.New(d.place.addr, d.place.stateDir, time.Second); err == nil {
+	if c, err := client.New(d.place.Addr, d.place.StateDir, time.Second); err == nil {
 		if chans, err := c.Channels(ctx); err == nil {
 			for _, ch := range chans {
 				if ch.Name != "telegram" {

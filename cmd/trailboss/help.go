@@ -2,8 +2,9 @@ package main
 
 import (
 	"flag"
-	"fmt"
 	"io"
+
+	"github.com/trailboss/trailboss/cmd/internal/hotcmd"
 )
 
 // commandHelp is what `trailboss NAME --help` says around the flags.
@@ -20,29 +21,6 @@ var helps = map[string]commandHelp{
 			"(and on loopback TCP with --addr), the queue, transcript reconciling and the status\n" +
 			"line. Most people run `trailboss start` instead.",
 		"trailboss daemon --addr 127.0.0.1:4001"},
-	"emit": {"[--codex [PAYLOAD] | --opencode | --generic …]",
-		"The hook command: Claude Code (Codex with --codex, OpenCode's plugin with --opencode)\n" +
-			"runs it with the hook's JSON on standard input. It prints nothing (but a held answer),\n" +
-			"always exits 0, and gives up within 300 ms, so it can never slow or break the agent.\n" +
-			"`trailboss setup` installs it; you do not run it.\n" +
-			"From a script, use `trailboss emit --generic --state stuck|unstuck|start|end` (see\n" +
-			"trailboss emit --generic --help).",
-		"echo '{\"session_id\":\"s1\",\"hook_event_name\":\"Stop\"}' | trailboss emit"},
-	"emit --generic": {"--state STATE [flags]",
-		"Reports a session of any program (a script, an agent without hooks) to the queue.\n" +
-			"Unlike a hook it says when the daemon refuses the event (exit 1).",
-		"trailboss emit --generic --session deploy --state stuck --summary 'deploy needs a yes'"},
-	"jump-next": {"[--client NAME] [--pane %N]",
-		"Switches a tmux client to the oldest stuck pane (the key binding, prefix Tab).\n" +
-			"Outside tmux, --client names the client to move.",
-		"trailboss jump-next --client /dev/pts/3"},
-	"skip": {"[--client NAME] [--pane %N]",
-		"Sends the stuck item you are on (or the head) to the back of the queue for the cooldown,\n" +
-			"and jumps to the next one.",
-		"trailboss skip"},
-	"status": {"",
-		"Prints \"⚠ N stuck\" for a status line, and nothing when no item is ready.",
-		"trailboss status"},
 	"ls": {"[--json]",
 		"Lists the queue, oldest first.",
 		"trailboss ls --json"},
@@ -133,21 +111,13 @@ var helps = map[string]commandHelp{
 		"trailboss lab list"},
 }
 
-// usageFor writes NAME's help: its synopsis, what it does, its flags and an example.
+// usageFor writes NAME's help: its synopsis, what it does, its flags and an example. The
+// hot verbs' help is hotcmd's.
 func usageFor(w io.Writer, fs *flag.FlagSet) {
+	if h, ok := hotcmd.HelpOf(fs.Name()); ok {
+		hotcmd.WriteUsage(w, fs, h)
+		return
+	}
 	h := helps[fs.Name()]
-	fmt.Fprintf(w, "Usage: trailboss %s %s\n", fs.Name(), h.args)
-	if h.about != "" {
-		fmt.Fprintf(w, "\n%s\n", h.about)
-	}
-	hasFlags := false
-	fs.VisitAll(func(*flag.Flag) { hasFlags = true })
-	if hasFlags {
-		fmt.Fprintln(w, "\nFlags:")
-		fs.SetOutput(w)
-		fs.PrintDefaults()
-	}
-	if h.example != "" {
-		fmt.Fprintf(w, "\nExample:\n  %s\n", h.example)
-	}
+	hotcmd.WriteUsage(w, fs, hotcmd.Help{Args: h.args, About: h.about, Example: h.example})
 }

@@ -25,7 +25,7 @@ func runLog(ctx context.Context, e *env, args []string) error {
 	if *limit <= 0 || *limit > 10000 {
 		return fmt.Errorf("%w: -n must be from 1 to 10000", errUsage)
 	}
-	c, err := client.New(p.addr, p.stateDir, 5*time.Second)
+	c, err := client.New(p.Addr, p.StateDir, 5*time.Second)
 	if err != nil {
 		return err
 	}

@@ -23,7 +23,7 @@ func runLs(ctx context.Context, e *env, args []string) error {
 	if err := parsePlace(fs, &p, args, e); err != nil {
 		return err
 	}
-	c, err := client.New(p.addr, p.stateDir, 2*time.Second)
+	c, err := client.New(p.Addr, p.StateDir, 2*time.Second)
 	if err != nil {
 		return err
 	}

@@ -1,16 +1,19 @@
-// Command trailboss is the one binary of Trail Boss: the daemon, the hook emitter, and the
-// operator's commands. main only maps run's error to an exit code; run wires the packages.
+// Command trailboss is Trail Boss's binary: the daemon, the hook emitter, and the operator's
+// commands. (trailboss-hot, beside it, runs the hot ones alone: package hotcmd.) main only
+// maps run's error to an exit code; run wires the packages.
 package main
 
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"syscall"
+
+	"github.com/trailboss/trailboss/cmd/internal/hotcmd"
 )
 
 // version is stamped by the Makefile with -ldflags -X main.version=….
@@ -28,28 +31,22 @@ func mainExit() int {
 }
 
 // errUsage marks a command line we cannot understand (exit 2).
-var errUsage = errors.New("usage")
+var errUsage = hotcmd.ErrUsage
 
 // errSilent is an error already reported to the user (exit 1, nothing more printed).
 var errSilent = errors.New("")
 
+// exitCode returns the exit code for run's error and reports the error, as the hot
+// binary does (hotcmd.ExitCode), besides a command's own exit status and errSilent.
 func exitCode(err error, stderr io.Writer) int {
 	var status *exitStatus
 	switch {
-	case err == nil:
-		return 0
 	case errors.As(err, &status):
 		return status.code
-	case errors.Is(err, flag.ErrHelp):
-		return 0
-	case errors.Is(err, errUsage):
-		fmt.Fprintln(stderr, "trailboss:", err)
-		return 2
 	case errors.Is(err, errSilent):
 		return 1
 	default:
-		fmt.Fprintln(stderr, "trailboss:", err)
-		return 1
+		return hotcmd.ExitCode(err, stderr)
 	}
 }
 
@@ -58,12 +55,11 @@ type command struct {
 	run           func(ctx context.Context, env *env, args []string) error
 }
 
-var commands = []command{
+// commands are trailboss's commands; the hot ones (emit, jump-next, skip, status) are
+// package hotcmd's, which trailboss-hot runs too.
+var commands = slices.Concat([]command{
 	{"daemon", "run the daemon (HTTP API on its unix socket, queue, reconcile)", runDaemon},
-	{"emit", "the hook command (Claude Code; --codex for Codex; --opencode for OpenCode's plugin; --generic for scripts): exit 0, print only a held decision", runEmit},
-	{"jump-next", "switch a tmux client to the oldest stuck pane", runJumpNext},
-	{"skip", "skip the current stuck item (tail + cooldown) and jump to the next", runSkip},
-	{"status", "print \"⚠ N stuck\" for a status line (nothing when none)", runStatus},
+}, hotCommands(), []command{
 	{"ls", "list the queue", runLs},
 	{"reply", "answer a stuck session's prompt without going to its pane: reply SESSION|%N (--choice KEY | TEXT…)", runReply},
 	{"log", "list the answers delivered (the audit log)", runLog},
@@ -82,6 +78,17 @@ var commands = []command{
 	{"run", "run a program on a PTY of its own, so that its prompts can be answered from the queue: run [--name NAME] -- CMD", runRun},
 	{"telegram", "the Telegram relay: telegram setup pairs your phone, so that prompts can be answered from it", runTelegram},
 	{"lab", "the Prompt Lab: replay the delivery failure scenarios against a real daemon and supervisor", runLab},
+})
+
+// hotCommands returns hotcmd's verbs as commands.
+func hotCommands() []command {
+	var out []command
+	for _, v := range hotcmd.Verbs {
+		out = append(out, command{v.Name, v.Summary, func(ctx context.Context, e *env, args []string) error {
+			return v.Run(ctx, e.hot(), args)
+		}})
+	}
+	return out
 }
 
 // env is what every command gets from its caller.
@@ -89,6 +96,11 @@ type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	getenv         func(string) string
+}
+
+// hot returns e as package hotcmd takes it.
+func (e *env) hot() *hotcmd.Env {
+	return &hotcmd.Env{Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr, Getenv: e.getenv}
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {

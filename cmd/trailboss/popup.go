@@ -17,6 +17,7 @@ import (
 
 	"github.com/trailboss/trailboss/daemon/client"
 	"github.com/trailboss/trailboss/daemon/wire"
+	"github.com/trailboss/trailboss/cmd/internal/hotcmd"
 	"github.com/trailboss/trailboss/popup"
 )
 
@@ -33,7 +34,7 @@ import (
 func runPopup(ctx context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("popup", flag.ContinueOnError)
 	var f navFlags
-	f.register(fs)
+	f.Register(fs)
 	if err := parse(fs, args, e.stderr); err != nil {
 		return err
 	}
@@ -42,14 +43,14 @@ func runPopup(ctx context.Context, e *env, args []string) error {
 	if !inOK || !outOK || !term.IsTerminal(in.Fd()) || !term.IsTerminal(out.Fd()) {
 		return fmt.Errorf("%w: popup needs a terminal: run it from a tmux key binding with display-popup -E", errUsage)
 	}
-	if err := f.resolve(e.getenv); err != nil { // newNavigator resolves its own copy
+	if err := f.Resolve(e.getenv); err != nil { // newNavigator resolves its own copy
 		return err
 	}
-	n, err := newNavigator(ctx, e, f)
+	n, err := hotcmd.NewNavigator(ctx, e.hot(), f)
 	if err != nil {
 		return err
 	}
-	daemon := &lazyDaemon{addr: f.addr, stateDir: f.stateDir, c: n.daemon}
+	daemon := &lazyDaemon{addr: f.Addr, stateDir: f.StateDir, c: n.Daemon}
 
 	r := lipgloss.NewRenderer(out)
 	if e.getenv("NO_COLOR") != "" {
@@ -59,9 +60,9 @@ func runPopup(ctx context.Context, e *env, args []string) error {
 	w, h, _ := term.GetSize(out.Fd())
 	// The queue is fetched before the program starts, so the first frame is the list.
 	lctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-	first := popup.Load(lctx, daemon, n.tmux)
+	first := popup.Load(lctx, daemon, n.Tmux)
 	cancel()
-	m := popup.New(popup.Options{Daemon: daemon, Tmux: n.tmux, Socket: n.tmux.Socket, Client: n.client, Styles: &styles,
+	m := popup.New(popup.Options{Daemon: daemon, Tmux: n.Tmux, Socket: n.Tmux.Socket, Client: n.Client, Styles: &styles,
 		Width: w, Height: h, First: &first})
 	pctx, orphaned := context.WithCancel(ctx)
 	defer orphaned()
@@ -94,8 +95,8 @@ func runPopup(ctx context.Context, e *env, args []string) error {
 	}
 	// display-popup -E closes with the program: an error printed now would never be seen,
 	// so it goes to the client's status line.
-	if err := n.land(ctx, it, true, nil, ""); err != nil {
-		return n.say(ctx, "trailboss: "+err.Error())
+	if err := n.Land(ctx, it, true, nil, ""); err != nil {
+		return n.Say(ctx, "trailboss: "+err.Error())
 	}
 	return nil
 }

@@ -24,7 +24,7 @@ func runReply(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := p.resolve(e.getenv); err != nil {
+	if err := p.Resolve(e.getenv); err != nil {
 		return err
 	}
 	if len(rest) == 0 {
@@ -35,7 +35,7 @@ func runReply(ctx context.Context, e *env, args []string) error {
 	if (*choice == "") == (text == "") {
 		return fmt.Errorf("%w: give either --choice KEY or the text of the reply, not both and not neither", errUsage)
 	}
-	c, err := client.New(p.addr, p.stateDir, 10*time.Second)
+	c, err := client.New(p.Addr, p.StateDir, 10*time.Second)
 	if err != nil {
 		return err
 	}

@@ -64,13 +64,13 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	if *stall < *settle {
 		return fmt.Errorf("%w: run: --stall (%v) must not be shorter than --settle (%v)", errUsage, *stall, *settle)
 	}
-	if err := p.resolve(e.getenv); err != nil {
+	if err := p.Resolve(e.getenv); err != nil {
 		return err
 	}
 
-	log, closeLog := openRunLog(p.stateDir)
+	log, closeLog := openRunLog(p.StateDir)
 	defer closeLog()
-	link := &ptyLink{stateDir: p.stateDir, pinned: p.addr, getenv: e.getenv}
+	link := &ptyLink{stateDir: p.StateDir, pinned: p.Addr, getenv: e.getenv}
 	if e.getenv("TMUX") != "" && e.getenv("TMUX_PANE") != "" {
 		link.pane, link.tmux = e.getenv("TMUX_PANE"), e.getenv("TMUX")
 	}

@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/trailboss/trailboss/hooks"
+	"github.com/trailboss/trailboss/cmd/internal/hotcmd"
 	"github.com/trailboss/trailboss/tmuxctl/tmuxtest"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -37,7 +38,10 @@ import (
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"trailboss": func() { os.Exit(mainExit()) },
-		"impostor":  impostorMain, // transport_test.go
+		// trailboss-hot beside trailboss, as make build puts it: setup wires the hooks and
+		// keys to it, and the benchmarks run it (benchHotBin).
+		"trailboss-hot": func() { os.Exit(hotcmd.Main()) },
+		"impostor":      impostorMain, // transport_test.go
 		// auto-dialog: Claude Code 2.1.332's auto-mode dialog (script_autodialog_test.go).
 		"auto-dialog": autoDialogMain,
 		// other-web-server FILE: another program on a loopback port (an HTML page on every

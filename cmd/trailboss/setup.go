@@ -50,8 +50,9 @@ func runSetup(ctx context.Context, e *env, args []string) error {
 		}
 		home = h
 	}
-	bin, why := trailbossBin()
-	command := bin + " emit"
+	bin, _ := trailbossBin()
+	hot, why := hotBin()
+	command := hot + " emit"
 	keyDefaults, err := configKeys(e.getenv)
 	if err != nil {
 		return err
@@ -78,7 +79,7 @@ func runSetup(ctx context.Context, e *env, args []string) error {
 		changes = append(changes, c)
 		tmuxSocket = userSocket("", e.getenv)
 	}
-	codexPlan, err := planCodex(e.getenv, home, f, bin)
+	codexPlan, err := planCodex(e.getenv, home, f, bin, hotProgram())
 	if err != nil {
 		return err
 	}
@@ -86,7 +87,7 @@ func runSetup(ctx context.Context, e *env, args []string) error {
 		changes = append(changes, codexPlan.change)
 		f.codex = true // for the hints that repeat the scope
 	}
-	openCodePlan, err := planOpenCode(e.getenv, home, f, bin)
+	openCodePlan, err := planOpenCode(e.getenv, home, f, bin, hotProgram())
 	if err != nil {
 		return err
 	}
@@ -127,7 +128,7 @@ func runSetup(ctx context.Context, e *env, args []string) error {
 				fmt.Fprintln(w, "Would unbind Trail Boss's keys on the running tmux server and take its status segment off.")
 			} else {
 				fmt.Fprintln(w, "Would apply to the running tmux server:")
-				fmt.Fprint(w, indentLines(tmuxLines(tmuxSettings{bin: bin, defaults: keyDefaults}), "  "))
+				fmt.Fprint(w, indentLines(tmuxLines(tmuxSettings{bin: bin, hot: hot, defaults: keyDefaults}), "  "))
 			}
 		}
 		printNotes(w, codexPlan.notes)
@@ -172,7 +173,7 @@ func runSetup(ctx context.Context, e *env, args []string) error {
 	}
 	if tmuxSocket != "" && !f.undo {
 		t := tmuxctl.New(tmuxSocket)
-		if err := applyTmux(ctx, t, bin, keyDefaults); err != nil {
+		if err := applyTmux(ctx, t, bin, hot, keyDefaults); err != nil {
 			return fmt.Errorf("apply to the running tmux server: %w", err)
 		}
 		fmt.Fprintf(w, "✓ applied to the running tmux server: %s\n", keysSummary(ctx, t, keyDefaults))
@@ -220,7 +221,7 @@ func scopeFlags(f setupFlags) string {
 
 // keysSummary says which keys are bound, e.g. "prefix Tab → jump-next, prefix g → popup".
 func keysSummary(ctx context.Context, t *tmuxctl.Server, defaults map[string]string) string {
-	s, err := readTmuxSettings(ctx, t, "", false, defaults)
+	s, err := readTmuxSettings(ctx, t, "", "", false, defaults)
 	if err != nil {
 		return "keys bound"
 	}

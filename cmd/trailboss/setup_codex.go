@@ -26,12 +26,16 @@ func codexConfigPath(getenv func(string) string, home string) string {
 	return filepath.Join(home, ".codex", "config.toml")
 }
 
-// codexProgram is the trailboss program as Codex should run it, for a shell word from
-// trailbossBin: "trailboss" from PATH, or this binary's absolute path (Codex runs notify
-// with argv, no shell, so it must not be quoted).
-func codexProgram(word string) string {
-	if word == "trailboss" {
+// hotProgram is the program Codex and OpenCode run for `emit`, as hotBin chooses it:
+// "trailboss-hot" or "trailboss" from PATH, else an absolute path, unquoted (they run it
+// with argv, no shell).
+func hotProgram() string {
+	switch word, _ := hotBin(); word {
+	case hotBinName, "trailboss":
 		return word
+	}
+	if p := hotBinBeside(selfPath()); p != "" {
+		return p
 	}
 	return selfPath()
 }
@@ -46,7 +50,8 @@ type codexSetup struct {
 // planCodex plans the Codex part of setup. Without --codex an install leaves Codex alone
 // (and only says how to add it when Codex is there); an undo takes Trail Boss out of the
 // config whenever it is in it.
-func planCodex(getenv func(string) string, home string, f setupFlags, bin string) (codexSetup, error) {
+// bin is trailboss as a shell word, for the advice; prog the program Codex runs (hotProgram).
+func planCodex(getenv func(string) string, home string, f setupFlags, bin, prog string) (codexSetup, error) {
 	path := codexConfigPath(getenv, home)
 	if !f.codex {
 		c, err := install.Read(path, 0o600)
@@ -64,7 +69,7 @@ func planCodex(getenv func(string) string, home string, f setupFlags, bin string
 			return codexSetup{}, nil
 		}
 	}
-	c, notes, err := planCodexFile(path, codexProgram(bin), f.undo)
+	c, notes, err := planCodexFile(path, prog, f.undo)
 	if err == nil && !f.undo {
 		if pids := sharedCodexAppServers(filepath.Dir(path)); len(pids) > 0 {
 			notes = append(notes, fmt.Sprintf("Codex's shared app-server is running now (pid %s): Codex uses a running one "+

@@ -30,7 +30,8 @@ type openCodeSetup struct {
 // planOpenCode plans the OpenCode part of setup. Without --opencode an install leaves
 // OpenCode alone (and says how to add it when OpenCode's config folder is there); an undo
 // removes Trail Boss's plugin whenever it is there.
-func planOpenCode(getenv func(string) string, home string, f setupFlags, bin string) (openCodeSetup, error) {
+// bin is trailboss as a shell word, for the advice; prog the program the plugin runs (hotProgram).
+func planOpenCode(getenv func(string) string, home string, f setupFlags, bin, prog string) (openCodeSetup, error) {
 	dir := openCodePluginsDir(getenv, home)
 	path := filepath.Join(dir, install.OpenCodePluginName)
 	c, err := install.Read(path, 0o600)
@@ -68,7 +69,7 @@ func planOpenCode(getenv func(string) string, home string, f setupFlags, bin str
 			"will not overwrite it: move it away and run setup --opencode again (nothing was changed)", path)
 	}
 	madeFolder := !fileExists(dir) || (ours && install.OpenCodePluginMadeFolder(old))
-	c.New = install.OpenCodePlugin(codexProgram(bin), madeFolder)
+	c.New = install.OpenCodePlugin(prog, madeFolder)
 	if existed && bytes.Equal(old, c.New) {
 		c.Unchanged, c.Said = true, "✓ OpenCode already set up: "+path
 		return openCodeSetup{change: c}, nil

@@ -35,36 +35,36 @@ func runStart(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	// Only an address given here is passed on; otherwise the daemon takes its config's.
-	explicitAddr := firstNonEmpty(p.addr, e.getenv("TRAILBOSS_ADDR"))
+	explicitAddr := firstNonEmpty(p.Addr, e.getenv("TRAILBOSS_ADDR"))
 	// A config the daemon would refuse is said now, not after a wait.
 	cfg, err := loadConfig(e.getenv)
 	if err == nil {
-		err = cfg.check(configPath(e.getenv))
+		err = checkConfig(cfg, configPath(e.getenv))
 	}
 	if err != nil {
 		return fmt.Errorf("%w\nfix that line, then run trailboss start again", err)
 	}
-	if err := p.resolve(e.getenv); err != nil {
+	if err := p.Resolve(e.getenv); err != nil {
 		return err
 	}
-	if rec, held := statedir.Holder(p.stateDir); held {
+	if rec, held := statedir.Holder(p.StateDir); held {
 		fmt.Fprintf(e.stdout, "trailboss daemon already running (%s)\n", rec)
 		return nil
 	}
-	if _, err := statedir.SocketPath(p.stateDir); err != nil {
+	if _, err := statedir.SocketPath(p.StateDir); err != nil {
 		return err
 	}
-	if p.addr != "" {
-		if err := addrFree(p.addr, p.addrFrom, e.getenv); err != nil {
+	if p.Addr != "" {
+		if err := addrFree(p.Addr, p.AddrFrom, e.getenv); err != nil {
 			return err
 		}
 	}
-	tightened, _, err := statedir.Ensure(p.stateDir)
+	tightened, _, err := statedir.Ensure(p.StateDir)
 	if err != nil {
 		return err
 	}
 	if tightened {
-		fmt.Fprintln(e.stdout, statedir.TightenedNote(p.stateDir))
+		fmt.Fprintln(e.stdout, statedir.TightenedNote(p.StateDir))
 	}
 	socket := *socketFlag
 	if socket == "" {
@@ -82,7 +82,7 @@ func runStart(ctx context.Context, e *env, args []string) error {
 	}
 	report.Close()
 	defer os.Remove(report.Name())
-	argv := []string{selfPath(), "daemon", "--state-dir", p.stateDir, "--report-exit", report.Name()}
+	argv := []string{selfPath(), "daemon", "--state-dir", p.StateDir, "--report-exit", report.Name()}
 	if explicitAddr != "" {
 		argv = append(argv, "--addr", explicitAddr)
 	}
@@ -93,9 +93,9 @@ func runStart(ctx context.Context, e *env, args []string) error {
 		}
 		where, see = " in tmux session "+daemonSession, "tmux attach -t "+daemonSession
 	} else {
-		log := filepath.Join(p.stateDir, "daemon.log")
+		log := filepath.Join(p.StateDir, "daemon.log")
 		// The daemon rotates its own log, so that months of running keep a few megabytes.
-		if err := startDetached(p.stateDir, append(argv, "--log-file", log)); err != nil {
+		if err := startDetached(p.StateDir, append(argv, "--log-file", log)); err != nil {
 			return err
 		}
 		where, see = ", logging to "+log, "less "+log
@@ -189,11 +189,11 @@ func startDetached(stateDir string, argv []string) error {
 func waitRunning(ctx context.Context, p place, report string, timeout time.Duration, see string) (string, error) {
 	deadline := time.Now().Add(timeout)
 	for {
-		if _, held := statedir.Holder(p.stateDir); held {
-			if c, err := client.New("", p.stateDir, time.Second); err == nil {
+		if _, held := statedir.Holder(p.StateDir); held {
+			if c, err := client.New("", p.StateDir, time.Second); err == nil {
 				if _, err := c.Status(ctx); err == nil {
 					// Read after it answered: the daemon records itself just before serving.
-					if rec, _ := statedir.Holder(p.stateDir); rec != "" {
+					if rec, _ := statedir.Holder(p.StateDir); rec != "" {
 						return rec, nil
 					}
 				}

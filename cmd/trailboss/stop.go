@@ -19,7 +19,7 @@ func runStop(ctx context.Context, e *env, args []string) error {
 	if err := parsePlace(fs, &p, args, e); err != nil {
 		return err
 	}
-	pid, err := stopDaemon(p.stateDir)
+	pid, err := stopDaemon(p.StateDir)
 	switch {
 	case err != nil:
 		return err

@@ -17,8 +17,8 @@ func runSystemdUnit(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	addrArg := "" // the unix socket alone, unless TCP was asked for
-	if p.addr != "" {
-		addrArg = " --addr " + systemdQuote(p.addr)
+	if p.Addr != "" {
+		addrArg = " --addr " + systemdQuote(p.Addr)
 	}
 	fmt.Fprintf(e.stdout, `# Trail Boss daemon as a systemd user service. Install it with:
 #   trailboss systemd-unit > ~/.config/systemd/user/trailboss.service
@@ -35,7 +35,7 @@ RestartSec=2
 
 [Install]
 WantedBy=default.target
-`, systemdQuote(selfPath()), addrArg, systemdQuote(p.stateDir))
+`, systemdQuote(selfPath()), addrArg, systemdQuote(p.StateDir))
 	return nil
 }
 

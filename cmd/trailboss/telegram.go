@@ -24,18 +24,10 @@ import (
 	"github.com/trailboss/trailboss/hooks"
 )
 
-// telegramConfig is [telegram] in config.toml.
-type telegramConfig struct {
-	TokenFile    string  `toml:"token_file"` // "~/…" allowed; default telegram-token beside config.toml
-	ChatID       int64   `toml:"chat_id"`
-	AllowedUsers []int64 `toml:"allowed_users"`
-	APIURL       string  `toml:"api_url"`
-}
-
 // envTelegramToken overrides the token file.
 const envTelegramToken = "TRAILBOSS_TELEGRAM_TOKEN"
 
-func (t *telegramConfig) check(path string) error {
+func checkTelegram(t *telegramConfig, path string) error {
 	switch {
 	case t.ChatID == 0 || len(t.AllowedUsers) == 0:
 		return fmt.Errorf("%s: [telegram] needs chat_id and allowed_users (the relay lets in nobody else); "+

@@ -100,7 +100,7 @@ func TestTelegramSetupPairsAPhone(t *testing.T) {
 		return map[string]string{"HOME": dir, "XDG_CONFIG_HOME": filepath.Join(dir, "xdg")}[k]
 	}
 	cfg, err := loadConfig(getenv)
-	if err != nil || cfg.check(conf) != nil || cfg.Telegram == nil || cfg.Telegram.ChatID != scriptChat {
+	if err != nil || checkConfig(cfg, conf) != nil || cfg.Telegram == nil || cfg.Telegram.ChatID != scriptChat {
 		t.Errorf("the written config does not load: %v, %+v", err, cfg.Telegram)
 	}
 	found := false

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
@@ -45,6 +46,7 @@ const (
 // tmuxSettings is everything the tmux lines depend on.
 type tmuxSettings struct {
 	bin      string            // the trailboss binary as a shell word
+	hot      string            // the binary that runs jump-next and skip (trailboss-hot), or "" for bin
 	keys     map[string]string // option → key set on the tmux server
 	defaults map[string]string // option → key from the config file's [keys]
 	// statusOff is @trailboss-status "off".
@@ -95,7 +97,7 @@ func tmuxLines(s tmuxSettings) string {
 				s.bin + " popup" + where
 		default:
 			// The pane the client is on comes with the key press too: it saves asking tmux.
-			sh = s.bin + " " + k.verb + where + " --pane #{q:pane_id}"
+			sh = firstNonEmpty(s.hot, s.bin) + " " + k.verb + where + " --pane #{q:pane_id}"
 		}
 		fmt.Fprintf(&b, "bind-key %s run-shell -b %s\n", tmuxKeyWord(key), install.TmuxQuote(sh))
 	}
@@ -143,21 +145,62 @@ func demoTmuxConf(self string) string {
 // trailbossBin returns how tmux and Claude Code should run this binary: "trailboss" when
 // the trailboss on PATH is this very binary, else its absolute path; and why.
 func trailbossBin() (word, why string) {
-	return binWord(selfPath(), exec.LookPath)
+	return binWord("trailboss", selfPath(), "this binary", exec.LookPath)
 }
 
-func binWord(self string, lookPath func(string) (string, error)) (word, why string) {
-	onPath, err := lookPath("trailboss")
+// hotBinName is the file name of the small binary of the hot verbs (cmd/trailboss-hot).
+const hotBinName = "trailboss-hot"
+
+// hotBin returns how the hooks and the jump-next and skip keys should run the hot verbs,
+// and why: the trailboss-hot beside this binary ("trailboss-hot" when the one on PATH is
+// that very file, else its absolute path), which starts several times faster; without
+// one, this binary itself, which runs the same verbs.
+func hotBin() (word, why string) {
+	path := hotBinBeside(selfPath())
+	if path == "" {
+		word, why := trailbossBin()
+		return word, why + "; no " + hotBinName + " beside it, so trailboss itself runs the hooks and keys (slower to start)"
+	}
+	return binWord(hotBinName, path, "the one beside this binary", exec.LookPath)
+}
+
+// hotBinBeside returns the trailboss-hot in the folder of self (how this binary was run),
+// else in the folder of the executable self is (a link's target); "" when neither has one.
+func hotBinBeside(self string) string {
+	dirs := []string{filepath.Dir(self)}
+	if real, err := filepath.EvalSymlinks(self); err == nil {
+		dirs = append(dirs, filepath.Dir(real))
+	}
+	if exe, err := os.Executable(); err == nil {
+		dirs = append(dirs, filepath.Dir(exe))
+	}
+	for _, d := range dirs {
+		p := filepath.Join(d, hotBinName)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return p
+		}
+	}
+	return ""
+}
+
+// binWord returns how a shell should run the program name found at path (what describes
+// it in the reason): name when the one on PATH is that very file, else path as a shell
+// word; and why.
+func binWord(name, path, what string, lookPath func(string) (string, error)) (word, why string) {
+	onPath, err := lookPath(name)
 	if err != nil {
-		return hooks.ShellWord(self), "no trailboss on your PATH, so this binary's absolute path"
+		return hooks.ShellWord(path), "no " + name + " on your PATH, so " + possessive(what) + " absolute path"
 	}
 	a, errA := os.Stat(onPath)
-	b, errB := os.Stat(self)
+	b, errB := os.Stat(path)
 	if errA == nil && errB == nil && os.SameFile(a, b) {
-		return "trailboss", "the trailboss on your PATH is this binary"
+		return name, "the " + name + " on your PATH is " + what
 	}
-	return hooks.ShellWord(self), "the trailboss on your PATH (" + onPath + ") is another binary, so this binary's absolute path"
+	return hooks.ShellWord(path), "the " + name + " on your PATH (" + onPath + ") is another binary, so " + possessive(what) + " absolute path"
 }
+
+// possessive returns "this binary's" for "this binary".
+func possessive(s string) string { return s + "'s" }
 
 // ---- talking to the running tmux server ----------------------------------------------------
 
@@ -166,10 +209,10 @@ const tmuxOpTimeout = 5 * time.Second
 
 // readTmuxSettings reads the key options, the status opt-out and, when status is set, the
 // current status lines of the server.
-func readTmuxSettings(ctx context.Context, t *tmuxctl.Server, bin string, status bool, defaults map[string]string) (tmuxSettings, error) {
+func readTmuxSettings(ctx context.Context, t *tmuxctl.Server, bin, hot string, status bool, defaults map[string]string) (tmuxSettings, error) {
 	ctx, cancel := context.WithTimeout(ctx, tmuxOpTimeout)
 	defer cancel()
-	s := tmuxSettings{bin: bin, keys: map[string]string{}, defaults: defaults}
+	s := tmuxSettings{bin: bin, hot: hot, keys: map[string]string{}, defaults: defaults}
 	for _, k := range tmuxKeys {
 		v, err := t.GlobalOption(ctx, k.option)
 		if err != nil {
@@ -196,8 +239,8 @@ func readTmuxSettings(ctx context.Context, t *tmuxctl.Server, bin string, status
 
 // applyTmux binds the keys and adds the status segment on the server, deciding the status
 // rule on the server's current status lines.
-func applyTmux(ctx context.Context, t *tmuxctl.Server, bin string, defaults map[string]string) error {
-	s, err := readTmuxSettings(ctx, t, bin, true, defaults)
+func applyTmux(ctx context.Context, t *tmuxctl.Server, bin, hot string, defaults map[string]string) error {
+	s, err := readTmuxSettings(ctx, t, bin, hot, true, defaults)
 	if err != nil {
 		return err
 	}
@@ -210,7 +253,7 @@ func applyTmux(ctx context.Context, t *tmuxctl.Server, bin string, defaults map[
 // takes the status segment off the end of status-right. It returns what it did, one line
 // each.
 func unapplyTmux(ctx context.Context, t *tmuxctl.Server, defaults map[string]string) ([]string, error) {
-	s, err := readTmuxSettings(ctx, t, "", true, defaults)
+	s, err := readTmuxSettings(ctx, t, "", "", true, defaults)
 	if err != nil {
 		return nil, err
 	}
@@ -295,6 +338,7 @@ func runTmuxConf(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	bin, _ := trailbossBin()
+	hot, _ := hotBin()
 	defaults, err := configKeys(e.getenv)
 	if err != nil {
 		return err
@@ -304,9 +348,9 @@ func runTmuxConf(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if !*apply {
-		s := tmuxSettings{bin: bin, defaults: defaults}
+		s := tmuxSettings{bin: bin, hot: hot, defaults: defaults}
 		if sock != "" { // the key options of the running server, if it answers
-			if got, err := readTmuxSettings(ctx, tmuxctl.New(sock), bin, false, defaults); err == nil {
+			if got, err := readTmuxSettings(ctx, tmuxctl.New(sock), bin, hot, false, defaults); err == nil {
 				s = got
 			}
 		}
@@ -317,7 +361,7 @@ func runTmuxConf(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("%w: not inside tmux: run it from tmux (the tmux.conf line does), or pass --socket", errUsage)
 	}
 	t := tmuxctl.New(sock)
-	if err := applyTmux(ctx, t, bin, defaults); err != nil {
+	if err := applyTmux(ctx, t, bin, hot, defaults); err != nil {
 		return err
 	}
 	if *noStart {

@@ -154,16 +154,16 @@ func TestBinWord(t *testing.T) {
 	}
 	notFound := func(string) (string, error) { return "", errors.New("not found") }
 
-	if w, why := binWord(self, found(self)); w != "trailboss" || !strings.Contains(why, "is this binary") {
+	if w, why := binWord("trailboss", self, "this binary", found(self)); w != "trailboss" || !strings.Contains(why, "is this binary") {
 		t.Errorf("on PATH itself: %s (%s)", w, why)
 	}
-	if w, _ := binWord(self, found(link)); w != "trailboss" {
+	if w, _ := binWord("trailboss", self, "this binary", found(link)); w != "trailboss" {
 		t.Errorf("a symlink to it on PATH: %s", w)
 	}
-	if w, why := binWord(self, found(other)); w != self || !strings.Contains(why, other) {
+	if w, why := binWord("trailboss", self, "this binary", found(other)); w != self || !strings.Contains(why, other) {
 		t.Errorf("another on PATH: %s (%s)", w, why)
 	}
-	if w, why := binWord(self, notFound); w != self || !strings.Contains(why, "no trailboss on your PATH") {
+	if w, why := binWord("trailboss", self, "this binary", notFound); w != self || !strings.Contains(why, "no trailboss on your PATH") {
 		t.Errorf("none on PATH: %s (%s)", w, why)
 	}
 }
@@ -183,5 +183,63 @@ func TestDemoTmuxConf(t *testing.T) {
 	}
 	if strings.Index(out, `set -g status-right ""`) > strings.Index(out, "set -ag status-right") {
 		t.Error("the segment is appended before status-right is reset")
+	}
+}
+
+// TestHotBinBeside: the hot binary is found beside the path trailboss was run by, or beside
+// the file a link to trailboss points at; not when it is missing or cannot be run.
+func TestHotBinBeside(t *testing.T) {
+	dir := t.TempDir()
+	real := filepath.Join(dir, "opt", "trailboss")
+	link := filepath.Join(dir, "bin", "trailboss")
+	for _, d := range []string{filepath.Dir(real), filepath.Dir(link)} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(real, nil, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	// The test binary's own folder holds no trailboss-hot.
+	if got := hotBinBeside(real); got != "" {
+		t.Fatalf("none there: got %q", got)
+	}
+	hot := filepath.Join(filepath.Dir(real), hotBinName)
+	if err := os.WriteFile(hot, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := hotBinBeside(real); got != "" {
+		t.Errorf("not executable: got %q, want none", got)
+	}
+	if err := os.Chmod(hot, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := hotBinBeside(real); got != hot {
+		t.Errorf("beside it: got %q, want %q", got, hot)
+	}
+	if got := hotBinBeside(link); got != hot {
+		t.Errorf("beside the link's target: got %q, want %q", got, hot)
+	}
+	w, why := binWord(hotBinName, hot, "the one beside this binary", func(string) (string, error) { return "", errors.New("not found") })
+	if w != hot || why != "no trailboss-hot on your PATH, so the one beside this binary's absolute path" {
+		t.Errorf("not on PATH: %s (%s)", w, why)
+	}
+}
+
+// TestTmuxLinesHot: jump-next and skip run the hot binary; the popup and nothing else
+// stays with trailboss.
+func TestTmuxLinesHot(t *testing.T) {
+	out := tmuxLines(tmuxSettings{bin: "trailboss", hot: "/x/trailboss-hot", statusOff: true})
+	for _, want := range []string{
+		`bind-key Tab run-shell -b "/x/trailboss-hot jump-next --client`,
+		`bind-key S run-shell -b "/x/trailboss-hot skip --client`,
+		`-E -w 90% -h 80% trailboss popup --client`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("lacks %q:\n%s", want, out)
+		}
 	}
 }

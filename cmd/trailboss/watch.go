@@ -36,7 +36,7 @@ func watchCommand(ctx context.Context, e *env, name string, args []string, stop 
 	case pane == "":
 		return fmt.Errorf("%w: which pane? give its id, as in: trailboss %s %%3 (or run it inside that pane)", errUsage, name)
 	}
-	if err := p.resolve(e.getenv); err != nil {
+	if err := p.Resolve(e.getenv); err != nil {
 		return err
 	}
 	sock := *socket
@@ -50,7 +50,7 @@ func watchCommand(ctx context.Context, e *env, name string, args []string, stop 
 	if sock == "" {
 		return fmt.Errorf("%w: not inside tmux: pass --socket", errUsage)
 	}
-	c, err := client.New(p.addr, p.stateDir, 2*time.Second)
+	c, err := client.New(p.Addr, p.StateDir, 2*time.Second)
 	if err != nil {
 		return err
 	}

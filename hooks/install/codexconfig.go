@@ -25,7 +25,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"path"
 	"regexp"
 	"strings"
 
@@ -366,7 +365,7 @@ var (
 // isTrailbossNotify reports whether a notify argv runs `trailboss emit --codex` from any
 // trailboss binary.
 func isTrailbossNotify(argv []string) bool {
-	return len(argv) == 3 && path.Base(argv[0]) == "trailboss" && argv[1] == "emit" && argv[2] == "--codex"
+	return len(argv) == 3 && IsTrailbossProgram(argv[0]) && argv[1] == "emit" && argv[2] == "--codex"
 }
 
 // isTrailbossCodexCommand reports whether a hook command runs `trailboss emit --codex`.

@@ -201,7 +201,8 @@ func jsonEqual(a, b any) bool {
 }
 
 // IsTrailbossEmit reports whether a hook command runs `trailboss emit` from any trailboss
-// binary: "trailboss emit", "/opt/bin/trailboss emit", "'/my dir/trailboss' emit".
+// binary, trailboss-hot included: "trailboss emit", "/opt/bin/trailboss emit",
+// "'/my dir/trailboss-hot' emit".
 func IsTrailbossEmit(command string) bool {
 	prog, ok := strings.CutSuffix(strings.TrimSpace(command), " emit")
 	if !ok {
@@ -216,7 +217,17 @@ func IsTrailbossEmit(command string) bool {
 	case strings.ContainsAny(prog, " \t'\"\\;&|$`"):
 		return false // more than one word: some other program
 	}
-	return path.Base(prog) == "trailboss"
+	return IsTrailbossProgram(prog)
+}
+
+// IsTrailbossProgram reports whether prog, a path or a name, is a trailboss binary that
+// runs emit: trailboss, or trailboss-hot (the small binary of the hot verbs).
+func IsTrailbossProgram(prog string) bool {
+	switch path.Base(prog) {
+	case "trailboss", "trailboss-hot":
+		return true
+	}
+	return false
 }
 
 // ---- what we insert ----------------------------------------------------------------------

@@ -123,13 +123,6 @@ func projectDir(cwd string) string {
 	return b.String()
 }
 
-func randomID() string {
-	b := make([]byte, 16)
-	_, _ = rand.Read(b)
-	h := hex.EncodeToString(b)
-	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
-}
-
 // hook runs `trailboss emit` with payload on stdin, as Claude Code runs a command hook.
 func (a *simAgent) hook(ctx context.Context, payload map[string]any) {
 	name, _ := payload["hook_event_name"].(string)
@@ -364,4 +357,13 @@ func (a *simAgent) askYesNo(ctx context.Context, question string) bool {
 	}
 	fmt.Fprintf(a.out, "answered %s to: %s\n", said, strings.TrimRight(question, "?"))
 	return true
+}
+
+// randomID returns a random id in the form of a UUID, as Claude Code's session and line
+// ids are.
+func randomID() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	h := hex.EncodeToString(b)
+	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }

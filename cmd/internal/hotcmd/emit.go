@@ -1,8 +1,10 @@
-package main
+package hotcmd
 
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -15,41 +17,42 @@ import (
 
 	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/adapter/generic"
+	"github.com/trailboss/trailboss/cmd/internal/config"
 	"github.com/trailboss/trailboss/daemon/statedir"
 	"github.com/trailboss/trailboss/hooks/emit"
 )
 
-// runEmit is what every Claude Code hook runs. It must never slow or break Claude Code: it
+// Emit is `trailboss emit`, what every Claude Code hook runs. It must never slow or break Claude Code: it
 // always exits 0, prints nothing and gives up within emit.EmitTimeout once it has read its
 // payload (emit.PayloadReadTimeout at most), except for a
 // PermissionRequest that the daemon says to hold (holding is on): that one waits for the
 // person's answer and prints Claude Code's decision, or nothing (emit.Emitter.Emit).
 // Failures go to emit.log in the state directory. It takes no flags, so nothing is parsed
 // on the hot path.
-func runEmit(ctx context.Context, e *env, args []string) error {
+func Emit(ctx context.Context, e *Env, args []string) error {
 	// A spooled event carries an agent's words and commands: the user's alone.
 	syscall.Umask(0o077)
 	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
 		// A person asking, not a hook: help, and nothing read or queued.
-		usageFor(e.stdout, flag.NewFlagSet("emit", flag.ContinueOnError))
+		usage(e.Stdout, flag.NewFlagSet("emit", flag.ContinueOnError))
 		return nil
 	}
 	if len(args) > 0 && args[0] == "--generic" {
-		return runEmitGeneric(ctx, e, args[1:])
+		return emitGeneric(ctx, e, args[1:])
 	}
 	if len(args) > 0 && args[0] == "--codex" {
-		return runEmitCodex(ctx, e, args[1:])
+		return emitCodex(ctx, e, args[1:])
 	}
 	if len(args) > 0 && args[0] == "--opencode" {
-		return runEmitOpenCode(ctx, e, args[1:])
+		return emitOpenCode(ctx, e, args[1:])
 	}
 	dir, err := statedir.Default()
 	if err != nil {
 		return nil // nowhere to even log to
 	}
 	em := newEmitter(e, dir, emit.EmitTimeout-emit.EmitReserve)
-	em.Stdin, em.Stdout = e.stdin, e.stdout
-	if path := e.getenv("TRAILBOSS_EMIT_TRACE"); path != "" {
+	em.Stdin, em.Stdout = e.Stdin, e.Stdout
+	if path := e.Getenv("TRAILBOSS_EMIT_TRACE"); path != "" {
 		defer traceEmit(path, em)()
 	}
 	if err := em.Emit(ctx); err != nil {
@@ -88,19 +91,19 @@ func traceEmit(path string, em *emit.Emitter) (done func()) {
 // says: the daemon's TCP address when one is set (else its unix socket), and whether a
 // PermissionRequest may hold for an answer — the local config alone decides that, never
 // the server's answer.
-func newEmitter(e *env, dir string, timeout time.Duration) *emit.Emitter {
-	cfg, err := loadConfig(e.getenv)
+func newEmitter(e *Env, dir string, timeout time.Duration) *emit.Emitter {
+	cfg, err := config.Load(e.Getenv)
 	if err != nil {
-		cfg = fileConfig{} // the daemon refuses such a file: nothing holds, the socket is used
+		cfg = config.File{} // the daemon refuses such a file: nothing holds, the socket is used
 	}
-	return &emit.Emitter{Addr: firstNonEmpty(e.getenv("TRAILBOSS_ADDR"), cfg.Addr), StateDir: dir, Getenv: e.getenv,
-		Hold: cfg.holds(), Timeout: timeout, Now: time.Now}
+	return &emit.Emitter{Addr: firstNonEmpty(e.Getenv("TRAILBOSS_ADDR"), cfg.Addr), StateDir: dir, Getenv: e.Getenv,
+		Hold: cfg.Holds(), Timeout: timeout, Now: time.Now}
 }
 
-// runEmitCodex is `trailboss emit --codex [PAYLOAD]`, what Codex CLI runs: as its notify
+// emitCodex is `trailboss emit --codex [PAYLOAD]`, what Codex CLI runs: as its notify
 // program with the payload as the last argument, or as a hook with the payload on stdin.
 // Quiet as a Claude Code hook: it prints nothing and exits 0.
-func runEmitCodex(ctx context.Context, e *env, args []string) error {
+func emitCodex(ctx context.Context, e *Env, args []string) error {
 	dir, err := statedir.Default()
 	if err != nil {
 		return nil
@@ -110,28 +113,28 @@ func runEmitCodex(ctx context.Context, e *env, args []string) error {
 		arg = []byte(args[len(args)-1])
 	}
 	em := newEmitter(e, dir, emit.EmitTimeout-emit.EmitReserve)
-	em.Stdin = e.stdin
+	em.Stdin = e.Stdin
 	if err := em.EmitCodex(ctx, arg); err != nil {
 		emit.LogFailure(dir, time.Now(), err)
 	}
 	return nil
 }
 
-// runEmitOpenCode is `trailboss emit --opencode`, what Trail Boss's OpenCode plugin runs
+// emitOpenCode is `trailboss emit --opencode`, what Trail Boss's OpenCode plugin runs
 // for each event, with the event on stdin (or, when OpenCode is quitting, as its argument).
 // Quiet as a Claude Code hook: it exits 0, and prints only the reply to a permission or
 // question the daemon had it hold for.
-func runEmitOpenCode(ctx context.Context, e *env, args []string) error {
+func emitOpenCode(ctx context.Context, e *Env, args []string) error {
 	dir, err := statedir.Default()
 	if err != nil {
 		return nil
 	}
 	em := newEmitter(e, dir, emit.EmitTimeout-emit.EmitReserve)
-	em.Stdin, em.Stdout = e.stdin, e.stdout
+	em.Stdin, em.Stdout = e.Stdin, e.Stdout
 	if len(args) > 0 {
 		em.Stdin = strings.NewReader(args[len(args)-1])
 	}
-	if path := e.getenv("TRAILBOSS_EMIT_TRACE"); path != "" {
+	if path := e.Getenv("TRAILBOSS_EMIT_TRACE"); path != "" {
 		defer traceEmit(path, em)()
 	}
 	if err := em.EmitOpenCode(ctx); err != nil {
@@ -140,10 +143,10 @@ func runEmitOpenCode(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-// runEmitGeneric is `trailboss emit --generic`: a shell's way into the generic event API.
+// emitGeneric is `trailboss emit --generic`: a shell's way into the generic event API.
 // Unlike a hook it is loud: a refused event is an error (exit 1). An event the daemon does
 // not take in time waits in the spool, quietly, as a hook's would.
-func runEmitGeneric(ctx context.Context, e *env, args []string) error {
+func emitGeneric(ctx context.Context, e *Env, args []string) error {
 	fs := flag.NewFlagSet("emit --generic", flag.ContinueOnError)
 	state := fs.String("state", "", "stuck, unstuck, start or end (required)")
 	summary := fs.String("summary", "", "what the session waits for, for the operator")
@@ -152,21 +155,21 @@ func runEmitGeneric(ctx context.Context, e *env, args []string) error {
 	session := fs.String("session", "", "the session's id (default $TRAILBOSS_SESSION, else one per tmux pane)")
 	id := fs.String("id", "", "the event's id, for retries (default: a new random id)")
 	harness := fs.String("harness", "script", "what is sending it")
-	if err := parse(fs, args, e.stderr); err != nil {
+	if err := Parse(fs, args, e.Stderr, usage); err != nil {
 		return err
 	}
-	pane, tmux := e.getenv("TMUX_PANE"), e.getenv("TMUX")
+	pane, tmux := e.Getenv("TMUX_PANE"), e.Getenv("TMUX")
 	if *session == "" {
-		*session = e.getenv("TRAILBOSS_SESSION")
+		*session = e.Getenv("TRAILBOSS_SESSION")
 	}
 	if *session == "" && pane != "" {
 		*session = "pane" + pane + "@" + strings.SplitN(tmux, ",", 2)[0]
 	}
 	if *session == "" {
-		return fmt.Errorf("%w: emit --generic: which session? outside tmux, name it: --session NAME (or set TRAILBOSS_SESSION)", errUsage)
+		return fmt.Errorf("%w: emit --generic: which session? outside tmux, name it: --session NAME (or set TRAILBOSS_SESSION)", ErrUsage)
 	}
 	if *id == "" {
-		*id = randomID()
+		*id = RandomID()
 	}
 	cwd, _ := os.Getwd()
 	env := map[string]any{"v": 1, "id": *id, "type": "session." + *state, "session": *session,
@@ -179,16 +182,16 @@ func runEmitGeneric(ctx context.Context, e *env, args []string) error {
 	switch *state {
 	case "stuck", "unstuck", "start", "end":
 	default:
-		return fmt.Errorf("%w: emit --generic: --state %q is not one of stuck, unstuck, start, end", errUsage, adapter.CleanText(*state, 40))
+		return fmt.Errorf("%w: emit --generic: --state %q is not one of stuck, unstuck, start, end", ErrUsage, adapter.CleanText(*state, 40))
 	}
 	// Checked here as the daemon would, so that a script's mistake is said even while the
 	// daemon is down (the spool would otherwise keep it quietly, to be refused later).
 	if _, err := generic.Parse(body, time.Now()); err != nil {
 		var bad *generic.Error
 		if errors.As(err, &bad) {
-			return fmt.Errorf("%w: emit --generic: %s (see trailboss emit --help)", errUsage, strings.Join(bad.Problems, "; "))
+			return fmt.Errorf("%w: emit --generic: %s (see trailboss emit --help)", ErrUsage, strings.Join(bad.Problems, "; "))
 		}
-		return fmt.Errorf("%w: emit --generic: %v", errUsage, err)
+		return fmt.Errorf("%w: emit --generic: %v", ErrUsage, err)
 	}
 	dir, err := statedir.Default()
 	if err != nil {
@@ -202,4 +205,12 @@ func runEmitGeneric(ctx context.Context, e *env, args []string) error {
 		emit.LogFailure(dir, time.Now(), err)
 	}
 	return nil
+}
+
+// RandomID returns a new random id in the form of a UUID: an event's, or a session's.
+func RandomID() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	h := hex.EncodeToString(b)
+	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }

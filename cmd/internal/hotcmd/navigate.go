@@ -1,0 +1,146 @@
+package hotcmd
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"time"
+
+	"github.com/trailboss/trailboss/adapter"
+	"github.com/trailboss/trailboss/daemon/client"
+	"github.com/trailboss/trailboss/tmuxctl"
+)
+
+// JumpNext is `trailboss jump-next`: it switches a tmux client to the oldest stuck pane.
+func JumpNext(ctx context.Context, e *Env, args []string) error {
+	return navigate(ctx, e, "jump-next", args, (*client.Client).Next, "trailboss: nothing stuck")
+}
+
+// Skip is `trailboss skip`: it sends the stuck item the client is on (or the head) to the
+// back of the queue for the cooldown, and jumps to the next one.
+func Skip(ctx context.Context, e *Env, args []string) error {
+	return navigate(ctx, e, "skip", args, (*client.Client).Skip, "trailboss: nothing else is stuck")
+}
+
+// Navigator moves one tmux client. It only ever runs switch-client (and display-message to
+// say why it did not): navigation never types into a pane.
+type Navigator struct {
+	Tmux   *tmuxctl.Server
+	Client string // tmux client name, or "" for the one tmux picks
+	Pane   string // the pane the client is on now, or ""
+	Daemon *client.Client
+	derr   error // why Daemon is nil
+}
+
+// NavFlags are the flags of jump-next, skip and the popup.
+type NavFlags struct {
+	Place
+	Client string
+	Socket string
+	Pane   string
+}
+
+// Register adds the flags to fs.
+func (f *NavFlags) Register(fs *flag.FlagSet) {
+	PlaceFlags(fs, &f.Place)
+	fs.StringVar(&f.Client, "client", "", "tmux client to move (pass #{client_name} from a key binding)")
+	fs.StringVar(&f.Socket, "socket", "", "tmux server socket (default: from $TMUX)")
+	fs.StringVar(&f.Pane, "pane", "", "the pane the client is on (pass #{pane_id}); asked of tmux when missing")
+}
+
+// NewNavigator returns the navigator of the client f names (or of the one tmux picks): its
+// tmux server is --socket, else $TMUX's, else (for a named client outside tmux) the stuck
+// head's. Its Daemon is nil when no client could be made; Land then says why.
+func NewNavigator(ctx context.Context, e *Env, f NavFlags) (*Navigator, error) {
+	if err := f.Resolve(e.Getenv); err != nil {
+		return nil, err
+	}
+	socket := f.Socket
+	if socket == "" {
+		s, err := adapter.SocketFromTmuxEnv(e.Getenv("TMUX"))
+		if err != nil {
+			return nil, err
+		}
+		socket = s
+	}
+	daemon, derr := client.New(f.Addr, f.StateDir, 2*time.Second)
+	if socket == "" && f.Client != "" && daemon != nil {
+		// Outside tmux, a named client is moved on the tmux server of the stuck item it
+		// would land on: the head knows its server.
+		if head, found, err := daemon.Next(ctx, "", ""); err == nil && found {
+			socket = head.TmuxSocket
+		}
+	}
+	if socket == "" {
+		if f.Client != "" {
+			return nil, fmt.Errorf("%w: not inside tmux, and no stuck item says which tmux server %s is on: pass --socket", ErrUsage, f.Client)
+		}
+		return nil, fmt.Errorf("%w: not inside tmux: run it from a tmux key binding, or name the client with --client", ErrUsage)
+	}
+	n := &Navigator{Tmux: tmuxctl.New(socket), Client: f.Client, Daemon: daemon, derr: derr}
+	if f.Pane != "" && !adapter.ValidPane(f.Pane) {
+		return nil, fmt.Errorf("%w: --pane %q is not a tmux pane id", ErrUsage, f.Pane)
+	}
+	if f.Pane != "" {
+		n.Pane = f.Pane
+	} else if f.Client != "" {
+		pane, err := n.Tmux.ClientPane(ctx, f.Client)
+		if err != nil {
+			return nil, err
+		}
+		n.Pane = pane
+	} else if p := e.Getenv("TMUX_PANE"); adapter.ValidPane(p) {
+		n.Pane = p
+	}
+	return n, nil
+}
+
+// Say shows msg on the client's status line. When tmux cannot show it, the error says so.
+func (n *Navigator) Say(ctx context.Context, msg string) error {
+	if err := n.Tmux.DisplayMessage(ctx, n.Client, msg); err != nil {
+		return fmt.Errorf("%s (and tmux could not show it: %v)", msg, err)
+	}
+	return nil
+}
+
+// Land switches the client to item's pane, or says why there is nowhere to go: err (the
+// daemon's answer failed), or empty when nothing was found.
+func (n *Navigator) Land(ctx context.Context, it client.Item, found bool, err error, empty string) error {
+	switch {
+	case errors.Is(err, client.ErrDown):
+		return n.Say(ctx, "trailboss: "+client.ErrDown.Error())
+	case err != nil:
+		return n.Say(ctx, "trailboss: "+err.Error())
+	case !found:
+		return n.Say(ctx, empty)
+	}
+	if err := n.Tmux.SwitchClient(ctx, n.Client, it.Pane); err != nil {
+		if errors.Is(err, tmuxctl.ErrNoPane) {
+			return n.Say(ctx, "trailboss: pane "+it.Pane+" is gone; it leaves the queue at the next sweep")
+		}
+		return err
+	}
+	return nil
+}
+
+// navigate asks the daemon where to go (next, or skip and then next) for the client and
+// lands it there.
+func navigate(ctx context.Context, e *Env, name string, args []string,
+	ask func(*client.Client, context.Context, string, string) (client.Item, bool, error), empty string) error {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	var f NavFlags
+	f.Register(fs)
+	if err := Parse(fs, args, e.Stderr, usage); err != nil {
+		return err
+	}
+	n, err := NewNavigator(ctx, e, f)
+	if err != nil {
+		return err
+	}
+	if n.Daemon == nil {
+		return n.Land(ctx, client.Item{}, false, n.derr, "")
+	}
+	it, found, err := ask(n.Daemon, ctx, n.Tmux.Socket, n.Pane)
+	return n.Land(ctx, it, found, err, empty)
+}
