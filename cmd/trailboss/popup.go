@@ -15,9 +15,9 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/muesli/termenv"
 
+	"github.com/trailboss/trailboss/cmd/internal/hotcmd"
 	"github.com/trailboss/trailboss/daemon/client"
 	"github.com/trailboss/trailboss/daemon/wire"
-	"github.com/trailboss/trailboss/cmd/internal/hotcmd"
 	"github.com/trailboss/trailboss/popup"
 )
 

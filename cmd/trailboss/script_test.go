@@ -24,8 +24,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/trailboss/trailboss/hooks"
 	"github.com/trailboss/trailboss/cmd/internal/hotcmd"
+	"github.com/trailboss/trailboss/hooks"
 	"github.com/trailboss/trailboss/tmuxctl/tmuxtest"
 
 	"github.com/rogpeppe/go-internal/testscript"
