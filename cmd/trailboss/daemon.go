@@ -133,3 +133,10 @@ func runDaemon(ctx context.Context, e *env, args []string) (err error) {
 	}
 	return err
 }
+
+// daemonHelp is what `trailboss daemon --help` says around the flags.
+var daemonHelp = commandHelp{"[flags]",
+	"Runs the daemon in the foreground: the HTTP API on a unix socket in the state directory\n" +
+		"(and on loopback TCP with --addr), the queue, transcript reconciling and the status\n" +
+		"line. Most people run `trailboss start` instead.",
+	"trailboss daemon --addr 127.0.0.1:4001"}

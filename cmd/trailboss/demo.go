@@ -36,3 +36,15 @@ func runDemoAgent(ctx context.Context, e *env, args []string) error {
 	}
 	return err
 }
+
+// demoHelp is what `trailboss demo --help` says around the flags.
+var demoHelp = commandHelp{"[--no-attach]",
+	"Try it: an isolated tmux server with the daemon and three simulated agents, each in a\n" +
+		"project of its own. Detaching, Ctrl-C or closing the terminal stops it all and leaves\n" +
+		"nothing behind.",
+	"trailboss demo"}
+
+// demoAgentHelp is what `trailboss demo-agent --help` says around the flags.
+var demoAgentHelp = commandHelp{"[flags]",
+	"A simulated Claude Code session, for the demo and the tests.",
+	"trailboss demo-agent --session demo-api"}

@@ -472,3 +472,8 @@ func (d *doctor) emitLog() finding {
 	return finding{level: note, what: "a hook failed " + queue.Age(time.Since(t)) + " ago: " + msg,
 		detail: []string{"see " + path}}
 }
+
+// doctorHelp is what `trailboss doctor --help` says around the flags.
+var doctorHelp = commandHelp{"[--project DIR]",
+	"Checks every part of the setup and says how to fix what is broken.",
+	"trailboss doctor"}

@@ -90,3 +90,8 @@ func clipRunes(s string, n int) string {
 	}
 	return string(r[:n-1]) + "…"
 }
+
+// lsHelp is what `trailboss ls --help` says around the flags.
+var lsHelp = commandHelp{"[--json]",
+	"Lists the queue, oldest first.",
+	"trailboss ls --json"}

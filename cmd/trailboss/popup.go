@@ -183,3 +183,9 @@ func (d *lazyDaemon) Answer(ctx context.Context, id string, a wire.Answer) (wire
 	}
 	return c.WithTimeout(popup.AnswerTimeout).Answer(ctx, id, a)
 }
+
+// popupHelp is what `trailboss popup --help` says around the flags.
+var popupHelp = commandHelp{"[--client NAME]",
+	"The queue picker, for tmux display-popup (prefix g): pick an item to jump to it, skip\n" +
+		"or dismiss items.",
+	"tmux display-popup -E trailboss popup"}

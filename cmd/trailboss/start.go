@@ -208,3 +208,8 @@ func waitRunning(ctx context.Context, p place, report string, timeout time.Durat
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// startHelp is what `trailboss start --help` says around the flags.
+var startHelp = commandHelp{"[flags]",
+	"Starts the daemon in the background if none runs.",
+	"trailboss start"}

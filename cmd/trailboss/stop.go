@@ -52,3 +52,8 @@ func stopDaemon(stateDir string) (int, error) {
 	}
 	return 0, fmt.Errorf("the daemon (pid %d) did not stop within 10 s", pid)
 }
+
+// stopHelp is what `trailboss stop --help` says around the flags.
+var stopHelp = commandHelp{"",
+	"Stops the running daemon.",
+	"trailboss stop"}

@@ -47,3 +47,8 @@ func systemdQuote(s string) string {
 	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, `$`, `$$`, `%`, `%%`)
 	return `"` + r.Replace(s) + `"`
 }
+
+// systemdUnitHelp is what `trailboss systemd-unit --help` says around the flags.
+var systemdUnitHelp = commandHelp{"",
+	"Prints a systemd --user unit that runs the daemon.",
+	"trailboss systemd-unit > ~/.config/systemd/user/trailboss.service"}

@@ -389,3 +389,8 @@ func ensureDaemonFromTmux(ctx context.Context, socket string) (string, error) {
 	}
 	return msg, nil
 }
+
+// tmuxConfHelp is what `trailboss tmux-conf --help` says around the flags.
+var tmuxConfHelp = commandHelp{"[--apply]",
+	"Prints the tmux lines: the key bindings and the status segment.",
+	"trailboss tmux-conf >> ~/.tmux.conf"}

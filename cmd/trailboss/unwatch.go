@@ -5,3 +5,8 @@ import "context"
 func runUnwatch(ctx context.Context, e *env, args []string) error {
 	return watchCommand(ctx, e, "unwatch", args, true)
 }
+
+// unwatchHelp is what `trailboss unwatch --help` says around the flags.
+var unwatchHelp = commandHelp{"[%N]",
+	"Stops watching a pane's screen.",
+	"trailboss unwatch %3"}
