@@ -2,7 +2,9 @@ package daemon
 
 import (
 	"log/slog"
+	"maps"
 	"os"
+	"time"
 
 	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/adapter/claude"
@@ -80,19 +82,27 @@ func init() {
 	}
 }
 
-// liveStateWatchers returns a LiveStates for each harness that keeps live state files: its
+// LiveStateWatchers returns a LiveStates for each harness that keeps live state files: its
 // own configuration's folder (from the daemon's environment) and those of its sessions'
-// transcripts.
-func liveStateWatchers(engine *Engine, dialogs *watch.Dialogs, cfg Config, log *slog.Logger) []*watch.LiveStates {
+// transcripts. They sweep every sweep, and watch the folders too when watch.
+func LiveStateWatchers(engine *Engine, dialogs *watch.Dialogs, sweep time.Duration, watchDirs bool, log *slog.Logger) []*watch.LiveStates {
 	var out []*watch.LiveStates
 	for name, h := range harnesses {
 		if h.live == nil {
 			continue
 		}
-		out = append(out, &watch.LiveStates{Engine: engine, Dialogs: dialogs, Sweep: cfg.Sweep, Watch: !cfg.NoWatch,
+		out = append(out, &watch.LiveStates{Engine: engine, Dialogs: dialogs, Sweep: sweep, Watch: watchDirs,
 			Harness: name, Source: h.live, Transcripts: h.transcripts, Own: h.live.OwnDir(os.Getenv),
 			Tmux: tmuxctl.New, Servers: watch.KnownServers(engine, os.Getenv),
 			Log: log.With("component", "livestate")})
 	}
 	return out
 }
+
+// TranscriptReaders returns the transcript reader of each harness that has transcripts, by
+// harness name, for the reconciler.
+func TranscriptReaders() map[string]adapter.TranscriptReader { return maps.Clone(transcriptReaders) }
+
+// FullyHooked returns the harnesses whose hooks say every wait, which the screen adapter
+// leaves alone.
+func FullyHooked() map[string]bool { return maps.Clone(fullyHooked) }

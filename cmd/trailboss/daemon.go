@@ -6,15 +6,23 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net"
+	"net/http"
 	"os"
+	"path/filepath"
 	"syscall"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/trailboss/trailboss/cmd/internal/config"
 	"github.com/trailboss/trailboss/daemon"
 	"github.com/trailboss/trailboss/daemon/httpapi"
 	"github.com/trailboss/trailboss/daemon/logfile"
 	"github.com/trailboss/trailboss/daemon/statedir"
+	"github.com/trailboss/trailboss/daemon/store"
+	"github.com/trailboss/trailboss/daemon/watch"
+	"github.com/trailboss/trailboss/tmuxctl"
 )
 
 // deliveryOff is daemon.Config's DeliveryOff for cfg: empty when delivery is on.
@@ -113,7 +121,7 @@ func runDaemon(ctx context.Context, e *env, args []string) (err error) {
 	if relay != nil {
 		channels = append(channels, relay)
 	}
-	err = daemon.Run(ctx, daemon.Config{
+	err = serveDaemon(ctx, daemonConfig{
 		Addr: *addr, StateDir: *stateDir, Cooldown: *cooldown, Sweep: *sweep, Settle: *settle,
 		NoWatch: *noWatch, ScreenTick: *screenTick, Reset: *reset, OnStuck: cfg.OnStuck, Version: version, Log: log,
 		PromptTTL: cfg.PromptTTL.Duration, HoldPermissions: cfg.Holds(), MaxReply: cfg.Delivery.MaxReplyLength,
@@ -140,3 +148,220 @@ var daemonHelp = commandHelp{"[flags]",
 		"(and on loopback TCP with --addr), the queue, transcript reconciling and the status\n" +
 		"line. Most people run `trailboss start` instead.",
 	"trailboss daemon --addr 127.0.0.1:4001"}
+
+// daemonConfig is what the daemon needs to run: its flags and config.toml, read.
+type daemonConfig struct {
+	// Addr is a loopback host:port to listen on beside the unix socket in StateDir, or ""
+	// for the socket alone.
+	Addr     string
+	StateDir string        // state.db, token, lock
+	Cooldown time.Duration // how long a skipped item cools before it can be the head again
+	Sweep    time.Duration // stat-only transcript sweep and liveness check
+	Settle   time.Duration // how long a waiting transcript tail must stay quiet to be queued
+	NoWatch  bool          // do not use fsnotify (the sweep alone reconciles)
+	// ScreenTick is how often the screen adapter looks at the panes it watches; 0 turns it
+	// off.
+	ScreenTick time.Duration
+	Reset      bool   // move a corrupt or unwanted state.db aside and start empty
+	OnStuck    string // a shell command run for each newly stuck session, or ""
+	// Delivery (docs/delivery.md).
+	PromptTTL       time.Duration // how long a prompt record takes answers; 0: daemon.DefaultPromptTTL
+	HoldPermissions bool          // PermissionRequest hooks hold for an answer
+	// DeliveryOff, when not empty, keeps delivery off (nothing typed, no hook held) and is
+	// what an answer is refused with: how to turn it on. A remote channel in Channels
+	// means the operator switched delivery on.
+	DeliveryOff string
+	MaxReply    int // characters of a typed reply; 0: daemon.DefaultMaxReply
+	// Channels run beside the daemon and deliver answers from elsewhere (Telegram). A
+	// remote channel turns holding on: HoldPermissions is then taken as true.
+	Channels []daemon.Channel
+	Version  string
+	Log      *slog.Logger
+}
+
+// serveDaemon wires the daemon together and serves until ctx ends, then shuts down
+// gracefully. A start that fails (the address
+// is taken, the state cannot be opened) leaves the state directory as it found it: what
+// this start created there is removed, and the lock's record of the last daemon is kept.
+func serveDaemon(ctx context.Context, cfg daemonConfig) (err error) {
+	log := cfg.Log
+	if cfg.Addr != "" {
+		if err := httpapi.CheckLoopback(cfg.Addr); err != nil {
+			return err
+		}
+	}
+	sock, err := statedir.SocketPath(cfg.StateDir)
+	if err != nil {
+		return err
+	}
+	tightened, createdDir, err := statedir.Ensure(cfg.StateDir)
+	if err != nil {
+		return err
+	}
+	if tightened {
+		log.Warn(statedir.TightenedNote(cfg.StateDir))
+	}
+	var made []string // what this start created, removed again if it fails
+	defer func() {
+		if err == nil {
+			return
+		}
+		for i := len(made) - 1; i >= 0; i-- {
+			rerr := os.Remove(made[i])
+			if rerr != nil && !errors.Is(rerr, os.ErrNotExist) && !errors.Is(rerr, syscall.ENOTEMPTY) {
+				log.Warn("remove what a failed start made", "path", made[i], "err", rerr)
+			}
+		}
+	}()
+	if createdDir {
+		made = append(made, cfg.StateDir) // removed only while empty
+	}
+	if n, err := statedir.PrivateFiles(cfg.StateDir); err != nil {
+		return err
+	} else if n > 0 {
+		log.Warn("files in the state directory were readable by other users; they are now private", "count", n)
+	}
+	ranBefore := statedir.RanBefore(cfg.StateDir) // a record is written only after a start that worked
+	where := sock
+	if cfg.Addr != "" {
+		where += " and " + cfg.Addr
+	}
+	lock, err := statedir.Acquire(cfg.StateDir)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		release := lock.Release
+		if err != nil {
+			release = lock.Abandon
+		}
+		if rerr := release(); rerr != nil {
+			log.Warn("release the state directory's lock", "err", rerr)
+		}
+	}()
+	// Listen before anything slow, so that a taken address is said at once.
+	listeners := []net.Listener{}
+	defer func() {
+		for _, ln := range listeners {
+			ln.Close()
+		}
+	}()
+	ln, err := httpapi.ListenSocket(sock)
+	if err != nil {
+		return err
+	}
+	listeners = append(listeners, ln)
+	if cfg.Addr != "" {
+		tcp, err := httpapi.Listen(cfg.Addr)
+		if err != nil {
+			return err
+		}
+		listeners = append(listeners, tcp)
+	}
+	token, createdToken, err := statedir.MakeToken(cfg.StateDir)
+	if err != nil {
+		return err
+	}
+	if createdToken {
+		made = append(made, filepath.Join(cfg.StateDir, statedir.TokenFile))
+	}
+	dbMade := store.FilesAbsent(cfg.StateDir)
+	st, err := store.OpenIn(ctx, cfg.StateDir, cfg.Reset, ranBefore)
+	made = append(made, dbMade...)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	engine, err := daemon.NewEngine(ctx, st, cfg.Cooldown, log.With("component", "engine"))
+	if err != nil {
+		return err
+	}
+	if cfg.PromptTTL > 0 {
+		engine.PromptTTL = cfg.PromptTTL
+	}
+	dialogs := &watch.Dialogs{Engine: engine}
+	engine.Calls = dialogs
+	var hook *daemon.OnStuckHook
+	if cfg.OnStuck != "" {
+		hook = &daemon.OnStuckHook{Command: cfg.OnStuck, Log: log.With("component", "on_stuck")}
+		engine.OnStuck = hook.Enqueue
+	}
+
+	ingest := &daemon.Ingestor{Engine: engine, Now: time.Now, Log: log.With("component", "ingest")}
+	holds, ptys := &daemon.Holds{}, &daemon.PTYHub{}
+	off := cfg.DeliveryOff
+	if len(cfg.Channels) > 0 {
+		off = "" // configuring a remote channel switched delivery on
+	}
+	core := &daemon.Core{Engine: engine, Log: log.With("component", "api"), Ingest: ingest,
+		Holds: holds, PTY: ptys, HoldPermissions: cfg.HoldPermissions || len(cfg.Channels) > 0, DeliveryChannels: cfg.Channels,
+		Off: off,
+		Deliver: &daemon.Deliverer{Engine: engine, Tmux: tmuxctl.New, PTY: ptys, Holds: holds, MaxReply: cfg.MaxReply,
+			Off: off, Log: log.With("component", "deliver")}}
+	api := &httpapi.Server{Core: core, Token: token, Version: cfg.Version, Log: log.With("component", "api")}
+	if off == "" {
+		log.Info("delivery is on: answers from the popup, trailboss reply and the channels are typed into panes")
+	}
+	var screens *daemon.ScreenWatcher
+	if cfg.ScreenTick > 0 {
+		screens = &watch.ScreenWatcher{Engine: engine, Tmux: tmuxctl.New, Tick: cfg.ScreenTick, Quiet: 2,
+			Discover: cfg.Sweep, Servers: watch.KnownServers(engine, os.Getenv), Covered: daemon.FullyHooked(),
+			Log: log.With("component", "screen")}
+		core.Screens = screens
+	}
+	srv := &http.Server{Handler: api.Handler(), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second,
+		ConnContext: httpapi.ConnContext}
+	rec := &watch.Reconciler{
+		Engine: engine, Dialogs: dialogs, Readers: daemon.TranscriptReaders(), Sweep: cfg.Sweep, Settle: cfg.Settle, Watch: !cfg.NoWatch,
+		Log:      log.With("component", "reconcile"),
+		Liveness: &watch.Liveness{Engine: engine, Log: log.With("component", "liveness"), Tmux: tmuxctl.New},
+	}
+
+	// Recorded once nothing more can fail, before serving (start reads the record as soon
+	// as the daemon answers): a start that failed before here leaves the last daemon's
+	// record, which is also how the next start knows that a daemon ran here (RanBefore).
+	if err := lock.Record(where); err != nil {
+		log.Warn("clients may not find the daemon", "err", err)
+	}
+	made = nil
+	g, gctx := errgroup.WithContext(ctx)
+	core.Done = gctx.Done()
+	g.Go(func() error { return engine.RunPromptExpiry(gctx, time.Second) })
+	for _, ln := range listeners {
+		g.Go(func() error {
+			if err := srv.Serve(httpapi.LimitListen(ln, httpapi.MaxConns)); !errors.Is(err, http.ErrServerClosed) {
+				return fmt.Errorf("serve %s: %w", ln.Addr(), err)
+			}
+			return nil
+		})
+	}
+	g.Go(func() error { return rec.Run(gctx) })
+	for _, live := range daemon.LiveStateWatchers(engine, dialogs, cfg.Sweep, !cfg.NoWatch, log) {
+		g.Go(func() error { return live.Run(gctx) })
+	}
+	drainer := &daemon.SpoolDrainer{Ingest: ingest, StateDir: cfg.StateDir, Interval: time.Second, Log: log.With("component", "spool")}
+	g.Go(func() error { return drainer.Run(gctx) })
+	if screens != nil {
+		g.Go(func() error { return screens.Run(gctx) })
+	}
+	status := &daemon.StatusPublisher{Engine: engine, Tmux: tmuxctl.New, Log: log.With("component", "status")}
+	g.Go(func() error { return status.Run(gctx) })
+	if hook != nil {
+		g.Go(func() error { return hook.Run(gctx) })
+	}
+	for _, ch := range cfg.Channels {
+		host := daemon.ChannelHost{Engine: engine, Deliver: core.Deliver, Store: st, Tmux: tmuxctl.New,
+			Log: log.With("component", ch.Name()), Now: time.Now}
+		g.Go(func() error { return ch.Run(gctx, host) })
+	}
+	g.Go(func() error {
+		<-gctx.Done()
+		shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		return srv.Shutdown(shutdownCtx)
+	})
+	log.Info("daemon listening", "socket", sock, "addr", cfg.Addr, "state", cfg.StateDir, "pid", os.Getpid())
+	err = g.Wait()
+	log.Info("daemon stopped")
+	return err
+}
