@@ -17,6 +17,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/trailboss/trailboss/daemon/deliver"
 	"github.com/trailboss/trailboss/daemon/httpapi"
 	"github.com/trailboss/trailboss/daemon/statedir"
 	"github.com/trailboss/trailboss/daemon/store"
@@ -46,7 +47,7 @@ type Config struct {
 	// what an answer is refused with: how to turn it on. A remote channel in Channels
 	// means the operator switched delivery on.
 	DeliveryOff string
-	MaxReply    int // characters of a typed reply; 0: DefaultMaxReply
+	MaxReply    int // characters of a typed reply; 0: deliver.DefaultMaxReply
 	// Channels run beside the daemon and deliver answers from elsewhere (Telegram). A
 	// remote channel turns holding on: HoldPermissions is then taken as true.
 	Channels []Channel
@@ -263,7 +264,7 @@ func Run(ctx context.Context, cfg Config) (err error) {
 	core := &Core{Engine: engine, Log: log.With("component", "api"), Ingest: ingest,
 		Holds: holds, PTY: ptys, HoldPermissions: cfg.HoldPermissions || len(cfg.Channels) > 0, DeliveryChannels: cfg.Channels,
 		Off: off,
-		Deliver: &Deliverer{Engine: engine, Tmux: tmuxctl.New, PTY: ptys, Holds: holds, MaxReply: cfg.MaxReply,
+		Deliver: &deliver.Deliverer{Engine: engine, Tmux: tmuxctl.New, PTY: ptys, Holds: holds, MaxReply: cfg.MaxReply,
 			Off: off, Log: log.With("component", "deliver")}}
 	api := &httpapi.Server{Core: core, Token: token, Version: cfg.Version, Log: log.With("component", "api")}
 	if off == "" {

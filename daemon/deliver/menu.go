@@ -1,4 +1,4 @@
-package daemon
+package deliver
 
 // Choosing an option of a menu by what the screen calls it (issue 19). Claude Code 2.1.332
 // lists No first in its auto-mode dialogs, numbers none of their options, and puts "Yes,
