@@ -590,7 +590,7 @@ func (d *Deliverer) awaitHighlight(ctx context.Context, tm *tmuxctl.Server, pane
 		}
 		res := termprompt.Classify(screen)
 		switch {
-		case !sameMenu(res, menu):
+		case !termprompt.SameMenu(res, menu):
 			return "", "the pane no longer shows this prompt's menu"
 		case res.Highlight == want:
 			return screen, ""
