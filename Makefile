@@ -102,7 +102,7 @@ bench:
 	run idle -bench '^BenchmarkIdleCPU$$' -benchtime 1x ./cmd/trailboss/; \
 	run rss -bench '^BenchmarkRSS1000$$' -benchtime 1x ./cmd/trailboss/; \
 	run baseline -bench '^BenchmarkPollingBaseline$$' -benchtime 1x ./cmd/trailboss/; \
-	run deliver -bench '^BenchmarkAnswerToPane$$' -benchtime 200x ./daemon/; \
+	run deliver -bench '^BenchmarkAnswerToPane$$' -benchtime 200x ./daemon/deliver/; \
 	run telegram -bench '^Benchmark(StuckToTelegram|TapToPane)$$' -benchtime 200x ./daemon/telegram/; \
 	run relayidle -bench '^BenchmarkRelayIdleCPU$$' -benchtime 1x ./daemon/telegram/; \
 	run ptykeys -bench '^BenchmarkPTYKeystroke$$' -benchtime 2000x ./adapter/pty/; \

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trailboss/trailboss/daemon/deliver"
 	"github.com/trailboss/trailboss/daemon/httpapi"
 	"github.com/trailboss/trailboss/daemon/wire"
 )
@@ -28,7 +29,7 @@ func newPromptServer(t *testing.T) *promptServer {
 	done := make(chan struct{})
 	core := &Core{Engine: e, Log: discard, HoldPermissions: true, Holds: holds, PTY: ptys,
 		Done: done, Ingest: &Ingestor{Engine: e, Log: discard, Now: time.Now, SocketExists: func(path string) bool { return path == testSocket }},
-		Deliver: &Deliverer{Engine: e, Log: discard, Holds: holds, PTY: ptys}}
+		Deliver: &deliver.Deliverer{Engine: e, Log: discard, Holds: holds, PTY: ptys}}
 	a := &httpapi.Server{Core: core, Token: testToken, Version: "v-test", Log: discard}
 	s := &promptServer{engine: e, srv: httptest.NewServer(a.Handler()), done: done}
 	t.Cleanup(func() { close(done); s.srv.Close() })

@@ -5,11 +5,9 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
 	"net"
 	"net/http"
 	"path/filepath"
-	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -115,15 +113,4 @@ func BenchmarkQueueRead(b *testing.B) {
 			b.Fatal(stuck)
 		}
 	}
-}
-
-// percentileMS returns the p-th percentile (nearest rank) of samples, in milliseconds.
-func percentileMS(samples []time.Duration, p float64) float64 {
-	if len(samples) == 0 {
-		return 0
-	}
-	s := slices.Clone(samples)
-	slices.Sort(s)
-	i := int(math.Ceil(p/100*float64(len(s)))) - 1
-	return float64(s[max(0, min(i, len(s)-1))]) / float64(time.Millisecond)
 }

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/trailboss/trailboss/daemon/deliver"
 	"github.com/trailboss/trailboss/daemon/store"
 	"github.com/trailboss/trailboss/daemon/wire"
 	"github.com/trailboss/trailboss/tmuxctl"
@@ -25,7 +26,7 @@ type Channel interface {
 // ChannelHost is what the daemon gives a channel.
 type ChannelHost struct {
 	Engine  *Engine
-	Deliver *Deliverer
+	Deliver *deliver.Deliverer
 	Store   *store.Store
 	Tmux    func(socket string) *tmuxctl.Server
 	Log     *slog.Logger

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/trailboss/trailboss/adapter"
+	"github.com/trailboss/trailboss/daemon/deliver"
 	"github.com/trailboss/trailboss/daemon/httpapi"
 	"github.com/trailboss/trailboss/daemon/lineage"
 	"github.com/trailboss/trailboss/daemon/queue"
@@ -21,9 +22,9 @@ type Core struct {
 	Ingest  *Ingestor      // the way in for every payload
 	Screens *ScreenWatcher // nil when the screen adapter is off
 
-	Deliver *Deliverer // answers to prompt records
-	Holds   *Holds     // PermissionRequest hooks holding for an answer
-	PTY     *PTYHub    // trailboss run supervisors' answer streams
+	Deliver *deliver.Deliverer // answers to prompt records
+	Holds   *Holds             // PermissionRequest hooks holding for an answer
+	PTY     *PTYHub            // trailboss run supervisors' answer streams
 	// HoldPermissions: a PermissionRequest hook that can hold is told to, so that an
 	// answer from a channel becomes its decision ([delivery] hold_permissions).
 	HoldPermissions bool
@@ -171,7 +172,7 @@ func (c *Core) Watch(socket, pane, harness string) { c.Screens.Watch(socket, pan
 // Unwatch stops watching a pane; it returns whether it was watched.
 func (c *Core) Unwatch(socket, pane string) bool { return c.Screens.Unwatch(socket, pane) }
 
-// Answer delivers an answer to prompt id (Deliverer.Answer).
+// Answer delivers an answer to prompt id (deliver.Deliverer.Answer).
 func (c *Core) Answer(ctx context.Context, id string, a wire.Answer) (wire.Delivered, error) {
 	return c.Deliver.Answer(ctx, id, a)
 }

@@ -75,8 +75,8 @@ func (h *Holds) end(id string) {
 	}
 }
 
-// expectTake returns a channel closed when a hook takes the answer to prompt id.
-func (h *Holds) expectTake(id string) <-chan struct{} {
+// ExpectTake returns a channel closed when a hook takes the answer to prompt id.
+func (h *Holds) ExpectTake(id string) <-chan struct{} {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.init()
@@ -100,8 +100,8 @@ func (h *Holds) took(id string) {
 	delete(h.lastSeen, id)
 }
 
-// forget drops what is known of prompt id.
-func (h *Holds) forget(id string) {
+// Forget drops what is known of prompt id.
+func (h *Holds) Forget(id string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.init()

@@ -392,13 +392,13 @@ func TestTokenOfAnotherStateDirIsRefused(t *testing.T) {
 
 // TestOnlyDeliveryTypesIntoAPane: the only tmux commands that type (send-keys,
 // paste-buffer) are in tmuxctl/deliver.go, and the only caller of its typing methods is the
-// daemon's delivery code (daemon/deliver.go), behind its checks. Trail Boss routes the
+// daemon's delivery code (daemon/deliver/deliver.go), behind its checks. Trail Boss routes the
 // operator's attention; it types nothing but a person's own answer.
 func TestOnlyDeliveryTypesIntoAPane(t *testing.T) {
 	root := filepath.Join("..", "..")
 	typists := map[string][]string{
-		filepath.Join("tmuxctl", "deliver.go"): {`"send-keys"`, `"paste-buffer"`},
-		filepath.Join("daemon", "deliver.go"):  {".TypeLiteral(", ".PasteText(", ".PressEnter(", ".PressArrow("},
+		filepath.Join("tmuxctl", "deliver.go"):           {`"send-keys"`, `"paste-buffer"`},
+		filepath.Join("daemon", "deliver", "deliver.go"): {".TypeLiteral(", ".PasteText(", ".PressEnter(", ".PressArrow("},
 	}
 	forbidden := []string{`"send-keys"`, `"send-key"`, `"paste-buffer"`, `"send-prefix"`, `"pasteb"`,
 		".TypeLiteral(", ".PasteText(", ".PressEnter(", ".PressArrow("}
@@ -428,7 +428,7 @@ func TestOnlyDeliveryTypesIntoAPane(t *testing.T) {
 				found[rel+" "+bad] = true
 				continue
 			}
-			t.Errorf("%s uses %s: only the delivery code (daemon/deliver.go through tmuxctl/deliver.go) may type into a pane", rel, bad)
+			t.Errorf("%s uses %s: only the delivery code (daemon/deliver/deliver.go through tmuxctl/deliver.go) may type into a pane", rel, bad)
 		}
 		return nil
 	})

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/trailboss/trailboss/cmd/internal/config"
-	"github.com/trailboss/trailboss/daemon"
+	"github.com/trailboss/trailboss/daemon/deliver"
 	"github.com/trailboss/trailboss/daemon/httpapi"
 )
 
@@ -51,11 +51,11 @@ func checkConfig(c fileConfig, path string) error {
 		// At most a little under the hour Claude Code gives the permission hook that holds.
 		return fmt.Errorf("%s: prompt_ttl must be between 10s and 55m", path)
 	case c.Delivery.MaxReplyLength < 0:
-		return fmt.Errorf("%s: [delivery] max_reply_length must be between 1 and %d characters", path, daemon.MaxReplyLimit)
-	case c.Delivery.MaxReplyLength > daemon.MaxReplyLimit:
+		return fmt.Errorf("%s: [delivery] max_reply_length must be between 1 and %d characters", path, deliver.MaxReplyLimit)
+	case c.Delivery.MaxReplyLength > deliver.MaxReplyLimit:
 		// tmux refuses a command over about 16 KB, and a reply is typed in one.
 		return fmt.Errorf("%s: [delivery] max_reply_length = %d is more than tmux types in one go: set it to at most %d characters "+
-			"(a longer answer is better typed in the pane)", path, c.Delivery.MaxReplyLength, daemon.MaxReplyLimit)
+			"(a longer answer is better typed in the pane)", path, c.Delivery.MaxReplyLength, deliver.MaxReplyLimit)
 	case c.Delivery.HoldPermissions && !c.DeliveryOn():
 		return fmt.Errorf("%s: [delivery] hold_permissions = true needs delivery on: add enabled = true under [delivery]", path)
 	}

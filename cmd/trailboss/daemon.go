@@ -17,6 +17,7 @@ import (
 
 	"github.com/trailboss/trailboss/cmd/internal/config"
 	"github.com/trailboss/trailboss/daemon"
+	"github.com/trailboss/trailboss/daemon/deliver"
 	"github.com/trailboss/trailboss/daemon/httpapi"
 	"github.com/trailboss/trailboss/daemon/logfile"
 	"github.com/trailboss/trailboss/daemon/statedir"
@@ -171,7 +172,7 @@ type daemonConfig struct {
 	// what an answer is refused with: how to turn it on. A remote channel in Channels
 	// means the operator switched delivery on.
 	DeliveryOff string
-	MaxReply    int // characters of a typed reply; 0: daemon.DefaultMaxReply
+	MaxReply    int // characters of a typed reply; 0: deliver.DefaultMaxReply
 	// Channels run beside the daemon and deliver answers from elsewhere (Telegram). A
 	// remote channel turns holding on: HoldPermissions is then taken as true.
 	Channels []daemon.Channel
@@ -296,7 +297,7 @@ func serveDaemon(ctx context.Context, cfg daemonConfig) (err error) {
 	core := &daemon.Core{Engine: engine, Log: log.With("component", "api"), Ingest: ingest,
 		Holds: holds, PTY: ptys, HoldPermissions: cfg.HoldPermissions || len(cfg.Channels) > 0, DeliveryChannels: cfg.Channels,
 		Off: off,
-		Deliver: &daemon.Deliverer{Engine: engine, Tmux: tmuxctl.New, PTY: ptys, Holds: holds, MaxReply: cfg.MaxReply,
+		Deliver: &deliver.Deliverer{Engine: engine, Tmux: tmuxctl.New, PTY: ptys, Holds: holds, MaxReply: cfg.MaxReply,
 			Off: off, Log: log.With("component", "deliver")}}
 	api := &httpapi.Server{Core: core, Token: token, Version: cfg.Version, Log: log.With("component", "api")}
 	if off == "" {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/trailboss/trailboss/daemon"
 	"github.com/trailboss/trailboss/daemon/client"
+	"github.com/trailboss/trailboss/daemon/deliver"
 	"github.com/trailboss/trailboss/daemon/httpapi"
 	"github.com/trailboss/trailboss/daemon/statedir"
 	"github.com/trailboss/trailboss/daemon/store"
@@ -45,7 +46,7 @@ func ptyDaemon(t *testing.T) *client.Client {
 	ptys, done := &daemon.PTYHub{}, make(chan struct{})
 	api := &httpapi.Server{Token: tok, Version: "v", Log: log, Core: &daemon.Core{Engine: engine, Log: log, PTY: ptys, Done: done,
 		Ingest:  &daemon.Ingestor{Engine: engine, Log: log, Now: time.Now, SocketExists: func(p string) bool { return p == "/tmp/tb-test-sock" }},
-		Deliver: &daemon.Deliverer{Engine: engine, Log: log, PTY: ptys}}}
+		Deliver: &deliver.Deliverer{Engine: engine, Log: log, PTY: ptys}}}
 	srv := httptest.NewServer(api.Handler())
 	t.Cleanup(func() { close(done); srv.Close() })
 	c, err := client.New(strings.TrimPrefix(srv.URL, "http://"), dir, 2*time.Second)

@@ -14,6 +14,7 @@ import (
 	"github.com/trailboss/trailboss/adapter"
 	termprompt "github.com/trailboss/trailboss/adapter/prompt"
 	"github.com/trailboss/trailboss/daemon"
+	"github.com/trailboss/trailboss/daemon/deliver"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/store"
 	"github.com/trailboss/trailboss/daemon/telegram"
@@ -40,7 +41,7 @@ type world struct {
 	dbPath  string
 	st      *store.Store
 	engine  *daemon.Engine
-	deliver *daemon.Deliverer
+	deliver *deliver.Deliverer
 	relay   *telegram.Relay
 	cfg     telegram.Config
 	logs    *syncBuffer
@@ -99,7 +100,7 @@ func (w *world) open() {
 		w.t.Fatal(err)
 	}
 	w.engine = e
-	w.deliver = &daemon.Deliverer{Engine: e, Log: log, Holds: &daemon.Holds{}, PTY: &daemon.PTYHub{},
+	w.deliver = &deliver.Deliverer{Engine: e, Log: log, Holds: &daemon.Holds{}, PTY: &daemon.PTYHub{},
 		EnterPause: 50 * time.Millisecond, Confirm: 500 * time.Millisecond, Tmux: w.tmux}
 }
 
@@ -553,7 +554,7 @@ func TestUndeliveredAnswerReopensTheMessage(t *testing.T) {
 	pane, out := w.env.NewReaderPane(t, "work", t.TempDir(), "just a shell prompt ")
 	ask := adapter.PermissionAsk("Bash: make deploy", adapter.AskFromHook)
 	p := w.stuck("s1", pane, "", ask)
-	w.deliver.Holds.Touch(p.ID) // a hook said it holds, and will not take the answer
+	w.deliver.Holds.(*daemon.Holds).Touch(p.ID) // a hook said it holds, and will not take the answer
 	m := w.message("the prompt's message", 5*time.Second, forPrompt(p))
 	_, cb := w.bot.Tap(operator, chat, m.ID, keyFor(t, m, "allow"))
 	if a := w.callbackAnswer(cb); !strings.Contains(a.Text, "nothing was typed") {

@@ -12,7 +12,7 @@ import (
 )
 
 // The demo agent's keyboard. Claude Code reads its terminal two ways, and the daemon types
-// into a pane accordingly (daemon/deliver.go): its input box takes a line (the text, a
+// into a pane accordingly (daemon/deliver/deliver.go): its input box takes a line (the text, a
 // pause, Enter), and its dialogs act on one key with no Enter (the digit alone). So the
 // demo agent keeps its terminal in the usual line mode, and while a dialog is shown puts it
 // in cbreak mode: every key is read as it is typed, nothing is echoed, and Ctrl-C still

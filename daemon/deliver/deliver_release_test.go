@@ -1,4 +1,4 @@
-package daemon
+package deliver_test
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/trailboss/trailboss/adapter"
+	"github.com/trailboss/trailboss/daemon"
+	"github.com/trailboss/trailboss/daemon/deliver"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/store"
 	"github.com/trailboss/trailboss/daemon/wire"
@@ -53,7 +55,7 @@ func TestAFailedCommitLeavesThePromptAnswerable(t *testing.T) {
 	heal := failOnce(t, path)
 
 	_, err := d.Answer(context.Background(), p.ID, wire.Answer{Choice: "y"})
-	var notSaved *NotSavedError
+	var notSaved *daemon.NotSavedError
 	if !errors.As(err, &notSaved) || !strings.Contains(err.Error(), "nothing was typed and the prompt takes answers again") {
 		t.Fatalf("answer while the store fails: %v, want not saved, saying nothing was typed", err)
 	}
@@ -96,7 +98,7 @@ func TestAFailedCommitLeavesThePromptAnswerable(t *testing.T) {
 		t.Fatalf("the committed claim did not wake the record's waiters")
 	}
 	readFirst(t, env, pane, out, "y")
-	ds, err := e.store.Deliveries(context.Background(), 10)
+	ds, err := e.Deliveries(context.Background(), 10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +149,7 @@ func TestAFailedTypingThenARetryOfTheSamePrompt(t *testing.T) {
 			p := stuckIn(t, e, env, "s1", pane, tt.ask)
 
 			_, err := d.Answer(context.Background(), p.ID, tt.answer)
-			var typing *TypingError
+			var typing *deliver.TypingError
 			if !errors.As(err, &typing) || !strings.Contains(err.Error(), "command too long") ||
 				!strings.Contains(err.Error(), "nothing was typed, and the prompt takes answers again") {
 				t.Fatalf("answer while tmux refuses: %v, want a typing error saying tmux's reason and that nothing was typed", err)
@@ -192,15 +194,15 @@ func TestTheLongestReplyIsTyped(t *testing.T) {
 	p := stuckIn(t, e, env, "s1", pane, &adapter.Ask{Kind: adapter.AskFreeText, Question: "Enter a note:", From: adapter.AskFromScreen})
 
 	var badAnswer *wire.BadAnswerError
-	if _, err := d.Answer(context.Background(), p.ID, wire.Answer{Text: strings.Repeat("x", MaxReplyLimit+1)}); !errors.As(err, &badAnswer) {
-		t.Fatalf("a reply of %d characters: %v, want refused as too long", MaxReplyLimit+1, err)
+	if _, err := d.Answer(context.Background(), p.ID, wire.Answer{Text: strings.Repeat("x", deliver.MaxReplyLimit+1)}); !errors.As(err, &badAnswer) {
+		t.Fatalf("a reply of %d characters: %v, want refused as too long", deliver.MaxReplyLimit+1, err)
 	}
-	long := strings.Repeat("😀", MaxReplyLimit-1) + "!"
-	if len(long) < 4*(MaxReplyLimit-1) {
+	long := strings.Repeat("😀", deliver.MaxReplyLimit-1) + "!"
+	if len(long) < 4*(deliver.MaxReplyLimit-1) {
 		t.Fatalf("the reply is %d bytes", len(long))
 	}
 	if _, err := d.Answer(context.Background(), p.ID, wire.Answer{Text: long}); err != nil {
-		t.Fatalf("a reply of %d characters (%d bytes): %v", MaxReplyLimit, len(long), err)
+		t.Fatalf("a reply of %d characters (%d bytes): %v", deliver.MaxReplyLimit, len(long), err)
 	}
 	env.WaitFor(t, "the program to read the reply", 10*time.Second, func() bool { return len(tmuxtest.ReadLines(t, out)) == 1 })
 	if got := tmuxtest.ReadLines(t, out)[0]; got != long {

@@ -1,4 +1,4 @@
-package daemon
+package deliver_test
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 
 	"github.com/trailboss/trailboss/adapter"
 	termprompt "github.com/trailboss/trailboss/adapter/prompt"
+	"github.com/trailboss/trailboss/daemon"
+	"github.com/trailboss/trailboss/daemon/deliver"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/wire"
 	"github.com/trailboss/trailboss/tmuxctl"
@@ -17,14 +19,14 @@ import (
 )
 
 // deliverer returns a Deliverer over env's tmux server with a short pause before Enter.
-func deliverer(e *Engine, env *tmuxtest.Env) *Deliverer {
-	return &Deliverer{Engine: e, Log: discard, Holds: &Holds{}, PTY: &PTYHub{}, EnterPause: 50 * time.Millisecond,
+func deliverer(e *daemon.Engine, env *tmuxtest.Env) *deliver.Deliverer {
+	return &deliver.Deliverer{Engine: e, Log: discard, Holds: &daemon.Holds{}, PTY: &daemon.PTYHub{}, EnterPause: 50 * time.Millisecond,
 		Tmux: func(socket string) *tmuxctl.Server {
 			return &tmuxctl.Server{Bin: env.Server.Bin, Socket: socket, Env: env.Environ}
 		}}
 }
 
-func stuckIn(t *testing.T, e *Engine, env *tmuxtest.Env, session, pane string, ask *adapter.Ask) queue.Prompt {
+func stuckIn(t *testing.T, e *daemon.Engine, env *tmuxtest.Env, session, pane string, ask *adapter.Ask) queue.Prompt {
 	t.Helper()
 	if q := termprompt.Classify(env.Tmux(t, "capture-pane", "-p", "-J", "-t", pane)).Question; ask.From == adapter.AskFromScreen &&
 		q != ask.Question && strings.Contains(q, ask.Question) {
@@ -38,14 +40,6 @@ func stuckIn(t *testing.T, e *Engine, env *tmuxtest.Env, session, pane string, a
 
 var yesNo = &adapter.Ask{Kind: adapter.AskYesNo, Question: "Continue? (y/n)", From: adapter.AskFromScreen,
 	Choices: []adapter.AskChoice{{Key: "y", Label: "yes"}, {Key: "n", Label: "no"}}}
-
-func refusalReason(err error) string {
-	var r *wire.PromptRefusal
-	if errors.As(err, &r) {
-		return r.Reason
-	}
-	return ""
-}
 
 // An answer reaches a plain tmux pane exactly once; the same answer again is refused with
 // "answered" and types nothing; the audit log has both attempts.
@@ -80,7 +74,7 @@ func TestAnswerReachesAPaneOnceAndASecondIsRefused(t *testing.T) {
 	if lines := tmuxtest.ReadLines(t, out); len(lines) != 1 {
 		t.Fatalf("after the refused answer the pane read %q, want only the first answer", lines)
 	}
-	ds, err := e.store.Deliveries(context.Background(), 10)
+	ds, err := e.Deliveries(context.Background(), 10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +166,7 @@ func TestAnswersThatDoNotFitAreRefused(t *testing.T) {
 			t.Errorf("answer %+v: %v, want a bad answer", a, err)
 		}
 	}
-	if _, err := d.Answer(context.Background(), "p0000000000000000", wire.Answer{Choice: "y"}); !errors.Is(err, ErrUnknownPrompt) {
+	if _, err := d.Answer(context.Background(), "p0000000000000000", wire.Answer{Choice: "y"}); !errors.Is(err, daemon.ErrUnknownPrompt) {
 		t.Errorf("unknown prompt: %v", err)
 	}
 }
@@ -204,15 +198,6 @@ printf '%s early=%s\n' "$got" $early > "$1"; sleep 60`
 	env.WaitFor(t, "the program to read the answer", 5*time.Second, func() bool { return len(tmuxtest.ReadLines(t, out)) == 1 })
 	if got := tmuxtest.ReadLines(t, out)[0]; got != "Ada Lovelace early=no" {
 		t.Fatalf("the program read %q: Enter came before the text was on screen", got)
-	}
-}
-
-// The text looked for on screen is the end of the last line: what a wrap rarely splits.
-func TestShownTail(t *testing.T) {
-	for in, want := range map[string]string{"yes": "yes", "run the migration now": "tion now", "a\nb c\n": "b c", "  ": ""} {
-		if got := shownTail(in); got != want {
-			t.Errorf("shownTail(%q) = %q, want %q", in, got, want)
-		}
 	}
 }
 
@@ -251,8 +236,8 @@ IFS= read -r a; printf '%s\n' "$a" >> "$1"; sleep 60`
 	if refusalReason(err) != wire.RefusedChanged {
 		t.Fatalf("an answer to a prompt never drawn: %v, want refused as changed", err)
 	}
-	if took := time.Since(start); took < maxAwaitPrompt {
-		t.Errorf("refused after %v, before the %v wait for the prompt to be drawn", took, maxAwaitPrompt)
+	if took := time.Since(start); took < deliver.MaxAwaitPrompt {
+		t.Errorf("refused after %v, before the %v wait for the prompt to be drawn", took, deliver.MaxAwaitPrompt)
 	}
 	if lines := tmuxtest.ReadLines(t, blankOut); len(lines) != 0 {
 		t.Fatalf("the pane read %q, want nothing", lines)

@@ -1,4 +1,4 @@
-package daemon
+package deliver
 
 // Choosing an option of a menu by what the screen calls it (issue 19). Claude Code 2.1.332
 // lists No first in its auto-mode dialogs, numbers none of their options, and puts "Yes,
@@ -7,8 +7,6 @@ package daemon
 
 import (
 	"path"
-	"regexp"
-	"slices"
 	"strings"
 	"unicode"
 
@@ -17,30 +15,6 @@ import (
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/wire"
 )
-
-// plainYes are the labels of an approval's option that allows the one action asked and
-// nothing more (after a trailing key hint such as "(y)" is taken off): "allow" picks only
-// such an option, never "Yes, allow reading from … from this project", "Yes, and switch to
-// auto mode" or "Yes, and don't ask again". Codex says "Yes, proceed" and, for network
-// access, "Yes, just this once".
-var plainYes = []string{"yes", "yes, proceed", "yes, just this once", "yes, i trust this folder"}
-
-// reKeyHint matches the key hint at the end of a label: "(y)", "(esc)", "(shift+tab)".
-var reKeyHint = regexp.MustCompile(`\s*\([^()]{1,12}\)$`)
-
-// normalLabel returns label in lower case, without its key hint, its final full stop and
-// the white space around it.
-func normalLabel(label string) string {
-	l := strings.ToLower(strings.TrimSpace(label))
-	l = reKeyHint.ReplaceAllString(l, "")
-	return strings.TrimSpace(strings.TrimSuffix(l, "."))
-}
-
-// isNo reports whether label refuses: "No", "No, and tell Claude what to do differently".
-func isNo(label string) bool {
-	l := normalLabel(label)
-	return l == "no" || strings.HasPrefix(l, "no,") || strings.HasPrefix(l, "no ")
-}
 
 // approvalScreens are the screens an answer to a permission record may pick an option of:
 // an agent's approval dialogs. Any other menu of Claude Code or Codex (a question, the
@@ -54,12 +28,12 @@ func permissionOption(res termprompt.Result, choice string) (int, error) {
 	found := -1
 	for i, c := range res.Choices {
 		switch {
-		case choice == adapter.ChoiceAllow && slices.Contains(plainYes, normalLabel(c.Label)):
+		case choice == adapter.ChoiceAllow && termprompt.IsPlainYes(c.Label):
 			if found >= 0 {
 				return -1, inPaneOnly("this dialog offers two options that allow it (" + labels(res) + ")")
 			}
 			found = i
-		case choice == adapter.ChoiceDeny && isNo(c.Label) && found < 0:
+		case choice == adapter.ChoiceDeny && termprompt.IsNo(c.Label) && found < 0:
 			found = i
 		}
 	}
@@ -181,11 +155,4 @@ func squeeze(s string) string {
 type menuPick struct {
 	menu     termprompt.Result // the menu as the checks read it
 	from, to int               // positions from 1: where the highlight is, the option wanted
-}
-
-// sameMenu reports whether a and b are the same menu of the same prompt, wherever its
-// highlight is.
-func sameMenu(a, b termprompt.Result) bool {
-	return a.Kind == b.Kind && a.Harness == b.Harness && a.Screen == b.Screen && a.Question == b.Question &&
-		a.Command == b.Command && a.File == b.File && a.Position == b.Position && slices.Equal(a.Choices, b.Choices)
 }

@@ -1,4 +1,4 @@
-package daemon
+package deliver
 
 import (
 	"os"
@@ -16,9 +16,9 @@ import (
 // see its SOURCE.md), or, for "codex/…", the Codex adapter's (adapter/codex/testdata/real).
 func screenOf(t *testing.T, name string) string {
 	t.Helper()
-	p := filepath.Join("..", "adapter", "prompt", "testdata", name)
+	p := filepath.Join("..", "..", "adapter", "prompt", "testdata", name)
 	if rest, ok := strings.CutPrefix(name, "codex/"); ok {
-		p = filepath.Join("..", "adapter", "codex", "testdata", "real", rest)
+		p = filepath.Join("..", "..", "adapter", "codex", "testdata", "real", rest)
 	}
 	b, err := os.ReadFile(p)
 	if err != nil {

@@ -1,4 +1,4 @@
-package daemon
+package deliver_test
 
 import (
 	"bytes"
@@ -12,6 +12,8 @@ import (
 
 	"github.com/trailboss/trailboss/adapter"
 	termprompt "github.com/trailboss/trailboss/adapter/prompt"
+	"github.com/trailboss/trailboss/daemon"
+	"github.com/trailboss/trailboss/daemon/deliver"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/store"
 	"github.com/trailboss/trailboss/daemon/wire"
@@ -25,7 +27,7 @@ import (
 
 // stuckAs makes session, of harness, stuck in pane with ask (a permission's reason for a
 // question with choices, a finished turn's for text) and returns its prompt record.
-func stuckAs(t *testing.T, e *Engine, env *tmuxtest.Env, harness, session, pane string, ask *adapter.Ask) queue.Prompt {
+func stuckAs(t *testing.T, e *daemon.Engine, env *tmuxtest.Env, harness, session, pane string, ask *adapter.Ask) queue.Prompt {
 	t.Helper()
 	reason := adapter.ReasonPermission
 	if ask.Kind == adapter.AskFreeText {
@@ -99,8 +101,8 @@ func TestSecretPromptIsAnsweredAtTheKeyboardOnly(t *testing.T) {
 	}
 	const password = "hunter2-correct-horse"
 	for _, a := range []wire.Answer{
-		{Text: password, Channel: ChannelAPI, Claimed: "popup"},
-		{Text: password, Channel: ChannelAPI, Claimed: "cli"},
+		{Text: password, Channel: deliver.ChannelAPI, Claimed: "popup"},
+		{Text: password, Channel: deliver.ChannelAPI, Claimed: "cli"},
 		{Text: password, Channel: "telegram", Nonce: p.Nonce},
 		{Choice: "enter", Channel: "telegram"},
 	} {
@@ -118,7 +120,7 @@ func TestSecretPromptIsAnsweredAtTheKeyboardOnly(t *testing.T) {
 	}
 	readFirst(t, env, pane, out)
 
-	ds, err := e.store.Deliveries(context.Background(), 10)
+	ds, err := e.Deliveries(context.Background(), 10)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package daemon
+package deliver_test
 
 import (
 	"context"
@@ -36,7 +36,7 @@ func TestAMultiLineReplyToAPlainProgramIsRefused(t *testing.T) {
 
 	for harness, takes := range map[string]bool{"claude": true, "codex": true, "screen": false, "aider": false, queue.HarnessPTY: false} {
 		rec := queue.Prompt{Harness: harness, Ask: adapter.Ask{Kind: adapter.AskFreeText}}
-		err := d.fits(rec, wire.Answer{Text: "one\ntwo"})
+		err := d.Fits(rec, wire.Answer{Text: "one\ntwo"})
 		if (err == nil) != takes {
 			t.Errorf("two lines for harness %s: %v, want taken %v", harness, err, takes)
 		}

@@ -1,4 +1,4 @@
-package daemon
+package deliver
 
 // An answer reaches exactly the prompt the person saw, in the program that asked it, or
 // nothing is typed (issue 18). Before keys go into a pane, the pane must still run that

@@ -1,4 +1,4 @@
-package daemon
+package deliver
 
 import (
 	"context"
@@ -32,13 +32,49 @@ const (
 	DefaultConfirm    = 2 * time.Second        // how long to look for the agent taking the answer
 )
 
+// Engine is what a Deliverer needs of the daemon's engine: the prompt records it checks,
+// claims and releases, the session a record was asked in, and the audit log.
+type Engine interface {
+	// CheckPrompt returns prompt id and its session, or a *wire.PromptRefusal or an
+	// unknown-prompt error when the prompt takes no answer now.
+	CheckPrompt(ctx context.Context, id string) (queue.Prompt, queue.Session, error)
+	// ClaimPrompt marks prompt id answered with key from channel, once.
+	ClaimPrompt(ctx context.Context, id, key, channel string) (queue.Prompt, error)
+	// ReleasePrompt makes a claimed prompt take answers again.
+	ReleasePrompt(ctx context.Context, id string) error
+	// Session returns session id as the engine has it now.
+	Session(id string) (queue.Session, bool)
+	// RecordDelivery adds an attempt to the audit log.
+	RecordDelivery(ctx context.Context, d wire.Delivery) error
+}
+
+// Holds is what a Deliverer needs of the hooks holding for an answer (the daemon's Holds).
+type Holds interface {
+	// Held reports whether a hook holds prompt id.
+	Held(id string) bool
+	// ExpectTake returns a channel closed when a hook takes the answer to prompt id.
+	ExpectTake(id string) <-chan struct{}
+	// Forget drops what is known of prompt id.
+	Forget(id string)
+}
+
+// PTY is what a Deliverer needs of the streams of trailboss run's supervisors (the
+// daemon's PTYHub).
+type PTY interface {
+	// Attached reports whether session's supervisor holds its stream open.
+	Attached(session string) bool
+	// Send writes data to session's PTY for prompt and reports whether the program took it
+	// within confirm, or why not.
+	Send(ctx context.Context, session, prompt, data string, confirm time.Duration) (bool, string)
+}
+
 // Deliverer applies answers to prompt records.
 type Deliverer struct {
-	Engine   *Engine
+	Engine   Engine
 	Tmux     func(socket string) *tmuxctl.Server
-	PTY      *PTYHub
-	Holds    *Holds
-	MaxReply int // 0: DefaultMaxReply
+	PTY      PTY   // nil: no supervisor's PTY takes answers
+	Holds    Holds // nil: no hook holds for an answer
+	MaxReply int   // 0: DefaultMaxReply
 	// Off, when not empty, refuses every answer with this message: delivery is off until
 	// the operator switches it on.
 	Off        string
@@ -48,6 +84,9 @@ type Deliverer struct {
 
 	paneMu sync.Map // pane key → *sync.Mutex: one answer typed into a pane at a time
 }
+
+// refuse returns the refusal of an answer for reason: nothing was typed.
+func refuse(reason, msg string) error { return &wire.PromptRefusal{Reason: reason, Message: msg} }
 
 // bad returns an answer that does not fit its prompt: nothing was typed.
 func bad(format string, args ...any) error {
@@ -59,7 +98,7 @@ func bad(format string, args ...any) error {
 const ChannelAPI = wire.ChannelAPI
 
 // Answer delivers a to prompt id and records the attempt in the audit log. It returns a
-// *wire.PromptRefusal (409), ErrUnknownPrompt (404) or a *wire.BadAnswerError (400) when
+// *wire.PromptRefusal (409), the engine's unknown-prompt error (404) or a *wire.BadAnswerError (400) when
 // nothing was typed; wire.OutcomeOf reads them.
 func (d *Deliverer) Answer(ctx context.Context, id string, a wire.Answer) (wire.Delivered, error) {
 	if a.Channel == "" {
@@ -208,16 +247,16 @@ var errHookGone = errors.New("the holding hook did not take the answer")
 
 // viaHook claims rec and lets the holding hook print the decision.
 func (d *Deliverer) viaHook(ctx context.Context, rec queue.Prompt, a wire.Answer) (wire.Delivered, error) {
-	taken := d.Holds.expectTake(rec.ID)
+	taken := d.Holds.ExpectTake(rec.ID)
 	if _, err := d.Engine.ClaimPrompt(ctx, rec.ID, a.Choice, answeredFrom(a)); err != nil {
-		d.Holds.forget(rec.ID)
+		d.Holds.Forget(rec.ID)
 		return wire.Delivered{}, err
 	}
 	select {
 	case <-taken:
 		return wire.Delivered{Delivered: true, Via: wire.ViaHook, Confirmed: true}, nil
 	case <-time.After(d.confirm()):
-		d.Holds.forget(rec.ID)
+		d.Holds.Forget(rec.ID)
 		return wire.Delivered{}, errHookGone
 	case <-ctx.Done():
 		return wire.Delivered{Delivered: true, Via: wire.ViaHook}, nil
@@ -551,7 +590,7 @@ func (d *Deliverer) awaitHighlight(ctx context.Context, tm *tmuxctl.Server, pane
 		}
 		res := termprompt.Classify(screen)
 		switch {
-		case !sameMenu(res, menu):
+		case !termprompt.SameMenu(res, menu):
 			return "", "the pane no longer shows this prompt's menu"
 		case res.Highlight == want:
 			return screen, ""

@@ -1,7 +1,9 @@
-package daemon
+package deliver_test
 
 import (
 	"context"
+	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -19,7 +21,7 @@ import (
 func BenchmarkAnswerToPane(b *testing.B) {
 	env := tmuxtest.New(b)
 	pane, heard := env.NewKeyPane(b, "main", "Pick one:\r\n1) alpha\r\n2) beta\r\nEnter choice [1-2]: ")
-	e := benchEngine(b)
+	e, _ := newEngine(b)
 	d := deliverer(e, env)
 	d.EnterPause, d.Confirm = 5*time.Millisecond, time.Millisecond
 	ask := &adapter.Ask{Kind: adapter.AskMenu, Question: "Pick one:", From: adapter.AskFromScreen,
@@ -73,4 +75,15 @@ func BenchmarkAnswerToPane(b *testing.B) {
 	b.ReportMetric(percentileMS(samples, 50), "p50-ms")
 	b.ReportMetric(percentileMS(samples, 99), "p99-ms")
 	b.ReportMetric(percentileMS(samples, 100), "max-ms")
+}
+
+// percentileMS returns the p-th percentile (nearest rank) of samples, in milliseconds.
+func percentileMS(samples []time.Duration, p float64) float64 {
+	if len(samples) == 0 {
+		return 0
+	}
+	s := slices.Clone(samples)
+	slices.Sort(s)
+	i := int(math.Ceil(p/100*float64(len(s)))) - 1
+	return float64(s[max(0, min(i, len(s)-1))]) / float64(time.Millisecond)
 }
