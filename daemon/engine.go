@@ -419,33 +419,33 @@ var ErrNotQueued = fault.ErrNotQueued
 
 // SkipSession moves one stuck session to the tail with a cooldown, whatever its place.
 func (e *Engine) SkipSession(ctx context.Context, id string) error {
-	e.mu.Lock()
-	s, ok := e.sessions[id]
-	if !ok || !s.Stuck {
-		e.mu.Unlock()
-		return ErrNotQueued
-	}
-	b := e.stage(queue.Skip(*s, queue.MaxRank(e.all()), e.now(), e.cooldown))
-	e.mu.Unlock()
-	return e.flush(ctx, b)
+	return e.changeStuck(ctx, id, func(s queue.Session) queue.Session {
+		return queue.Skip(s, queue.MaxRank(e.all()), e.now(), e.cooldown)
+	})
 }
 
 // Dismiss drops a stuck session from the queue until its next stuck event. Events stamped
 // before now are older than the dismissal and cannot bring it back.
 func (e *Engine) Dismiss(ctx context.Context, id string) error {
+	return e.changeStuck(ctx, id, func(s queue.Session) queue.Session {
+		next := queue.Dismiss(s)
+		if now := e.now(); now.After(next.LastEventAt) {
+			next.LastEventAt = now
+		}
+		return next
+	})
+}
+
+// changeStuck commits change of stuck session id, made under the engine's lock;
+// ErrNotQueued when id is not stuck.
+func (e *Engine) changeStuck(ctx context.Context, id string, change func(queue.Session) queue.Session) error {
 	e.mu.Lock()
 	s, ok := e.sessions[id]
 	if !ok || !s.Stuck {
 		e.mu.Unlock()
 		return ErrNotQueued
 	}
-	next := queue.Dismiss(*s)
-	if now := e.now(); now.After(next.LastEventAt) {
-		next.LastEventAt = now
-	}
-	b := e.stage(next)
-	e.mu.Unlock()
-	return e.flush(ctx, b)
+	return e.commitUnlock(ctx, []queue.Session{change(*s)})
 }
 
 // Status returns how many sessions are stuck, how many of those are cooling after a skip,

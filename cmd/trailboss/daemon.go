@@ -144,11 +144,13 @@ func runDaemon(ctx context.Context, e *env, args []string) (err error) {
 }
 
 // daemonHelp is what `trailboss daemon --help` says around the flags.
-var daemonHelp = commandHelp{"[flags]",
-	"Runs the daemon in the foreground: the HTTP API on a unix socket in the state directory\n" +
+var daemonHelp = commandHelp{
+	Args: "[flags]",
+	About: "Runs the daemon in the foreground: the HTTP API on a unix socket in the state directory\n" +
 		"(and on loopback TCP with --addr), the queue, transcript reconciling and the status\n" +
 		"line. Most people run `trailboss start` instead.",
-	"trailboss daemon --addr 127.0.0.1:4001"}
+	Example: "trailboss daemon --addr 127.0.0.1:4001",
+}
 
 // daemonConfig is what the daemon needs to run: its flags and config.toml, read.
 type daemonConfig struct {

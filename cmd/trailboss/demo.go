@@ -38,13 +38,17 @@ func runDemoAgent(ctx context.Context, e *env, args []string) error {
 }
 
 // demoHelp is what `trailboss demo --help` says around the flags.
-var demoHelp = commandHelp{"[--no-attach]",
-	"Try it: an isolated tmux server with the daemon and three simulated agents, each in a\n" +
+var demoHelp = commandHelp{
+	Args: "[--no-attach]",
+	About: "Try it: an isolated tmux server with the daemon and three simulated agents, each in a\n" +
 		"project of its own. Detaching, Ctrl-C or closing the terminal stops it all and leaves\n" +
 		"nothing behind.",
-	"trailboss demo"}
+	Example: "trailboss demo",
+}
 
 // demoAgentHelp is what `trailboss demo-agent --help` says around the flags.
-var demoAgentHelp = commandHelp{"[flags]",
-	"A simulated Claude Code session, for the demo and the tests.",
-	"trailboss demo-agent --session demo-api"}
+var demoAgentHelp = commandHelp{
+	Args:    "[flags]",
+	About:   "A simulated Claude Code session, for the demo and the tests.",
+	Example: "trailboss demo-agent --session demo-api",
+}

@@ -474,6 +474,8 @@ func (d *doctor) emitLog() finding {
 }
 
 // doctorHelp is what `trailboss doctor --help` says around the flags.
-var doctorHelp = commandHelp{"[--project DIR]",
-	"Checks every part of the setup and says how to fix what is broken.",
-	"trailboss doctor"}
+var doctorHelp = commandHelp{
+	Args:    "[--project DIR]",
+	About:   "Checks every part of the setup and says how to fix what is broken.",
+	Example: "trailboss doctor",
+}

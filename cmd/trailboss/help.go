@@ -8,11 +8,7 @@ import (
 )
 
 // commandHelp is what `trailboss NAME --help` says around the flags.
-type commandHelp struct {
-	args    string // what follows the command name, e.g. "[%N] [--harness NAME]"
-	about   string // what it does, in a few lines
-	example string
-}
+type commandHelp = hotcmd.Help
 
 // helps is keyed by the flag set's name: a command's name, or "lab run". Each is written
 // beside its command.
@@ -48,5 +44,5 @@ func usageFor(w io.Writer, fs *flag.FlagSet) {
 		return
 	}
 	h := helps[fs.Name()]
-	hotcmd.WriteUsage(w, fs, hotcmd.Help{Args: h.args, About: h.about, Example: h.example})
+	hotcmd.WriteUsage(w, fs, h)
 }

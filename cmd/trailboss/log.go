@@ -83,7 +83,9 @@ func dash(s string) string {
 }
 
 // logHelp is what `trailboss log --help` says around the flags.
-var logHelp = commandHelp{"[--json] [-n N]",
-	"Lists the delivery attempts of answers, newest first: the channel, the path (hook,\n" +
+var logHelp = commandHelp{
+	Args: "[--json] [-n N]",
+	About: "Lists the delivery attempts of answers, newest first: the channel, the path (hook,\n" +
 		"keys, pty), the pane, how many bytes were typed and what happened. Never the text.",
-	"trailboss log -n 20"}
+	Example: "trailboss log -n 20",
+}

@@ -92,6 +92,8 @@ func clipRunes(s string, n int) string {
 }
 
 // lsHelp is what `trailboss ls --help` says around the flags.
-var lsHelp = commandHelp{"[--json]",
-	"Lists the queue, oldest first.",
-	"trailboss ls --json"}
+var lsHelp = commandHelp{
+	Args:    "[--json]",
+	About:   "Lists the queue, oldest first.",
+	Example: "trailboss ls --json",
+}

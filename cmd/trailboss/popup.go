@@ -185,7 +185,9 @@ func (d *lazyDaemon) Answer(ctx context.Context, id string, a wire.Answer) (wire
 }
 
 // popupHelp is what `trailboss popup --help` says around the flags.
-var popupHelp = commandHelp{"[--client NAME]",
-	"The queue picker, for tmux display-popup (prefix g): pick an item to jump to it, skip\n" +
+var popupHelp = commandHelp{
+	Args: "[--client NAME]",
+	About: "The queue picker, for tmux display-popup (prefix g): pick an item to jump to it, skip\n" +
 		"or dismiss items.",
-	"tmux display-popup -E trailboss popup"}
+	Example: "tmux display-popup -E trailboss popup",
+}

@@ -121,9 +121,11 @@ func describeItem(it client.Item) string {
 }
 
 // replyHelp is what `trailboss reply --help` says around the flags.
-var replyHelp = commandHelp{"SESSION|%N (--choice KEY | TEXT…)",
-	"Answers the prompt of one stuck session from where you are: a choice it offers\n" +
+var replyHelp = commandHelp{
+	Args: "SESSION|%N (--choice KEY | TEXT…)",
+	About: "Answers the prompt of one stuck session from where you are: a choice it offers\n" +
 		"(allow/deny, 1-9, y/n, enter — trailboss ls --json shows them) or a line of text.\n" +
 		"It is delivered only if the session still waits on that same prompt in its own pane:\n" +
 		"through Claude Code's permission hook when it holds, else typed into the pane.",
-	"trailboss reply %3 --choice allow"}
+	Example: "trailboss reply %3 --choice allow",
+}

@@ -197,12 +197,14 @@ func (l *ptyLink) Written(ctx context.Context, w pty.Written) error {
 }
 
 // runHelp is what `trailboss run --help` says around the flags.
-var runHelp = commandHelp{"[--name NAME] [--settle 2s] [--stall 2.5s] -- CMD [ARGS…]",
-	"Runs CMD on a terminal of its own and passes yours through to it untouched: keys,\n" +
+var runHelp = commandHelp{
+	Args: "[--name NAME] [--settle 2s] [--stall 2.5s] -- CMD [ARGS…]",
+	About: "Runs CMD on a terminal of its own and passes yours through to it untouched: keys,\n" +
 		"window size, signals and its exit status. When its output goes quiet on a question\n" +
 		"(y/n, a menu, press Enter, a line to type), the session joins the queue with that\n" +
 		"question, and an answer from the popup, trailboss reply or a phone is typed into it.\n" +
 		"Quiet for the stall time with no question on screen, it joins as \"waiting for\n" +
 		"input\", answered with a line of text. It works without the daemon too, and\n" +
 		"reports once the daemon is up. Its own log is run.log in the state directory.",
-	"trailboss run --name deploy -- ./deploy.sh staging"}
+	Example: "trailboss run --name deploy -- ./deploy.sh staging",
+}

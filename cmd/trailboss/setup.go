@@ -288,8 +288,10 @@ func fileExists(path string) bool {
 }
 
 // setupHelp is what `trailboss setup --help` says around the flags.
-var setupHelp = commandHelp{"[--undo] [--dry-run] [--codex] [--opencode] [--no-tmux] [--no-claude]",
-	"Installs Trail Boss's hooks into Claude Code's settings (and Codex's config with\n" +
+var setupHelp = commandHelp{
+	Args: "[--undo] [--dry-run] [--codex] [--opencode] [--no-tmux] [--no-claude]",
+	About: "Installs Trail Boss's hooks into Claude Code's settings (and Codex's config with\n" +
 		"--codex, its plugin into OpenCode's plugins folder with --opencode), and its keys and\n" +
 		"status segment into tmux. --undo takes them all out again.",
-	"trailboss setup --dry-run"}
+	Example: "trailboss setup --dry-run",
+}

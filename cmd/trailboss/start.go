@@ -210,6 +210,8 @@ func waitRunning(ctx context.Context, p place, report string, timeout time.Durat
 }
 
 // startHelp is what `trailboss start --help` says around the flags.
-var startHelp = commandHelp{"[flags]",
-	"Starts the daemon in the background if none runs.",
-	"trailboss start"}
+var startHelp = commandHelp{
+	Args:    "[flags]",
+	About:   "Starts the daemon in the background if none runs.",
+	Example: "trailboss start",
+}

@@ -54,6 +54,8 @@ func stopDaemon(stateDir string) (int, error) {
 }
 
 // stopHelp is what `trailboss stop --help` says around the flags.
-var stopHelp = commandHelp{"",
-	"Stops the running daemon.",
-	"trailboss stop"}
+var stopHelp = commandHelp{
+	Args:    "",
+	About:   "Stops the running daemon.",
+	Example: "trailboss stop",
+}

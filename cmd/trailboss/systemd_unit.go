@@ -49,6 +49,8 @@ func systemdQuote(s string) string {
 }
 
 // systemdUnitHelp is what `trailboss systemd-unit --help` says around the flags.
-var systemdUnitHelp = commandHelp{"",
-	"Prints a systemd --user unit that runs the daemon.",
-	"trailboss systemd-unit > ~/.config/systemd/user/trailboss.service"}
+var systemdUnitHelp = commandHelp{
+	Args:    "",
+	About:   "Prints a systemd --user unit that runs the daemon.",
+	Example: "trailboss systemd-unit > ~/.config/systemd/user/trailboss.service",
+}

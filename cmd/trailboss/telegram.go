@@ -320,16 +320,20 @@ func writeTelegramConfig(path string, t telegramConfig) error {
 }
 
 // telegramHelp is what `trailboss telegram --help` says around the flags.
-var telegramHelp = commandHelp{"setup",
-	"The Telegram relay (off until configured): a message in one chat for each prompt that\n" +
+var telegramHelp = commandHelp{
+	Args: "setup",
+	About: "The Telegram relay (off until configured): a message in one chat for each prompt that\n" +
 		"waits, with buttons for its answers; a tap or a reply answers it. Only the users of\n" +
 		"allowed_users, in the chat of chat_id, are let in. `telegram setup` pairs your phone.",
-	"trailboss telegram setup"}
+	Example: "trailboss telegram setup",
+}
 
 // telegramSetupHelp is what `trailboss telegram setup --help` says around the flags.
-var telegramSetupHelp = commandHelp{"[--timeout 5m] [--api-url URL]",
-	"Pairs your phone: reads the bot token (asks for it and keeps it, mode 0600, when there is\n" +
+var telegramSetupHelp = commandHelp{
+	Args: "[--timeout 5m] [--api-url URL]",
+	About: "Pairs your phone: reads the bot token (asks for it and keeps it, mode 0600, when there is\n" +
 		"none; TRAILBOSS_TELEGRAM_TOKEN overrides), checks it with Telegram, shows a code to\n" +
 		"send to the bot from your phone, and writes that chat and that user into config.toml.\n" +
 		"Run it while the daemon's relay is off; restart the daemon afterwards.",
-	"trailboss telegram setup"}
+	Example: "trailboss telegram setup",
+}

@@ -391,6 +391,8 @@ func ensureDaemonFromTmux(ctx context.Context, socket string) (string, error) {
 }
 
 // tmuxConfHelp is what `trailboss tmux-conf --help` says around the flags.
-var tmuxConfHelp = commandHelp{"[--apply]",
-	"Prints the tmux lines: the key bindings and the status segment.",
-	"trailboss tmux-conf >> ~/.tmux.conf"}
+var tmuxConfHelp = commandHelp{
+	Args:    "[--apply]",
+	About:   "Prints the tmux lines: the key bindings and the status segment.",
+	Example: "trailboss tmux-conf >> ~/.tmux.conf",
+}

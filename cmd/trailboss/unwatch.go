@@ -7,6 +7,8 @@ func runUnwatch(ctx context.Context, e *env, args []string) error {
 }
 
 // unwatchHelp is what `trailboss unwatch --help` says around the flags.
-var unwatchHelp = commandHelp{"[%N]",
-	"Stops watching a pane's screen.",
-	"trailboss unwatch %3"}
+var unwatchHelp = commandHelp{
+	Args:    "[%N]",
+	About:   "Stops watching a pane's screen.",
+	Example: "trailboss unwatch %3",
+}

@@ -58,8 +58,10 @@ func watchCommand(ctx context.Context, e *env, name string, args []string, stop 
 }
 
 // watchHelp is what `trailboss watch --help` says around the flags.
-var watchHelp = commandHelp{"[%N] [--harness NAME]",
-	"Watches a pane's screen for an agent that reports no hooks, and queues it when its\n" +
+var watchHelp = commandHelp{
+	Args: "[%N] [--harness NAME]",
+	About: "Watches a pane's screen for an agent that reports no hooks, and queues it when its\n" +
 		"screen waits for you. Panes running claude, codex, opencode, gemini or aider are found\n" +
 		"without asking. Without %N, the pane you run it in.",
-	"trailboss watch %3 --harness aider"}
+	Example: "trailboss watch %3 --harness aider",
+}
