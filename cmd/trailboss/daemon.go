@@ -183,9 +183,9 @@ type daemonConfig struct {
 }
 
 // serveDaemon wires the daemon together and serves until ctx ends, then shuts down
-// gracefully. A start that fails (the address
-// is taken, the state cannot be opened) leaves the state directory as it found it: what
-// this start created there is removed, and the lock's record of the last daemon is kept.
+// gracefully. A start that fails (the address is taken, the state cannot be opened) leaves
+// the state directory as it found it: what this start created there is removed, and the
+// lock's record of the last daemon is kept.
 func serveDaemon(ctx context.Context, cfg daemonConfig) (err error) {
 	log := cfg.Log
 	if cfg.Addr != "" {
