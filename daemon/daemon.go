@@ -18,8 +18,11 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/trailboss/trailboss/daemon/httpapi"
+	"github.com/trailboss/trailboss/daemon/onstuck"
+	"github.com/trailboss/trailboss/daemon/ptyhub"
 	"github.com/trailboss/trailboss/daemon/statedir"
 	"github.com/trailboss/trailboss/daemon/store"
+	"github.com/trailboss/trailboss/daemon/tmuxstatus"
 	"github.com/trailboss/trailboss/daemon/watch"
 	"github.com/trailboss/trailboss/tmuxctl"
 )
@@ -248,14 +251,14 @@ func Run(ctx context.Context, cfg Config) (err error) {
 	}
 	dialogs := &watch.Dialogs{Engine: engine}
 	engine.Calls = dialogs
-	var hook *OnStuckHook
+	var hook *onstuck.Runner
 	if cfg.OnStuck != "" {
-		hook = &OnStuckHook{Command: cfg.OnStuck, Log: log.With("component", "on_stuck")}
+		hook = &onstuck.Runner{Command: cfg.OnStuck, Log: log.With("component", "on_stuck")}
 		engine.OnStuck = hook.Enqueue
 	}
 
 	ingest := &Ingestor{Engine: engine, Now: time.Now, Log: log.With("component", "ingest")}
-	holds, ptys := &Holds{}, &PTYHub{}
+	holds, ptys := &Holds{}, &ptyhub.PTYHub{}
 	off := cfg.DeliveryOff
 	if len(cfg.Channels) > 0 {
 		off = "" // configuring a remote channel switched delivery on
@@ -311,7 +314,7 @@ func Run(ctx context.Context, cfg Config) (err error) {
 	if screens != nil {
 		g.Go(func() error { return screens.Run(gctx) })
 	}
-	status := &StatusPublisher{Engine: engine, Tmux: tmuxctl.New, Log: log.With("component", "status")}
+	status := &tmuxstatus.Publisher{Engine: engine, Tmux: tmuxctl.New, Log: log.With("component", "status")}
 	g.Go(func() error { return status.Run(gctx) })
 	if hook != nil {
 		g.Go(func() error { return hook.Run(gctx) })

@@ -10,6 +10,7 @@ import (
 	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/daemon/httpapi"
 	"github.com/trailboss/trailboss/daemon/lineage"
+	"github.com/trailboss/trailboss/daemon/ptyhub"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/wire"
 )
@@ -21,9 +22,9 @@ type Core struct {
 	Ingest  *Ingestor      // the way in for every payload
 	Screens *ScreenWatcher // nil when the screen adapter is off
 
-	Deliver *Deliverer // answers to prompt records
-	Holds   *Holds     // PermissionRequest hooks holding for an answer
-	PTY     *PTYHub    // trailboss run supervisors' answer streams
+	Deliver *Deliverer     // answers to prompt records
+	Holds   *Holds         // PermissionRequest hooks holding for an answer
+	PTY     *ptyhub.PTYHub // trailboss run supervisors' answer streams
 	// HoldPermissions: a PermissionRequest hook that can hold is told to, so that an
 	// answer from a channel becomes its decision ([delivery] hold_permissions).
 	HoldPermissions bool

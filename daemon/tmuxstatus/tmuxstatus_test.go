@@ -1,8 +1,8 @@
-package daemon
+package tmuxstatus
 
 import "testing"
 
-func TestStatusText(t *testing.T) {
+func TestText(t *testing.T) {
 	for _, tt := range []struct {
 		stuck, cooling int
 		want           string
@@ -12,8 +12,8 @@ func TestStatusText(t *testing.T) {
 		{3, 1, "⚠ 2 stuck · 1 cooling"},
 		{2, 2, ""}, // only cooling items: the queue presents as empty
 	} {
-		if got := StatusText(tt.stuck, tt.cooling); got != tt.want {
-			t.Errorf("StatusText(%d, %d) = %q, want %q", tt.stuck, tt.cooling, got, tt.want)
+		if got := Text(tt.stuck, tt.cooling); got != tt.want {
+			t.Errorf("Text(%d, %d) = %q, want %q", tt.stuck, tt.cooling, got, tt.want)
 		}
 	}
 }

@@ -1,4 +1,7 @@
-package daemon
+// Package tmuxstatus keeps the tmux user options that a status line shows
+// (@trailboss_status, @trailboss_stuck, @trailboss_ready) current on every tmux server the
+// daemon knows.
+package tmuxstatus
 
 import (
 	"context"
@@ -8,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/tmuxctl"
 )
 
@@ -19,11 +23,11 @@ const (
 	OptionStatus = "@trailboss_status"
 )
 
-// StatusText is what the status line shows, given how many sessions are stuck and how
+// Text is what the status line shows, given how many sessions are stuck and how
 // many of those are cooling after a skip: "⚠ 2 stuck", "⚠ 2 stuck · 1 cooling", or ""
 // when every stuck session is cooling (the queue presents as empty until one is ready).
 // "stuck" never counts the cooling ones.
-func StatusText(stuck, cooling int) string {
+func Text(stuck, cooling int) string {
 	waiting := stuck - cooling
 	if waiting <= 0 {
 		return ""
@@ -34,10 +38,20 @@ func StatusText(stuck, cooling int) string {
 	return fmt.Sprintf("⚠ %d stuck", waiting)
 }
 
-// StatusPublisher sets the status options on each tmux server after every change, and when
-// a skipped item's cooldown ends (the ready count changes with no event).
-type StatusPublisher struct {
-	Engine *Engine
+// Engine is the engine as the Publisher sees it.
+type Engine interface {
+	// Subscribe returns a channel that receives after committed changes.
+	Subscribe() <-chan struct{}
+	// Snapshot returns a copy of every live session.
+	Snapshot() []queue.Session
+	// Now is the engine's clock, against which cooldowns end.
+	Now() time.Time
+}
+
+// Publisher sets the status options on each tmux server after every change, and when a
+// skipped item's cooldown ends (the ready count changes with no event).
+type Publisher struct {
+	Engine Engine
 	Tmux   func(socket string) *tmuxctl.Server
 	Log    *slog.Logger
 
@@ -45,7 +59,7 @@ type StatusPublisher struct {
 }
 
 // Run publishes until ctx ends.
-func (p *StatusPublisher) Run(ctx context.Context) error {
+func (p *Publisher) Run(ctx context.Context) error {
 	p.servers = make(map[string]string)
 	changed := p.Engine.Subscribe()
 	cooled := time.NewTimer(time.Hour)
@@ -64,8 +78,8 @@ func (p *StatusPublisher) Run(ctx context.Context) error {
 
 // publish sets the options where they changed and returns how long until the next
 // cooldown ends (an hour when none is pending).
-func (p *StatusPublisher) publish(ctx context.Context) time.Duration {
-	now := p.Engine.now()
+func (p *Publisher) publish(ctx context.Context) time.Duration {
+	now := p.Engine.Now()
 	wait := time.Hour
 	stuck, cooling, ready := 0, 0, 0
 	for _, s := range p.Engine.Snapshot() {
@@ -88,7 +102,7 @@ func (p *StatusPublisher) publish(ctx context.Context) time.Duration {
 	opts := map[string]string{
 		OptionStuck:  strconv.Itoa(stuck),
 		OptionReady:  strconv.Itoa(ready),
-		OptionStatus: StatusText(stuck, cooling),
+		OptionStatus: Text(stuck, cooling),
 	}
 	key := opts[OptionStuck] + "/" + opts[OptionReady] + "/" + opts[OptionStatus]
 	for socket, last := range p.servers {
