@@ -12,6 +12,7 @@ import (
 
 	"github.com/trailboss/trailboss/daemon/deliver"
 	"github.com/trailboss/trailboss/daemon/httpapi"
+	"github.com/trailboss/trailboss/daemon/ptyhub"
 	"github.com/trailboss/trailboss/daemon/wire"
 )
 
@@ -25,7 +26,7 @@ type promptServer struct {
 func newPromptServer(t *testing.T) *promptServer {
 	t.Helper()
 	e, _ := newEngine(t)
-	holds, ptys := &Holds{}, &PTYHub{}
+	holds, ptys := &Holds{}, &ptyhub.PTYHub{}
 	done := make(chan struct{})
 	core := &Core{Engine: e, Log: discard, HoldPermissions: true, Holds: holds, PTY: ptys,
 		Done: done, Ingest: &Ingestor{Engine: e, Log: discard, Now: time.Now, SocketExists: func(path string) bool { return path == testSocket }},

@@ -470,6 +470,9 @@ func (e *Engine) Status() (stuck, cooling, ready int) {
 	return stuck, cooling, ready
 }
 
+// Now is the engine's clock: the time against which cooldowns and prompt deadlines end.
+func (e *Engine) Now() time.Time { return e.now() }
+
 // Snapshot returns a copy of every live session.
 func (e *Engine) Snapshot() []queue.Session {
 	e.mu.Lock()

@@ -11,6 +11,7 @@ import (
 	"github.com/trailboss/trailboss/daemon/deliver"
 	"github.com/trailboss/trailboss/daemon/httpapi"
 	"github.com/trailboss/trailboss/daemon/lineage"
+	"github.com/trailboss/trailboss/daemon/ptyhub"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/wire"
 )
@@ -24,7 +25,7 @@ type Core struct {
 
 	Deliver *deliver.Deliverer // answers to prompt records
 	Holds   *Holds             // PermissionRequest hooks holding for an answer
-	PTY     *PTYHub            // trailboss run supervisors' answer streams
+	PTY     *ptyhub.PTYHub     // trailboss run supervisors' answer streams
 	// HoldPermissions: a PermissionRequest hook that can hold is told to, so that an
 	// answer from a channel becomes its decision ([delivery] hold_permissions).
 	HoldPermissions bool

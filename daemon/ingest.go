@@ -99,6 +99,11 @@ func (in *Ingestor) Hook(ctx context.Context, harness string, body []byte, pane,
 	if parse == nil {
 		return Ingested{}, refusal("no adapter for harness %q", adapter.CleanText(harness, 40))
 	}
+	return in.apply(ctx, harness, parse, body, pane, tmux, at, origin)
+}
+
+// apply is Hook with the harness's adapter given: parse turns body into its events.
+func (in *Ingestor) apply(ctx context.Context, harness string, parse hookParser, body []byte, pane, tmux string, at time.Time, origin Origin) (Ingested, error) {
 	now := in.Now()
 	if at.IsZero() || !at.Before(now.Add(2*time.Second)) {
 		at = now

@@ -18,13 +18,7 @@ const KeyEnterName = adapter.ChoiceEnter
 // that label, and types no digit). A prompt for a password or the like (r.Secret) is a
 // Secret free-text Ask: answered at the keyboard only.
 func AskOf(r Result, from string) *adapter.Ask {
-	switch r.Kind {
-	case YesNo:
-		return &adapter.Ask{Kind: adapter.AskYesNo, Question: r.Question, From: from, Choices: askChoices(r.Choices)}
-	case PressEnter:
-		return &adapter.Ask{Kind: adapter.AskPressEnter, Question: r.Question, From: from,
-			Choices: []adapter.AskChoice{{Key: KeyEnterName, Label: "Press Enter"}}}
-	case MultipleChoice:
+	if r.Kind == MultipleChoice {
 		switch r.Screen {
 		case ScreenPermission, ScreenEdit, ScreenPlan, ScreenTrust:
 			q := r.Question
@@ -33,6 +27,30 @@ func AskOf(r Result, from string) *adapter.Ask {
 			}
 			return adapter.PermissionAsk(q, from)
 		}
+	}
+	return askOf(r, from)
+}
+
+// KeyedAskOf is the Ask that r puts to an operator whose answer is typed as a key, as
+// trailboss run's supervisor writes it to its child: every menu, an agent's approval
+// dialog too, keeps the keys its screen numbers it with, and an unnumbered menu, which only
+// moving its highlight answers, is no Ask (nil), as no prompt is.
+func KeyedAskOf(r Result, from string) *adapter.Ask {
+	if r.Kind == MultipleChoice && (len(r.Choices) == 0 || r.Choices[0].Key == "") {
+		return nil
+	}
+	return askOf(r, from)
+}
+
+// askOf is AskOf with a menu's keys as its screen gives them (or numbered 1, 2, …).
+func askOf(r Result, from string) *adapter.Ask {
+	switch r.Kind {
+	case YesNo:
+		return &adapter.Ask{Kind: adapter.AskYesNo, Question: r.Question, From: from, Choices: askChoices(r.Choices)}
+	case PressEnter:
+		return &adapter.Ask{Kind: adapter.AskPressEnter, Question: r.Question, From: from,
+			Choices: []adapter.AskChoice{{Key: KeyEnterName, Label: "Press Enter"}}}
+	case MultipleChoice:
 		return &adapter.Ask{Kind: adapter.AskMenu, Question: r.Question, From: from, Choices: askChoices(r.Choices)}
 	case FreeText:
 		return &adapter.Ask{Kind: adapter.AskFreeText, Question: r.Question, From: from, Secret: r.Secret}

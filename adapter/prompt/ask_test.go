@@ -24,3 +24,21 @@ func TestAskOfKeepsTheSecretFlag(t *testing.T) {
 		}
 	}
 }
+
+// KeyedAskOf keeps an approval dialog's own menu keys, which AskOf makes allow / deny, and
+// finds no Ask in a menu without keys.
+func TestKeyedAskOfKeepsTheScreensKeys(t *testing.T) {
+	r := Result{Kind: MultipleChoice, Screen: ScreenPermission, Question: "Do you want to proceed?",
+		Choices: []Choice{{"1", "Yes"}, {"2", "No"}}}
+	if ask := AskOf(r, adapter.AskFromPTY); ask.Kind != adapter.AskPermission {
+		t.Fatalf("AskOf: kind %q, want %q", ask.Kind, adapter.AskPermission)
+	}
+	ask := KeyedAskOf(r, adapter.AskFromPTY)
+	if ask == nil || ask.Kind != adapter.AskMenu || len(ask.Choices) != 2 || ask.Choices[0].Key != "1" || ask.Choices[1].Key != "2" {
+		t.Fatalf("KeyedAskOf = %+v, want a menu keyed 1, 2", ask)
+	}
+	r.Choices = []Choice{{"", "Yes"}, {"", "No"}}
+	if ask := KeyedAskOf(r, adapter.AskFromPTY); ask != nil {
+		t.Errorf("KeyedAskOf of an unnumbered menu = %+v, want nil", ask)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/adapter/prompt"
 )
 
@@ -149,31 +150,16 @@ func excerpt(screen string) string {
 	return s
 }
 
-// fromResult turns the classifier's reading into a prompt to report, or false when it is
-// no prompt.
+// fromResult turns the classifier's reading into a prompt to report, in the words of the
+// Ask it puts (prompt.KeyedAskOf: the supervisor writes an answer's key to the child), or
+// false when it is no prompt.
 func fromResult(res prompt.Result) (Prompt, bool) {
-	p := Prompt{Question: res.Question, LowConfidence: res.Confidence < lowConfidence}
-	switch res.Kind {
-	case prompt.YesNo:
-		p.Kind = KindYesNo
-	case prompt.MultipleChoice:
-		if res.Choices[0].Key == "" {
-			// An unnumbered menu is answered by moving its highlight, which the supervisor,
-			// writing an answer's key to the child, cannot do: it is no prompt to report.
-			return Prompt{}, false
-		}
-		p.Kind = KindChoice
-	case prompt.PressEnter:
-		p.Kind = KindPressEnter
-		p.Choices = []Choice{{Key: KeyEnter, Label: "Enter"}}
-		return p, true
-	case prompt.FreeText:
-		p.Kind, p.Secret = KindFreeText, res.Secret
-		return p, true
-	default:
+	ask := prompt.KeyedAskOf(res, adapter.AskFromPTY)
+	if ask == nil {
 		return Prompt{}, false
 	}
-	for _, c := range res.Choices {
+	p := Prompt{Kind: Kind(ask.Kind), Question: ask.Question, Secret: ask.Secret, LowConfidence: res.Confidence < lowConfidence}
+	for _, c := range ask.Choices {
 		p.Choices = append(p.Choices, Choice{Key: c.Key, Label: c.Label})
 	}
 	return p, true

@@ -9,8 +9,8 @@ import (
 )
 
 // Link is the supervisor's connection to the daemon (docs/delivery.md, "The PTY
-// supervisor's protocol"). Its types mirror the wire's so that this package needs none of
-// the daemon's; cmd/trailboss wires it to daemon/client.
+// supervisor's protocol"). Its types are the supervisor's own; a Report goes on the wire
+// as Report.Wire says (wire.go). cmd/trailboss wires it to daemon/client.
 type Link interface {
 	// Report sends one state change (POST /v1/pty/report) and returns the prompt record's
 	// id for a StatePrompt. An error wrapping ErrRefused means the daemon said no and

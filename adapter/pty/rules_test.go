@@ -100,7 +100,7 @@ func TestDetect(t *testing.T) {
 			&Prompt{Kind: KindChoice, Question: "Select an option:",
 				Choices: []Choice{{"1", "Deploy to staging"}, {"2", "Deploy to production"}, {"3", "Cancel"}}}, false, ""},
 		{"press enter", "Press Enter to continue",
-			&Prompt{Kind: KindPressEnter, Question: "Press Enter to continue", Choices: []Choice{{KeyEnter, "Enter"}}}, false, "Press Enter to continue"},
+			&Prompt{Kind: KindPressEnter, Question: "Press Enter to continue", Choices: []Choice{{KeyEnter, "Press Enter"}}}, false, "Press Enter to continue"},
 		{"free text", "Enter new filename: ", &Prompt{Kind: KindFreeText, Question: "Enter new filename:"}, false, "Enter new filename:"},
 		{"a bare question is a guess", "What next?", &Prompt{Kind: KindFreeText, Question: "What next?", LowConfidence: true}, false, "What next?"},
 		{"sudo's password prompt is secret", "$ sudo systemctl restart app\r\n[sudo] password for deploy: ",

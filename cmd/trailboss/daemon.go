@@ -20,8 +20,11 @@ import (
 	"github.com/trailboss/trailboss/daemon/deliver"
 	"github.com/trailboss/trailboss/daemon/httpapi"
 	"github.com/trailboss/trailboss/daemon/logfile"
+	"github.com/trailboss/trailboss/daemon/onstuck"
+	"github.com/trailboss/trailboss/daemon/ptyhub"
 	"github.com/trailboss/trailboss/daemon/statedir"
 	"github.com/trailboss/trailboss/daemon/store"
+	"github.com/trailboss/trailboss/daemon/tmuxstatus"
 	"github.com/trailboss/trailboss/daemon/watch"
 	"github.com/trailboss/trailboss/tmuxctl"
 )
@@ -284,14 +287,14 @@ func serveDaemon(ctx context.Context, cfg daemonConfig) (err error) {
 	}
 	dialogs := &watch.Dialogs{Engine: engine}
 	engine.Calls = dialogs
-	var hook *daemon.OnStuckHook
+	var hook *onstuck.Runner
 	if cfg.OnStuck != "" {
-		hook = &daemon.OnStuckHook{Command: cfg.OnStuck, Log: log.With("component", "on_stuck")}
+		hook = &onstuck.Runner{Command: cfg.OnStuck, Log: log.With("component", "on_stuck")}
 		engine.OnStuck = hook.Enqueue
 	}
 
 	ingest := &daemon.Ingestor{Engine: engine, Now: time.Now, Log: log.With("component", "ingest")}
-	holds, ptys := &daemon.Holds{}, &daemon.PTYHub{}
+	holds, ptys := &daemon.Holds{}, &ptyhub.PTYHub{}
 	off := cfg.DeliveryOff
 	if len(cfg.Channels) > 0 {
 		off = "" // configuring a remote channel switched delivery on
@@ -347,7 +350,7 @@ func serveDaemon(ctx context.Context, cfg daemonConfig) (err error) {
 	if screens != nil {
 		g.Go(func() error { return screens.Run(gctx) })
 	}
-	status := &daemon.StatusPublisher{Engine: engine, Tmux: tmuxctl.New, Log: log.With("component", "status")}
+	status := &tmuxstatus.Publisher{Engine: engine, Tmux: tmuxctl.New, Log: log.With("component", "status")}
 	g.Go(func() error { return status.Run(gctx) })
 	if hook != nil {
 		g.Go(func() error { return hook.Run(gctx) })

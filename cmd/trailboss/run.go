@@ -164,16 +164,7 @@ func (l *ptyLink) Report(ctx context.Context, r pty.Report) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	rep := wire.PTYReport{SessionID: r.SessionID, Name: r.Name, Cwd: r.Cwd, PID: r.PID, At: r.At,
-		State: string(r.State), ExitCode: r.ExitCode}
-	if p := r.Prompt; p != nil {
-		rep.Prompt = &wire.PTYPromptReport{Kind: string(p.Kind), Question: p.Question, Choices: []wire.Choice{},
-			Excerpt: p.Excerpt, LowConfidence: p.LowConfidence, Secret: p.Secret}
-		for _, ch := range p.Choices {
-			rep.Prompt.Choices = append(rep.Prompt.Choices, wire.Choice{Key: ch.Key, Label: ch.Label})
-		}
-	}
-	ack, err := c.PTYReport(ctx, rep, l.pane, l.tmux)
+	ack, err := c.PTYReport(ctx, r.Wire(), l.pane, l.tmux)
 	return ack.PromptID, l.outcome(err)
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/trailboss/trailboss/daemon/client"
 	"github.com/trailboss/trailboss/daemon/deliver"
 	"github.com/trailboss/trailboss/daemon/httpapi"
+	"github.com/trailboss/trailboss/daemon/ptyhub"
 	"github.com/trailboss/trailboss/daemon/statedir"
 	"github.com/trailboss/trailboss/daemon/store"
 	"github.com/trailboss/trailboss/daemon/wire"
@@ -43,7 +44,7 @@ func ptyDaemon(t *testing.T) *client.Client {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ptys, done := &daemon.PTYHub{}, make(chan struct{})
+	ptys, done := &ptyhub.PTYHub{}, make(chan struct{})
 	api := &httpapi.Server{Token: tok, Version: "v", Log: log, Core: &daemon.Core{Engine: engine, Log: log, PTY: ptys, Done: done,
 		Ingest:  &daemon.Ingestor{Engine: engine, Log: log, Now: time.Now, SocketExists: func(p string) bool { return p == "/tmp/tb-test-sock" }},
 		Deliver: &deliver.Deliverer{Engine: engine, Log: log, PTY: ptys}}}

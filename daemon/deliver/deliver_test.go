@@ -12,6 +12,7 @@ import (
 	termprompt "github.com/trailboss/trailboss/adapter/prompt"
 	"github.com/trailboss/trailboss/daemon"
 	"github.com/trailboss/trailboss/daemon/deliver"
+	"github.com/trailboss/trailboss/daemon/ptyhub"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/wire"
 	"github.com/trailboss/trailboss/tmuxctl"
@@ -20,7 +21,7 @@ import (
 
 // deliverer returns a Deliverer over env's tmux server with a short pause before Enter.
 func deliverer(e *daemon.Engine, env *tmuxtest.Env) *deliver.Deliverer {
-	return &deliver.Deliverer{Engine: e, Log: discard, Holds: &daemon.Holds{}, PTY: &daemon.PTYHub{}, EnterPause: 50 * time.Millisecond,
+	return &deliver.Deliverer{Engine: e, Log: discard, Holds: &daemon.Holds{}, PTY: &ptyhub.PTYHub{}, EnterPause: 50 * time.Millisecond,
 		Tmux: func(socket string) *tmuxctl.Server {
 			return &tmuxctl.Server{Bin: env.Server.Bin, Socket: socket, Env: env.Environ}
 		}}

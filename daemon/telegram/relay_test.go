@@ -15,6 +15,7 @@ import (
 	termprompt "github.com/trailboss/trailboss/adapter/prompt"
 	"github.com/trailboss/trailboss/daemon"
 	"github.com/trailboss/trailboss/daemon/deliver"
+	"github.com/trailboss/trailboss/daemon/ptyhub"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/store"
 	"github.com/trailboss/trailboss/daemon/telegram"
@@ -100,7 +101,7 @@ func (w *world) open() {
 		w.t.Fatal(err)
 	}
 	w.engine = e
-	w.deliver = &deliver.Deliverer{Engine: e, Log: log, Holds: &daemon.Holds{}, PTY: &daemon.PTYHub{},
+	w.deliver = &deliver.Deliverer{Engine: e, Log: log, Holds: &daemon.Holds{}, PTY: &ptyhub.PTYHub{},
 		EnterPause: 50 * time.Millisecond, Confirm: 500 * time.Millisecond, Tmux: w.tmux}
 }
 

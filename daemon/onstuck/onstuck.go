@@ -1,4 +1,6 @@
-package daemon
+// Package onstuck runs the user's on_stuck command (config on_stuck) for each session that
+// has just become stuck.
+package onstuck
 
 import (
 	"context"
@@ -12,10 +14,11 @@ import (
 	"github.com/trailboss/trailboss/daemon/queue"
 )
 
-// OnStuckHook runs the user's on_stuck command (say, notify-send) for each newly stuck
+// Runner runs the user's on_stuck command (say, notify-send) for each newly stuck
 // session, with the session in its environment. It never blocks the engine: at most
-// onStuckBacklog runs wait, and a burst beyond that is dropped with a warning.
-type OnStuckHook struct {
+// backlog runs wait, and a burst beyond that is dropped with a warning. The engine reaches
+// it through Enqueue, its OnStuck callback.
+type Runner struct {
 	Command string
 	Log     *slog.Logger
 
@@ -23,12 +26,12 @@ type OnStuckHook struct {
 }
 
 const (
-	onStuckBacklog = 64
-	onStuckTimeout = 10 * time.Second
+	backlog = 64
+	timeout = 10 * time.Second
 )
 
 // Enqueue hands a newly stuck session to the runner without waiting.
-func (h *OnStuckHook) Enqueue(s queue.Session) {
+func (h *Runner) Enqueue(s queue.Session) {
 	select {
 	case h.channel() <- s:
 	default:
@@ -36,15 +39,15 @@ func (h *OnStuckHook) Enqueue(s queue.Session) {
 	}
 }
 
-func (h *OnStuckHook) channel() chan queue.Session {
+func (h *Runner) channel() chan queue.Session {
 	if h.pending == nil {
-		h.pending = make(chan queue.Session, onStuckBacklog)
+		h.pending = make(chan queue.Session, backlog)
 	}
 	return h.pending
 }
 
 // Run runs the command for each enqueued session, one at a time, until ctx ends.
-func (h *OnStuckHook) Run(ctx context.Context) error {
+func (h *Runner) Run(ctx context.Context) error {
 	pending := h.channel()
 	for {
 		select {
@@ -56,8 +59,8 @@ func (h *OnStuckHook) Run(ctx context.Context) error {
 	}
 }
 
-func (h *OnStuckHook) run(ctx context.Context, s queue.Session) {
-	ctx, cancel := context.WithTimeout(ctx, onStuckTimeout)
+func (h *Runner) run(ctx context.Context, s queue.Session) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", h.Command)
 	// The session's words reach the command as environment, never spliced into it.

@@ -1,4 +1,7 @@
-package daemon
+// Package tmuxstatus keeps the tmux user options that a status line shows
+// (@trailboss_status, @trailboss_stuck, @trailboss_ready) current on every tmux server the
+// daemon knows.
+package tmuxstatus
 
 import (
 	"context"
@@ -19,10 +22,20 @@ const (
 	OptionStatus = "@trailboss_status"
 )
 
-// StatusPublisher sets the status options on each tmux server after every change, and when
-// a skipped item's cooldown ends (the ready count changes with no event).
-type StatusPublisher struct {
-	Engine *Engine
+// Engine is the engine as the Publisher sees it.
+type Engine interface {
+	// Subscribe returns a channel that receives after committed changes.
+	Subscribe() <-chan struct{}
+	// Snapshot returns a copy of every live session.
+	Snapshot() []queue.Session
+	// Now is the engine's clock, against which cooldowns end.
+	Now() time.Time
+}
+
+// Publisher sets the status options on each tmux server after every change, and when a
+// skipped item's cooldown ends (the ready count changes with no event).
+type Publisher struct {
+	Engine Engine
 	Tmux   func(socket string) *tmuxctl.Server
 	Log    *slog.Logger
 
@@ -30,7 +43,7 @@ type StatusPublisher struct {
 }
 
 // Run publishes until ctx ends.
-func (p *StatusPublisher) Run(ctx context.Context) error {
+func (p *Publisher) Run(ctx context.Context) error {
 	p.servers = make(map[string]string)
 	changed := p.Engine.Subscribe()
 	cooled := time.NewTimer(time.Hour)
@@ -49,8 +62,8 @@ func (p *StatusPublisher) Run(ctx context.Context) error {
 
 // publish sets the options where they changed and returns how long until the next
 // cooldown ends (an hour when none is pending).
-func (p *StatusPublisher) publish(ctx context.Context) time.Duration {
-	now := p.Engine.now()
+func (p *Publisher) publish(ctx context.Context) time.Duration {
+	now := p.Engine.Now()
 	wait := time.Hour
 	stuck, cooling, ready := 0, 0, 0
 	for _, s := range p.Engine.Snapshot() {

@@ -1,7 +1,11 @@
-package daemon
+// Package ptyhub connects the daemon's answers to the trailboss run supervisors that hold
+// an answer stream open (docs/delivery.md, "The PTY supervisor's protocol").
+package ptyhub
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"sync"
 	"time"
 
@@ -105,4 +109,12 @@ func (h *PTYHub) Written(w wire.PTYWritten) bool {
 	default:
 	}
 	return true
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		panic("crypto/rand: " + err.Error()) // the kernel's randomness is gone: nothing is safe
+	}
+	return hex.EncodeToString(b)
 }
