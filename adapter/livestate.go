@@ -72,3 +72,7 @@ func (s LiveState) TmuxPane() string {
 // DetailQuestion is the detail of a wait on a question the agent asked its human (Claude
 // Code's AskUserQuestion): what a process waiting for WaitingInput waits on.
 const DetailQuestion = "question"
+
+// DetailPlan is the detail of a wait on a plan the agent asks its human to approve (Claude
+// Code's ExitPlanMode).
+const DetailPlan = "plan"

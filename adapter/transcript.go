@@ -44,6 +44,10 @@ func (s TailState) String() string {
 	return "unknown"
 }
 
+// DetailInterrupted is TranscriptLine.Detail for an interrupt marker: the session's human
+// interrupted its turn.
+const DetailInterrupted = "interrupted"
+
 // TranscriptLine is what one line of a harness's transcript says.
 type TranscriptLine struct {
 	Conversation bool      // false for lines the tail rule skips: system, progress, metadata types, sidechain (isSidechain:true), unknown types, blank or malformed JSON, lines with no message
@@ -52,7 +56,7 @@ type TranscriptLine struct {
 	Prompt       bool      // a human prompt: a user line that is not isMeta, not isCompactSummary, not a tool_result, not an interrupt marker
 	Progress     bool      // evidence the session moved on: a prompt, a tool_result, or an assistant line (text, thinking or tool_use)
 	Interrupt    bool      // a user line whose text is an interrupt marker
-	Detail       string    // for waiting lines: "interrupted" for interrupt markers, "" otherwise
+	Detail       string    // for waiting lines: DetailInterrupted for interrupt markers, "" otherwise
 	Text         string    // for an assistant text line: its text, CleanText(..., 300); empty otherwise
 	// By says, for a prompt, who submitted it (ByHuman, ByOther), as 2.1.332
 	// writes it (origin.kind "human", promptSource "typed"; origin.kind "task-notification",

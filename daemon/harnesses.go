@@ -106,3 +106,15 @@ func TranscriptReaders() map[string]adapter.TranscriptReader { return maps.Clone
 // FullyHooked returns the harnesses whose hooks say every wait, which the screen adapter
 // leaves alone.
 func FullyHooked() map[string]bool { return maps.Clone(fullyHooked) }
+
+// LiveStateSources returns where each harness that keeps live state files keeps them and how
+// to read them, by harness name (the Source of its LiveStateWatchers).
+func LiveStateSources() map[string]adapter.LiveStateSource {
+	out := make(map[string]adapter.LiveStateSource)
+	for name, h := range harnesses {
+		if h.live != nil {
+			out[name] = h.live
+		}
+	}
+	return out
+}

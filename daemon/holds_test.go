@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/trailboss/trailboss/adapter"
-	"github.com/trailboss/trailboss/adapter/claude"
 	"github.com/trailboss/trailboss/daemon/store"
 	"github.com/trailboss/trailboss/daemon/wire"
 )
@@ -58,7 +57,7 @@ func TestQuestionsPermissionHoldsThePreToolUsesRecord(t *testing.T) {
 		t.Fatalf("the question's PermissionRequest holds %+v, want the PreToolUse's record %s", ack.Hold, opened.ID)
 	}
 	_, b := s.request(t, http.MethodGet, "/v1/prompts/"+opened.ID+"/wait?timeout=1ms", "")
-	if got, want := decode[wire.PromptWait](t, b).Subject, claude.Subject("AskUserQuestion", json.RawMessage(input)); got != want {
+	if got, want := decode[wire.PromptWait](t, b).Subject, claudeSubject("AskUserQuestion", json.RawMessage(input)); got != want {
 		t.Fatalf("the wait says the record asks about %q, want %q", got, want)
 	}
 }
@@ -70,7 +69,7 @@ func TestPromptSubjectIsStored(t *testing.T) {
 	ev := event("s1", adapter.KindStuck, time.Now(), "%3")
 	ev.Reason, ev.Summary = adapter.ReasonPermission, "Bash: touch x"
 	ev.Ask = adapter.PermissionAsk("Bash: touch x", adapter.AskFromHook)
-	ev.Ask.Subject = claude.Subject("Bash", json.RawMessage(`{"command":"touch x"}`))
+	ev.Ask.Subject = claudeSubject("Bash", json.RawMessage(`{"command":"touch x"}`))
 	out, err := e.Ingest(context.Background(), ev)
 	if err != nil {
 		t.Fatal(err)
@@ -87,4 +86,11 @@ func TestPromptSubjectIsStored(t *testing.T) {
 	if err != nil || !found || got.Ask.Subject != ev.Ask.Subject {
 		t.Fatalf("stored %+v (found %v, %v), want subject %s", got.Ask, found, err, ev.Ask.Subject)
 	}
+}
+
+// claudeSubject is what a Claude Code call of tool with input asks about: the Subject of its
+// pending call, as Claude Code's transcript reader (harnesses.go) makes it, which its
+// PermissionRequest's hook says too.
+func claudeSubject(tool string, input json.RawMessage) string {
+	return transcriptReaders[adapter.HarnessClaude].PendingCall("", tool, "", input).Ask.Subject
 }

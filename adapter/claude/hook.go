@@ -119,7 +119,7 @@ func promptBy(source, prompt string) string {
 // Details of the tools that exist to ask the human something.
 const (
 	DetailQuestion = adapter.DetailQuestion
-	DetailPlan     = "plan"
+	DetailPlan     = adapter.DetailPlan
 )
 
 // humanTool reports whether tool is one that waits on the human by design (AskUserQuestion,

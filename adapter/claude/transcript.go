@@ -21,8 +21,8 @@ const (
 	TailWorking     = adapter.TailWorking
 )
 
-// DetailInterrupted is Line.Detail for an interrupt marker.
-const DetailInterrupted = "interrupted"
+// DetailInterrupted is Line.Detail for an interrupt marker (adapter.DetailInterrupted).
+const DetailInterrupted = adapter.DetailInterrupted
 
 // MaxLineText is the most bytes of assistant text a Line keeps.
 const MaxLineText = 300

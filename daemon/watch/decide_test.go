@@ -5,29 +5,28 @@ import (
 	"time"
 
 	"github.com/trailboss/trailboss/adapter"
-	"github.com/trailboss/trailboss/adapter/claude"
 	"github.com/trailboss/trailboss/daemon/queue"
 )
 
-// Hand-made transcript lines, as claude.ClassifyLine would return them.
-func prompt(when time.Time) claude.Line {
-	return claude.Line{Conversation: true, State: claude.TailWorking, At: when, Prompt: true, Progress: true}
+// Hand-made transcript lines, as Claude Code's transcript reader would return them.
+func prompt(when time.Time) adapter.TranscriptLine {
+	return adapter.TranscriptLine{Conversation: true, State: adapter.TailWorking, At: when, Prompt: true, Progress: true}
 }
 
-func text(when time.Time) claude.Line {
-	return claude.Line{Conversation: true, State: claude.TailWaiting, At: when, Progress: true, Text: "done?"}
+func text(when time.Time) adapter.TranscriptLine {
+	return adapter.TranscriptLine{Conversation: true, State: adapter.TailWaiting, At: when, Progress: true, Text: "done?"}
 }
 
-func toolUse(when time.Time) claude.Line {
-	return claude.Line{Conversation: true, State: claude.TailToolPending, At: when, Progress: true}
+func toolUse(when time.Time) adapter.TranscriptLine {
+	return adapter.TranscriptLine{Conversation: true, State: adapter.TailToolPending, At: when, Progress: true}
 }
 
-func toolResult(when time.Time) claude.Line {
-	return claude.Line{Conversation: true, State: claude.TailWorking, At: when, Progress: true}
+func toolResult(when time.Time) adapter.TranscriptLine {
+	return adapter.TranscriptLine{Conversation: true, State: adapter.TailWorking, At: when, Progress: true}
 }
 
-func interruptLine(when time.Time) claude.Line {
-	return claude.Line{Conversation: true, State: claude.TailWaiting, At: when, Interrupt: true, Detail: claude.DetailInterrupted}
+func interruptLine(when time.Time) adapter.TranscriptLine {
+	return adapter.TranscriptLine{Conversation: true, State: adapter.TailWaiting, At: when, Interrupt: true, Detail: adapter.DetailInterrupted}
 }
 
 func TestDecide(t *testing.T) {
@@ -39,48 +38,48 @@ func TestDecide(t *testing.T) {
 	tests := []struct {
 		name      string
 		s         queue.Session
-		lines     []claude.Line
+		lines     []adapter.TranscriptLine
 		unstuckAt time.Time // zero: no unstuck event
-		wait      *claude.Line
+		wait      *adapter.TranscriptLine
 	}{
 		{"stuck, then a prompt: unstuck at the prompt",
-			stuck, []claude.Line{prompt(at(12))}, at(12), nil},
+			stuck, []adapter.TranscriptLine{prompt(at(12))}, at(12), nil},
 		{"stuck, tail still waiting, only assistant text after since (Stop lag): nothing",
-			stuck, []claude.Line{text(at(10.2))}, zero, nil},
+			stuck, []adapter.TranscriptLine{text(at(10.2))}, zero, nil},
 		{"stuck, tail still waiting, interrupt after since: nothing",
-			stuck, []claude.Line{interruptLine(at(11))}, zero, nil},
+			stuck, []adapter.TranscriptLine{interruptLine(at(11))}, zero, nil},
 		{"stuck on a permission, interrupt after since: relabelled refused, no unstuck",
-			stuckOnPermission, []claude.Line{toolResult(at(11)), interruptLine(at(11.1))}, zero, nil},
+			stuckOnPermission, []adapter.TranscriptLine{toolResult(at(11)), interruptLine(at(11.1))}, zero, nil},
 		{"stuck on a permission, interrupt from before since: nothing",
-			stuckOnPermission, []claude.Line{interruptLine(at(9))}, zero, nil},
+			stuckOnPermission, []adapter.TranscriptLine{interruptLine(at(9))}, zero, nil},
 		{"stuck, prompt then waiting again: unstuck at the prompt, and a new wait",
-			stuck, []claude.Line{prompt(at(12)), toolUse(at(13)), toolResult(at(14)), text(at(15))}, at(12), ptr(text(at(15)))},
+			stuck, []adapter.TranscriptLine{prompt(at(12)), toolUse(at(13)), toolResult(at(14)), text(at(15))}, at(12), ptr(text(at(15)))},
 		{"stuck, tool pending after since: unstuck (permission granted)",
-			stuck, []claude.Line{toolUse(at(11))}, at(11), nil},
+			stuck, []adapter.TranscriptLine{toolUse(at(11))}, at(11), nil},
 		{"stuck, tool result after since: unstuck at the latest progress",
-			stuck, []claude.Line{toolUse(at(11)), toolResult(at(12))}, at(12), nil},
+			stuck, []adapter.TranscriptLine{toolUse(at(11)), toolResult(at(12))}, at(12), nil},
 		{"stuck, progress only from before since: nothing",
-			stuck, []claude.Line{prompt(at(8)), toolUse(at(9))}, zero, nil},
+			stuck, []adapter.TranscriptLine{prompt(at(8)), toolUse(at(9))}, zero, nil},
 		{"stuck, progress exactly at since: nothing",
-			stuck, []claude.Line{toolUse(at(10))}, zero, nil},
+			stuck, []adapter.TranscriptLine{toolUse(at(10))}, zero, nil},
 		{"stuck, lines with zero timestamps: nothing",
-			stuck, []claude.Line{prompt(zero), toolUse(zero), toolResult(zero)}, zero, nil},
+			stuck, []adapter.TranscriptLine{prompt(zero), toolUse(zero), toolResult(zero)}, zero, nil},
 		{"stuck, prompt and waiting tail with zero timestamps: nothing",
-			stuck, []claude.Line{prompt(zero), text(zero)}, zero, nil},
+			stuck, []adapter.TranscriptLine{prompt(zero), text(zero)}, zero, nil},
 		{"not stuck, waiting tail after the last event: wait",
-			idle, []claude.Line{prompt(at(11)), text(at(12))}, zero, ptr(text(at(12)))},
+			idle, []adapter.TranscriptLine{prompt(at(11)), text(at(12))}, zero, ptr(text(at(12)))},
 		{"not stuck, interrupt after the last event: wait",
-			idle, []claude.Line{toolUse(at(11)), interruptLine(at(12))}, zero, ptr(interruptLine(at(12)))},
+			idle, []adapter.TranscriptLine{toolUse(at(11)), interruptLine(at(12))}, zero, ptr(interruptLine(at(12)))},
 		{"not stuck, waiting tail older than the last event: nothing",
-			idle, []claude.Line{text(at(9))}, zero, nil},
+			idle, []adapter.TranscriptLine{text(at(9))}, zero, nil},
 		{"not stuck, waiting tail at the last event: nothing",
-			idle, []claude.Line{text(at(10))}, zero, nil},
+			idle, []adapter.TranscriptLine{text(at(10))}, zero, nil},
 		{"not stuck, waiting tail with a zero timestamp: nothing",
-			idle, []claude.Line{text(zero)}, zero, nil},
+			idle, []adapter.TranscriptLine{text(zero)}, zero, nil},
 		{"not stuck, working tail: nothing",
-			idle, []claude.Line{text(at(11)), toolUse(at(12))}, zero, nil},
+			idle, []adapter.TranscriptLine{text(at(11)), toolUse(at(12))}, zero, nil},
 		{"no conversation lines: nothing",
-			stuck, []claude.Line{{At: at(20)}, {At: at(21), Progress: true}}, zero, nil},
+			stuck, []adapter.TranscriptLine{{At: at(20)}, {At: at(21), Progress: true}}, zero, nil},
 		{"no lines: nothing", idle, nil, zero, nil},
 	}
 	for _, tt := range tests {
@@ -125,7 +124,7 @@ func TestDecide(t *testing.T) {
 	}
 }
 
-func ptr(l claude.Line) *claude.Line { return &l }
+func ptr(l adapter.TranscriptLine) *adapter.TranscriptLine { return &l }
 
 func TestStuckFromTail(t *testing.T) {
 	s := queue.Session{ID: "S", Harness: "claude"}
@@ -134,7 +133,7 @@ func TestStuckFromTail(t *testing.T) {
 		t.Fatalf("from a text tail: %+v", ev)
 	}
 	ev = stuckFromTail(s, nil, interruptLine(at(4)))
-	if ev.Detail != claude.DetailInterrupted || ev.Summary != "interrupted" {
+	if ev.Detail != adapter.DetailInterrupted || ev.Summary != "interrupted" {
 		t.Fatalf("from an interrupt: detail %q summary %q", ev.Detail, ev.Summary)
 	}
 	if err := ev.Validate(); err != nil {
@@ -149,12 +148,12 @@ func TestStuckFromTail(t *testing.T) {
 		t.Fatalf("from an interrupt just after a deny: detail %q summary %q", ev.Detail, ev.Summary)
 	}
 	// Long after the deny, an interrupt is the person's own Esc.
-	if ev = stuckFromTail(s, denied, interruptLine(at(30))); ev.Detail != claude.DetailInterrupted {
+	if ev = stuckFromTail(s, denied, interruptLine(at(30))); ev.Detail != adapter.DetailInterrupted {
 		t.Fatalf("from an interrupt 26 s after a deny: detail %q summary %q", ev.Detail, ev.Summary)
 	}
 	allowed := *denied
 	allowed.Answer = "allow"
-	if ev = stuckFromTail(s, &allowed, interruptLine(at(4))); ev.Detail != claude.DetailInterrupted {
+	if ev = stuckFromTail(s, &allowed, interruptLine(at(4))); ev.Detail != adapter.DetailInterrupted {
 		t.Fatalf("from an interrupt just after an allow: detail %q summary %q", ev.Detail, ev.Summary)
 	}
 }
@@ -205,20 +204,20 @@ func TestRefusedSaysWhoDenied(t *testing.T) {
 // with words keeps them.
 func TestDecideGivesLateWords(t *testing.T) {
 	bare := queue.Session{ID: "S", Harness: "claude", Stuck: true, Reason: adapter.ReasonStopped, Since: at(10), LastEventAt: at(10)}
-	v := decide(bare, nil, []claude.Line{text(at(9.9))})
+	v := decide(bare, nil, []adapter.TranscriptLine{text(at(9.9))})
 	if len(v.events) != 1 || v.events[0].Kind != adapter.KindStuck || v.events[0].Summary == "" || !v.events[0].At.Equal(at(10)) {
 		t.Fatalf("a bare stop: %+v", v)
 	}
 	said := bare
 	said.Summary = "hi there"
-	if v := decide(said, nil, []claude.Line{text(at(9.9))}); len(v.events) != 0 {
+	if v := decide(said, nil, []adapter.TranscriptLine{text(at(9.9))}); len(v.events) != 0 {
 		t.Fatalf("a stop with words: %+v", v)
 	}
 	// Esc mid-turn: the state file says idle before the interrupt is written down, and the
 	// partial reply may come first.
 	for _, s := range []queue.Session{bare, said} {
-		v = decide(s, nil, []claude.Line{interruptLine(at(10.1))})
-		if len(v.events) != 1 || v.events[0].Detail != claude.DetailInterrupted || v.events[0].Summary != "interrupted" {
+		v = decide(s, nil, []adapter.TranscriptLine{interruptLine(at(10.1))})
+		if len(v.events) != 1 || v.events[0].Detail != adapter.DetailInterrupted || v.events[0].Summary != "interrupted" {
 			t.Fatalf("a stop (%q), then its interrupt: %+v", s.Summary, v)
 		}
 	}

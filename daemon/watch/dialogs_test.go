@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/trailboss/trailboss/adapter"
-	"github.com/trailboss/trailboss/adapter/claude"
 	"github.com/trailboss/trailboss/daemon"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/watch"
@@ -29,14 +28,20 @@ type world2332 struct {
 
 func newWorld2332(t *testing.T) *world2332 {
 	e, _ := newEngine(t)
-	w := &world2332{t: t, e: e, live: &watch.LiveStates{Engine: e, Dialogs: dialogsOf(e), Harness: claude.Harness, Source: claude.LiveStates{}, Transcripts: claude.Transcripts{}, Log: discard}}
+	w := &world2332{t: t, e: e, live: &watch.LiveStates{Engine: e, Dialogs: dialogsOf(e), Harness: adapter.HarnessClaude, Source: claudeLive, Transcripts: claudeTranscripts, Log: discard}}
 	w.hookJSON(`{"session_id":"`+realSession+`","hook_event_name":"SessionStart","source":"startup"}`, 0)
 	return w
 }
 
+// fixturePath2332 is the path of the recorded 2.1.332 fixture parts (adapter/claude's
+// testdata).
+func fixturePath2332(parts ...string) string {
+	return filepath.Join(append([]string{"..", "..", "adapter", "claude", "testdata", "real-2.1.332"}, parts...)...)
+}
+
 func fixture2332(t *testing.T, parts ...string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(append([]string{"..", "..", "adapter", "claude", "testdata", "real-2.1.332"}, parts...)...))
+	b, err := os.ReadFile(fixturePath2332(parts...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +57,7 @@ func (w *world2332) hook(mode, name string, sec float64) {
 func (w *world2332) hookJSON(body string, sec float64) {
 	w.t.Helper()
 	in := &daemon.Ingestor{Engine: w.e, Now: time.Now, Log: discard, SocketExists: func(string) bool { return true }}
-	res, err := in.Hook(context.Background(), claude.Harness, []byte(body), "%0", testSocket+",1,0", at(sec), daemon.Origin{})
+	res, err := in.Hook(context.Background(), adapter.HarnessClaude, []byte(body), "%0", testSocket+",1,0", at(sec), daemon.Origin{})
 	if err != nil || res.Ignored != "" {
 		w.t.Fatalf("hook: %v (ignored: %q)", err, res.Ignored)
 	}
@@ -61,7 +66,7 @@ func (w *world2332) hookJSON(body string, sec float64) {
 // state applies the state file sessions/auto-mode/<name> as if written at sec.
 func (w *world2332) state(name string, sec float64) {
 	w.t.Helper()
-	st, err := claude.ParseLiveState(fixture2332(w.t, "sessions", "auto-mode", name))
+	st, err := claudeLive.Read(fixturePath2332("sessions", "auto-mode", name))
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -101,7 +106,7 @@ func (w *world2332) wantOut(what string) {
 func (w *world2332) wantRecord(what, question string) queue.Prompt {
 	w.t.Helper()
 	p, ok := w.e.PendingPrompt(realSession)
-	if !ok || p.Ask.Kind != adapter.AskPermission || p.Ask.Question != question || p.Harness != claude.Harness ||
+	if !ok || p.Ask.Kind != adapter.AskPermission || p.Ask.Question != question || p.Harness != adapter.HarnessClaude ||
 		len(p.Ask.Choices) != 2 || p.Ask.Choices[0].Key != "allow" || p.Ask.Choices[1].Key != "deny" || p.Ask.Subject == "" {
 		w.t.Fatalf("%s: record %+v (pending %v), want allow/deny for %q", what, p, ok, question)
 	}
@@ -265,12 +270,12 @@ func TestQuestionKeepsItsWords(t *testing.T) {
 	w.hook("auto-mode", "PreToolUse-AskUserQuestion.json", 1.5)
 	w.state("waiting-question.json", 1.6)
 	w.hook("auto-mode", "PermissionRequest-AskUserQuestion.json", 1.62)
-	w.wantQueued("the question", adapter.ReasonPermission, claude.DetailQuestion, "Which color do you prefer? [Red / Blue]", 1.5)
+	w.wantQueued("the question", adapter.ReasonPermission, adapter.DetailQuestion, "Which color do you prefer? [Red / Blue]", 1.5)
 	w.state("busy.json", 3)
 	w.wantOut("the answer")
 	w.hook("auto-mode", "PreToolUse-ExitPlanMode.json", 5)
 	w.state("waiting-plan.json", 5.1)
-	w.wantQueued("the plan", adapter.ReasonPermission, claude.DetailPlan, "plan: # Greeting plan", 5)
+	w.wantQueued("the plan", adapter.ReasonPermission, adapter.DetailPlan, "plan: # Greeting plan", 5)
 }
 
 // TestTurnEndFromTheStateFile: idle after a turn is a stop, with the transcript's words; a

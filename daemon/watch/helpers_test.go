@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/trailboss/trailboss/adapter"
-	"github.com/trailboss/trailboss/adapter/claude"
 	"github.com/trailboss/trailboss/daemon"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/store"
@@ -129,5 +128,10 @@ func sameIDs(a, b []string) bool {
 	return true
 }
 
-// readers are the transcript readers of the daemon (its harnesses.go).
-var readers = map[string]adapter.TranscriptReader{claude.Harness: claude.Transcripts{}}
+// The daemon's harnesses (its harnesses.go): their transcript readers, and Claude Code's
+// transcript reader and live-state source, which the tests' fixtures are written for.
+var (
+	readers           = daemon.TranscriptReaders()
+	claudeTranscripts = readers[adapter.HarnessClaude]
+	claudeLive        = daemon.LiveStateSources()[adapter.HarnessClaude]
+)

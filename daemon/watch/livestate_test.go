@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/trailboss/trailboss/adapter"
-	"github.com/trailboss/trailboss/adapter/claude"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/watch"
 )
@@ -44,7 +43,7 @@ func TestLiveStatesRun(t *testing.T) {
 				ev.TranscriptPath = filepath.Join(cfg, "projects", "-w", id+".jsonl")
 				ingest(t, e, ev)
 			}
-			l := &watch.LiveStates{Engine: e, Dialogs: dialogsOf(e), Harness: claude.Harness, Source: claude.LiveStates{}, Transcripts: claude.Transcripts{}, Sweep: 50 * time.Millisecond, Watch: useWatch, Log: discard}
+			l := &watch.LiveStates{Engine: e, Dialogs: dialogsOf(e), Harness: adapter.HarnessClaude, Source: claudeLive, Transcripts: claudeTranscripts, Sweep: 50 * time.Millisecond, Watch: useWatch, Log: discard}
 			ctx, cancel := context.WithCancel(context.Background())
 			done := make(chan error, 1)
 			go func() { done <- l.Run(ctx) }()
@@ -64,10 +63,10 @@ func TestLiveStatesRun(t *testing.T) {
 				}
 			}
 			// pid 100 runs A: approved.
-			writeState(t, states, 100, "A", claude.LiveBusy, now)
+			writeState(t, states, 100, "A", adapter.LiveBusy, now)
 			waitSession("A", "the approval to take A out", func(s queue.Session) bool { return !s.Stuck })
 			// pid 100 is reused by B's process, which the human dismisses with Esc.
-			writeState(t, states, 100, "B", claude.LiveIdle, now.Add(time.Millisecond))
+			writeState(t, states, 100, "B", adapter.LiveIdle, now.Add(time.Millisecond))
 			waitSession("B", "the Esc to relabel B", func(s queue.Session) bool {
 				return s.Stuck && s.Detail == watch.DetailRefused && s.Reason == adapter.ReasonStopped
 			})
@@ -119,9 +118,9 @@ func TestAnsweredDialogWhoseTurnEndedTakesAPlaceOfItsOwn(t *testing.T) {
 		t.Fatal(err)
 	}
 	idleAt := ended.Add(10 * time.Millisecond)
-	writeState(t, states, 100, "A", claude.LiveIdle, idleAt)
+	writeState(t, states, 100, "A", adapter.LiveIdle, idleAt)
 
-	l := &watch.LiveStates{Engine: e, Dialogs: dialogsOf(e), Harness: claude.Harness, Source: claude.LiveStates{}, Transcripts: claude.Transcripts{}, Sweep: 50 * time.Millisecond, Log: discard}
+	l := &watch.LiveStates{Engine: e, Dialogs: dialogsOf(e), Harness: adapter.HarnessClaude, Source: claudeLive, Transcripts: claudeTranscripts, Sweep: 50 * time.Millisecond, Log: discard}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- l.Run(ctx) }()

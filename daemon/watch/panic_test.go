@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/trailboss/trailboss/adapter"
-	"github.com/trailboss/trailboss/adapter/claude"
 	"github.com/trailboss/trailboss/daemon/watch"
 )
 
@@ -28,7 +27,7 @@ func TestReconcilePanicCostsOneSession(t *testing.T) {
 		ev.Harness, ev.TranscriptPath = h, paths[h]
 		ingest(t, e, ev)
 	}
-	r := &watch.Reconciler{Engine: e, Dialogs: dialogsOf(e), Readers: map[string]adapter.TranscriptReader{"boom": panicking{}, claude.Harness: claude.Transcripts{}}, Sweep: 20 * time.Millisecond, Settle: 30 * time.Millisecond, Watch: true, Log: log}
+	r := &watch.Reconciler{Engine: e, Dialogs: dialogsOf(e), Readers: map[string]adapter.TranscriptReader{"boom": panicking{claudeTranscripts}, adapter.HarnessClaude: claudeTranscripts}, Sweep: 20 * time.Millisecond, Settle: 30 * time.Millisecond, Watch: true, Log: log}
 	ctx, cancel := context.WithCancel(context.Background())
 	stopped := make(chan error, 1)
 	go func() { stopped <- r.Run(ctx) }()
@@ -63,6 +62,6 @@ func TestReconcilePanicCostsOneSession(t *testing.T) {
 }
 
 // panicking is a transcript reader with a bug: it panics on every line.
-type panicking struct{ claude.Transcripts }
+type panicking struct{ adapter.TranscriptReader }
 
 func (panicking) Line([]byte) adapter.TranscriptLine { panic("a reader bug") }

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/trailboss/trailboss/adapter"
-	"github.com/trailboss/trailboss/adapter/claude"
 	"github.com/trailboss/trailboss/daemon"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/transcript"
@@ -190,7 +189,7 @@ func TestReconcileInterruptQueuesWithoutSettling(t *testing.T) {
 	appendLines(t, path, interruptJSON(at(3)))
 	reconcileNow(t, r, "S")
 	s := session(t, e, "S")
-	if !s.Stuck || s.Detail != claude.DetailInterrupted || s.Summary != "interrupted" || !s.Since.Equal(at(3)) {
+	if !s.Stuck || s.Detail != adapter.DetailInterrupted || s.Summary != "interrupted" || !s.Since.Equal(at(3)) {
 		t.Fatalf("after an interrupt marker: %+v, want stuck (interrupted) since %v", s, at(3))
 	}
 	if waiting := r.Pending("S"); waiting {
@@ -280,7 +279,7 @@ func TestReconcileTruncatedTranscript(t *testing.T) {
 	}
 	reconcileNow(t, r, "S")
 	s := session(t, e, "S")
-	if s.Offset != size(t, path) || !s.Stuck || s.Detail != claude.DetailInterrupted {
+	if s.Offset != size(t, path) || !s.Stuck || s.Detail != adapter.DetailInterrupted {
 		t.Fatalf("after a shorter rewrite: position %d (size %d), %+v; want the interrupt read and queued", s.Offset, size(t, path), s)
 	}
 }
@@ -495,7 +494,7 @@ func TestRunReconciles(t *testing.T) {
 			waitFor("the prompt to dequeue it", func(s queue.Session) bool { return !s.Stuck })
 
 			appendLines(t, path, interruptJSON(at(5)))
-			waitFor("the interrupt to queue it", func(s queue.Session) bool { return s.Stuck && s.Detail == claude.DetailInterrupted })
+			waitFor("the interrupt to queue it", func(s queue.Session) bool { return s.Stuck && s.Detail == adapter.DetailInterrupted })
 
 			// A metadata line moves only the position: no event writes it, the loop must.
 			appendLines(t, path, `{"type":"summary","summary":"Docs","leafUuid":"x"}`)
