@@ -1,5 +1,6 @@
-// Package client is the small HTTP client that the CLI and the popup use to talk to the
-// daemon.
+// Package client is the HTTP client (net/http's) that the CLI and the popup use to talk to
+// the daemon. The hot verbs use package hot instead, whose errors, daemon address and
+// reading of answers this one shares.
 package client
 
 import (
