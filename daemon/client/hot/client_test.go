@@ -128,8 +128,10 @@ func TestADaemonThatNeverAnswersIsDownWithinTheTimeout(t *testing.T) {
 	t.Cleanup(func() { close(hung) })
 	target, _ := serve(t, func(served, net.Conn) { <-hung })
 	c := &Client{target: target, timeout: 150 * time.Millisecond}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second) // should the client not give up
+	defer cancel()
 	start := time.Now()
-	err := c.PostFor(context.Background(), "/v1/events", []byte(`{}`), nil, nil)
+	err := c.PostFor(ctx, "/v1/events", []byte(`{}`), nil, nil)
 	took := time.Since(start)
 	var down *DownError
 	if !errors.As(err, &down) || !errors.Is(down.Cause, context.DeadlineExceeded) {
