@@ -11,7 +11,9 @@ import (
 // (CGO_ENABLED=0), links no cgo, no SQLite, no TUI and no regexp package. Each would cost
 // every hook and key press at start: a dynamic cgo binary's loading, Bubble Tea's and the
 // clipboard's package init, and a package-level regexp compiled at init (match by hand on
-// this path, as hooks.ShellWord and config.Load do).
+// this path, as hooks.ShellWord and config.Load do). Nor net/http, crypto/tls or
+// crypto/x509: their init was half of its start (package daemon/client/hot speaks HTTP
+// without them).
 func TestHotBinaryLinksNothingHeavy(t *testing.T) {
 	cmd := exec.Command("go", "list", "-deps", ".")
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
@@ -29,6 +31,10 @@ func TestHotBinaryLinksNothingHeavy(t *testing.T) {
 			if strings.Contains(p, heavy) {
 				t.Errorf("trailboss-hot links %s", p)
 			}
+		}
+		switch p {
+		case "net/http", "crypto/tls", "crypto/x509", "github.com/trailboss/trailboss/daemon/client":
+			t.Errorf("trailboss-hot links %s", p)
 		}
 		if p == "github.com/trailboss/trailboss/daemon" {
 			t.Errorf("trailboss-hot links the daemon package (and with it SQLite)")

@@ -50,7 +50,7 @@ func runPopup(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	daemon := &lazyDaemon{addr: f.Addr, stateDir: f.StateDir, c: n.Daemon}
+	daemon := &lazyDaemon{addr: f.Addr, stateDir: f.StateDir}
 
 	r := lipgloss.NewRenderer(out)
 	if e.getenv("NO_COLOR") != "" {

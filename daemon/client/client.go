@@ -1,18 +1,17 @@
-// Package client is the small HTTP client that the CLI and the popup use to talk to the
-// daemon.
+// Package client is the HTTP client (net/http's) that the CLI and the popup use to talk to
+// the daemon. The hot verbs use package hot instead, whose errors, daemon address and
+// reading of answers this one shares.
 package client
 
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
-	"strings"
 
+	"github.com/trailboss/trailboss/daemon/client/hot"
 	"github.com/trailboss/trailboss/daemon/wire"
 )
 
@@ -24,34 +23,22 @@ type (
 
 // ErrDown means the daemon could not be reached. Its text is the one message a person sees
 // for it, wherever they meet it: the keys, the popup, ls, status and doctor.
-var ErrDown = errors.New("the daemon is not running — start it with: trailboss start")
+var ErrDown = hot.ErrDown
 
 // ErrForeign means something answers at the daemon's address that is not Trail Boss's
 // daemon: another program took the port.
-var ErrForeign = errors.New("another program answers at the daemon's address")
+var ErrForeign = hot.ErrForeign
 
 // DownError is ErrDown with the address tried and the cause, for logs; its message is
 // ErrDown's alone, without the network's words.
-type DownError struct {
-	Addr  string
-	Cause error
-}
-
-func (e *DownError) Error() string { return ErrDown.Error() }
-
-// Is makes errors.Is(err, ErrDown) hold.
-func (e *DownError) Is(target error) bool { return target == ErrDown }
+type DownError = hot.DownError
 
 // RefusedError is the daemon's "no" to what was posted (a 4xx answer): sending it again
 // would only be refused again.
-type RefusedError struct {
-	Status  string // "400 Bad Request"
-	Message string // the daemon's reason
-}
+type RefusedError = hot.RefusedError
 
-func (e *RefusedError) Error() string {
-	return "daemon refused the event: " + e.Status + ": " + e.Message
-}
+// ForeignError is ErrForeign with the address.
+type ForeignError = hot.ForeignError
 
 // Post sends body (JSON) to path with the given extra headers, and returns nil once the
 // daemon acknowledged it. A 4xx answer is a *RefusedError; an unreachable daemon is
@@ -78,34 +65,8 @@ func (c *Client) PostFor(ctx context.Context, path string, body []byte, headers 
 	}
 	defer resp.Body.Close()
 	reply, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	var e wire.Error
-	if json.Unmarshal(reply, &e) != nil || e.Error == "" {
-		e.Error = strings.TrimSpace(string(reply))
-	}
-	switch {
-	case resp.StatusCode >= 500:
-		return fmt.Errorf("daemon could not take the event: %s: %s", resp.Status, e.Error)
-	case resp.StatusCode >= 300:
-		return &RefusedError{Status: resp.Status, Message: e.Error}
-	}
-	if out != nil {
-		if err := json.Unmarshal(reply, out); err != nil {
-			return fmt.Errorf("POST %s: decode the daemon's answer: %w", path, err)
-		}
-	}
-	return nil
+	return hot.PostOutcome(path, resp.StatusCode, resp.Status, reply, out)
 }
-
-// ForeignError is ErrForeign with the address.
-type ForeignError struct{ Addr string }
-
-func (e *ForeignError) Error() string {
-	return "another program, not Trail Boss, answers at " + e.Addr +
-		" — choose a free address with addr in config.toml or TRAILBOSS_ADDR (e.g. 127.0.0.1:4001)"
-}
-
-// Is makes errors.Is(err, ErrForeign) hold.
-func (e *ForeignError) Is(target error) bool { return target == ErrForeign }
 
 // Client talks to one daemon.
 type Client struct {
@@ -135,27 +96,7 @@ func (c *Client) do(ctx context.Context, method, path string, q url.Values, out 
 	if err != nil {
 		return resp.StatusCode, fmt.Errorf("%s %s: %w", method, path, err)
 	}
-	if resp.StatusCode != http.StatusNoContent && !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
-		// The daemon answers everything in JSON: this is another server on our port.
-		return resp.StatusCode, &ForeignError{Addr: c.where}
-	}
-	switch {
-	case resp.StatusCode == http.StatusNoContent:
-		return resp.StatusCode, nil
-	case resp.StatusCode >= 300:
-		var e wire.Error
-		_ = json.Unmarshal(body, &e)
-		if e.Error == "" {
-			e.Error = strings.TrimSpace(string(body))
-		}
-		return resp.StatusCode, fmt.Errorf("%s %s: %s: %s", method, path, resp.Status, e.Error)
-	}
-	if out != nil {
-		if err := json.Unmarshal(body, out); err != nil {
-			return resp.StatusCode, fmt.Errorf("%s %s: decode: %w", method, path, err)
-		}
-	}
-	return resp.StatusCode, nil
+	return resp.StatusCode, hot.Outcome(method, path, c.where, resp.StatusCode, resp.Status, resp.Header.Get("Content-Type"), body, out)
 }
 
 // Queue returns every stuck session in queue order.
@@ -172,29 +113,18 @@ func (c *Client) QueueView(ctx context.Context) (wire.Queue, error) {
 	return out, err
 }
 
-func where(socket, pane string) url.Values {
-	q := url.Values{}
-	if socket != "" {
-		q.Set("socket", socket)
-	}
-	if pane != "" {
-		q.Set("pane", pane)
-	}
-	return q
-}
-
 // Next returns the head for a client of the tmux server at socket that is on pane, or false
 // when nothing is ready.
 func (c *Client) Next(ctx context.Context, socket, pane string) (Item, bool, error) {
 	var it Item
-	code, err := c.do(ctx, http.MethodGet, wire.RouteNext, where(socket, pane), &it)
+	code, err := c.do(ctx, http.MethodGet, wire.RouteNext, hot.Where(socket, pane), &it)
 	return it, err == nil && code == http.StatusOK, err
 }
 
 // Skip skips the item at pane (or the head) and returns the new head, or false when none.
 func (c *Client) Skip(ctx context.Context, socket, pane string) (Item, bool, error) {
 	var it Item
-	code, err := c.do(ctx, http.MethodPost, wire.RouteSkip, where(socket, pane), &it)
+	code, err := c.do(ctx, http.MethodPost, wire.RouteSkip, hot.Where(socket, pane), &it)
 	return it, err == nil && code == http.StatusOK, err
 }
 

@@ -17,7 +17,7 @@ import (
 	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/adapter/claude"
 	"github.com/trailboss/trailboss/adapter/codex"
-	"github.com/trailboss/trailboss/daemon/client"
+	"github.com/trailboss/trailboss/daemon/client/hot"
 	"github.com/trailboss/trailboss/daemon/spool"
 	"github.com/trailboss/trailboss/daemon/statedir"
 	"github.com/trailboss/trailboss/daemon/wire"
@@ -157,7 +157,7 @@ func (e *Emitter) EmitGeneric(ctx context.Context, envelope []byte) error {
 // IsRefused reports whether err is the daemon's "no" to a payload (bad input), as opposed
 // to a daemon that could not be reached in time.
 func IsRefused(err error) bool {
-	var refused *client.RefusedError
+	var refused *hot.RefusedError
 	return errors.As(err, &refused)
 }
 
@@ -200,7 +200,7 @@ func (e *Emitter) post(ctx context.Context, path string, body []byte, headers ma
 	if deadline, ok := ctx.Deadline(); ok {
 		timeout = time.Until(deadline) // ctx is the budget: Timeout, or HoldAckTimeout
 	}
-	c, err := client.New(e.Addr, e.StateDir, timeout)
+	c, err := hot.New(e.Addr, e.StateDir, timeout)
 	if err == nil {
 		err = c.PostFor(ctx, path, body, headers, out)
 	}
@@ -218,7 +218,7 @@ func undecodable(err error) bool {
 // way: emit.log is read to find out why, and keeps the cause the person-facing message
 // leaves out.
 func withCause(what string, err error) error {
-	var down *client.DownError
+	var down *hot.DownError
 	if errors.As(err, &down) {
 		return fmt.Errorf("%s at %s: %w", what, down.Addr, down.Cause)
 	}

@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/trailboss/trailboss/daemon/client"
+	"github.com/trailboss/trailboss/daemon/client/hot"
 	"github.com/trailboss/trailboss/daemon/wire"
 	"github.com/trailboss/trailboss/hooks"
 )
@@ -70,7 +70,7 @@ func (e *Emitter) awaitAnswer(ctx context.Context, h wire.Hold, startedAt time.T
 	}
 	ctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
-	c, err := client.New(e.Addr, e.StateDir, e.Timeout)
+	c, err := hot.New(e.Addr, e.StateDir, e.Timeout)
 	if err != nil {
 		return nil, fmt.Errorf("hold for prompt %s: %w", h.PromptID, withCause("wait at daemon", err))
 	}

@@ -8,19 +8,20 @@ import (
 	"time"
 
 	"github.com/trailboss/trailboss/adapter"
-	"github.com/trailboss/trailboss/daemon/client"
+	"github.com/trailboss/trailboss/daemon/client/hot"
+	"github.com/trailboss/trailboss/daemon/wire"
 	"github.com/trailboss/trailboss/tmuxctl"
 )
 
 // JumpNext is `trailboss jump-next`: it switches a tmux client to the oldest stuck pane.
 func JumpNext(ctx context.Context, e *Env, args []string) error {
-	return navigate(ctx, e, "jump-next", args, (*client.Client).Next, "trailboss: nothing stuck")
+	return navigate(ctx, e, "jump-next", args, (*hot.Client).Next, "trailboss: nothing stuck")
 }
 
 // Skip is `trailboss skip`: it sends the stuck item the client is on (or the head) to the
 // back of the queue for the cooldown, and jumps to the next one.
 func Skip(ctx context.Context, e *Env, args []string) error {
-	return navigate(ctx, e, "skip", args, (*client.Client).Skip, "trailboss: nothing else is stuck")
+	return navigate(ctx, e, "skip", args, (*hot.Client).Skip, "trailboss: nothing else is stuck")
 }
 
 // Navigator moves one tmux client. It only ever runs switch-client (and display-message to
@@ -29,7 +30,7 @@ type Navigator struct {
 	Tmux   *tmuxctl.Server
 	Client string // tmux client name, or "" for the one tmux picks
 	Pane   string // the pane the client is on now, or ""
-	Daemon *client.Client
+	Daemon *hot.Client
 	derr   error // why Daemon is nil
 }
 
@@ -64,7 +65,7 @@ func NewNavigator(ctx context.Context, e *Env, f NavFlags) (*Navigator, error) {
 		}
 		socket = s
 	}
-	daemon, derr := client.New(f.Addr, f.StateDir, 2*time.Second)
+	daemon, derr := hot.New(f.Addr, f.StateDir, 2*time.Second)
 	if socket == "" && f.Client != "" && daemon != nil {
 		// Outside tmux, a named client is moved on the tmux server of the stuck item it
 		// would land on: the head knows its server.
@@ -106,10 +107,10 @@ func (n *Navigator) Say(ctx context.Context, msg string) error {
 
 // Land switches the client to item's pane, or says why there is nowhere to go: err (the
 // daemon's answer failed), or empty when nothing was found.
-func (n *Navigator) Land(ctx context.Context, it client.Item, found bool, err error, empty string) error {
+func (n *Navigator) Land(ctx context.Context, it wire.Item, found bool, err error, empty string) error {
 	switch {
-	case errors.Is(err, client.ErrDown):
-		return n.Say(ctx, "trailboss: "+client.ErrDown.Error())
+	case errors.Is(err, hot.ErrDown):
+		return n.Say(ctx, "trailboss: "+hot.ErrDown.Error())
 	case err != nil:
 		return n.Say(ctx, "trailboss: "+err.Error())
 	case !found:
@@ -127,7 +128,7 @@ func (n *Navigator) Land(ctx context.Context, it client.Item, found bool, err er
 // navigate asks the daemon where to go (next, or skip and then next) for the client and
 // lands it there.
 func navigate(ctx context.Context, e *Env, name string, args []string,
-	ask func(*client.Client, context.Context, string, string) (client.Item, bool, error), empty string) error {
+	ask func(*hot.Client, context.Context, string, string) (wire.Item, bool, error), empty string) error {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	var f NavFlags
 	f.Register(fs)
@@ -139,7 +140,7 @@ func navigate(ctx context.Context, e *Env, name string, args []string,
 		return err
 	}
 	if n.Daemon == nil {
-		return n.Land(ctx, client.Item{}, false, n.derr, "")
+		return n.Land(ctx, wire.Item{}, false, n.derr, "")
 	}
 	it, found, err := ask(n.Daemon, ctx, n.Tmux.Socket, n.Pane)
 	return n.Land(ctx, it, found, err, empty)

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/trailboss/trailboss/daemon/client"
+	"github.com/trailboss/trailboss/daemon/client/hot"
 	"github.com/trailboss/trailboss/daemon/queue"
 )
 
@@ -22,7 +22,7 @@ func Status(ctx context.Context, e *Env, args []string) error {
 	if err := p.Resolve(e.Getenv); err != nil {
 		return err
 	}
-	c, err := client.New(p.Addr, p.StateDir, time.Second)
+	c, err := hot.New(p.Addr, p.StateDir, time.Second)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,71 @@
+package hot
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrDown means the daemon could not be reached. Its text is the one message a person sees
+// for it, wherever they meet it: the keys, the popup, ls, status and doctor.
+var ErrDown = errors.New("the daemon is not running — start it with: trailboss start")
+
+// DownError is ErrDown with the address tried and the cause, for logs; its message is
+// ErrDown's alone, without the network's words.
+type DownError struct {
+	Addr  string
+	Cause error
+}
+
+func (e *DownError) Error() string { return ErrDown.Error() }
+
+// Is makes errors.Is(err, ErrDown) hold.
+func (e *DownError) Is(target error) bool { return target == ErrDown }
+
+// RefusedError is the daemon's "no" to what was posted (a 4xx answer): sending it again
+// would only be refused again.
+type RefusedError struct {
+	Status  string // "400 Bad Request"
+	Message string // the daemon's reason
+}
+
+func (e *RefusedError) Error() string {
+	return "daemon refused the event: " + e.Status + ": " + e.Message
+}
+
+// ErrForeign means something answers at the daemon's address that is not Trail Boss's
+// daemon: another program took the port.
+var ErrForeign = errors.New("another program answers at the daemon's address")
+
+// ForeignError is ErrForeign with the address.
+type ForeignError struct{ Addr string }
+
+func (e *ForeignError) Error() string {
+	return "another program, not Trail Boss, answers at " + e.Addr +
+		" — choose a free address with addr in config.toml or TRAILBOSS_ADDR (e.g. 127.0.0.1:4001)"
+}
+
+// Is makes errors.Is(err, ErrForeign) hold.
+func (e *ForeignError) Is(target error) bool { return target == ErrForeign }
+
+// ErrImpostor means the program at the daemon's TCP address is not the operator's: it runs
+// as another user, or who runs it cannot be checked. Nothing was sent to it.
+var ErrImpostor = errors.New("the program at the daemon's address is not yours; nothing was sent to it")
+
+// ImpostorError is ErrImpostor with the address and, when known, the listener's uid.
+type ImpostorError struct {
+	Addr  string
+	UID   int   // -1 when who listens could not be found out
+	Cause error // why it could not be, when UID is -1
+}
+
+func (e *ImpostorError) Error() string {
+	const fix = "leave addr unset (config.toml, TRAILBOSS_ADDR, --addr) to reach the daemon through its private socket"
+	if e.UID >= 0 {
+		return fmt.Sprintf("another user's program (uid %d) listens at %s — not sending anything to it; "+
+			"your daemon is not there: %s, or stop that program", e.UID, e.Addr, fix)
+	}
+	return fmt.Sprintf("cannot check who listens at %s (%v) — not sending anything to it; %s", e.Addr, e.Cause, fix)
+}
+
+// Is makes errors.Is(err, ErrImpostor) hold.
+func (e *ImpostorError) Is(target error) bool { return target == ErrImpostor }
