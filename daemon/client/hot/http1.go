@@ -74,7 +74,7 @@ func roundTrip(ctx context.Context, t Target, timeout time.Duration, req request
 	defer conn.Close()
 	// The end of ctx (its deadline, or a cancel) ends a read or write that waits. The
 	// connection gets no deadline of its own, which could pass before ctx says it is done.
-	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
+	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })
 	defer stop()
 	resp, err := exchange(conn, head, req.body, req.method, limit)
 	if ctx.Err() != nil {
