@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"sync"
 	"syscall"
 	"time"
 
@@ -50,7 +49,7 @@ func runPopup(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	daemon := &lazyDaemon{addr: f.Addr, stateDir: f.StateDir}
+	daemon := newLazyDaemon(f.Addr, f.StateDir)
 
 	r := lipgloss.NewRenderer(out)
 	if e.getenv("NO_COLOR") != "" {
@@ -130,28 +129,14 @@ func exitSoon() {
 
 // lazyDaemon is the daemon's client, made on first use: a popup opened while the daemon is
 // down (no token yet) finds it once it has started, at the next refresh.
-type lazyDaemon struct {
-	addr, stateDir string
+type lazyDaemon struct{ client.Lazy }
 
-	mu sync.Mutex
-	c  *client.Client
-}
-
-func (d *lazyDaemon) client() (*client.Client, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.c == nil {
-		c, err := client.New(d.addr, d.stateDir, 2*time.Second)
-		if err != nil {
-			return nil, err
-		}
-		d.c = c
-	}
-	return d.c, nil
+func newLazyDaemon(addr, stateDir string) *lazyDaemon {
+	return &lazyDaemon{client.Lazy{Make: func() (*client.Client, error) { return client.New(addr, stateDir, 2*time.Second) }}}
 }
 
 func (d *lazyDaemon) QueueView(ctx context.Context) (wire.Queue, error) {
-	c, err := d.client()
+	c, err := d.Get()
 	if err != nil {
 		return wire.Queue{}, err
 	}
@@ -159,7 +144,7 @@ func (d *lazyDaemon) QueueView(ctx context.Context) (wire.Queue, error) {
 }
 
 func (d *lazyDaemon) SkipSession(ctx context.Context, id string) error {
-	c, err := d.client()
+	c, err := d.Get()
 	if err != nil {
 		return err
 	}
@@ -167,7 +152,7 @@ func (d *lazyDaemon) SkipSession(ctx context.Context, id string) error {
 }
 
 func (d *lazyDaemon) Dismiss(ctx context.Context, id string) error {
-	c, err := d.client()
+	c, err := d.Get()
 	if err != nil {
 		return err
 	}
@@ -177,7 +162,7 @@ func (d *lazyDaemon) Dismiss(ctx context.Context, id string) error {
 // Answer waits as long as the popup's own deadline (popup.AnswerTimeout) rather than the
 // client's 2 s: typing into a pane and seeing the agent take it takes a few seconds.
 func (d *lazyDaemon) Answer(ctx context.Context, id string, a wire.Answer) (wire.Delivered, error) {
-	c, err := d.client()
+	c, err := d.Get()
 	if err != nil {
 		return wire.Delivered{}, err
 	}

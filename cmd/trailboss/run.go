@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/trailboss/trailboss/adapter/pty"
@@ -70,7 +69,7 @@ func runRun(ctx context.Context, e *env, args []string) error {
 
 	log, closeLog := openRunLog(p.StateDir)
 	defer closeLog()
-	link := &ptyLink{stateDir: p.StateDir, pinned: p.Addr, getenv: e.getenv}
+	link := newPTYLink(p.StateDir, p.Addr, e.getenv)
 	if e.getenv("TMUX") != "" && e.getenv("TMUX_PANE") != "" {
 		link.pane, link.tmux = e.getenv("TMUX_PANE"), e.getenv("TMUX")
 	}
@@ -118,29 +117,18 @@ func openRunLog(stateDir string) (*slog.Logger, func()) {
 // again after every failure: the daemon may have started since (it writes the token) or
 // moved to another address.
 type ptyLink struct {
-	stateDir   string
-	pinned     string // the address from --addr or $TRAILBOSS_ADDR, if any
-	getenv     func(string) string
 	pane, tmux string
-
-	mu sync.Mutex
-	c  *client.Client
+	daemon     client.Lazy
 }
 
-// client returns the client to use, making one when there is none.
-func (l *ptyLink) client() (*client.Client, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.c != nil {
-		return l.c, nil
+func newPTYLink(stateDir, pinned string, getenv func(string) string) *ptyLink {
+	l := &ptyLink{}
+	l.daemon.Make = func() (*client.Client, error) {
+		// --addr or $TRAILBOSS_ADDR, asked again each time: the daemon may have moved.
+		addr := daemonAddr(firstNonEmpty(pinned, getenv("TRAILBOSS_ADDR")), getenv)
+		return client.New(addr, stateDir, 3*time.Second)
 	}
-	addr := daemonAddr(firstNonEmpty(l.pinned, l.getenv("TRAILBOSS_ADDR")), l.getenv)
-	c, err := client.New(addr, l.stateDir, 3*time.Second)
-	if err != nil {
-		return nil, err
-	}
-	l.c = c
-	return c, nil
+	return l
 }
 
 // outcome sorts err for the supervisor: a refusal wraps pty.ErrRefused; otherwise the
@@ -153,14 +141,12 @@ func (l *ptyLink) outcome(err error) error {
 	if errors.As(err, &refused) && !strings.HasPrefix(refused.Status, "401") {
 		return fmt.Errorf("%w: %v", pty.ErrRefused, err)
 	}
-	l.mu.Lock()
-	l.c = nil // a 401 too: the daemon may have a new token
-	l.mu.Unlock()
+	l.daemon.Drop() // a 401 too: the daemon may have a new token
 	return err
 }
 
 func (l *ptyLink) Report(ctx context.Context, r pty.Report) (string, error) {
-	c, err := l.client()
+	c, err := l.daemon.Get()
 	if err != nil {
 		return "", err
 	}
@@ -169,7 +155,7 @@ func (l *ptyLink) Report(ctx context.Context, r pty.Report) (string, error) {
 }
 
 func (l *ptyLink) Answers(ctx context.Context, session string, fn func(pty.Answer)) error {
-	c, err := l.client()
+	c, err := l.daemon.Get()
 	if err != nil {
 		return err
 	}
@@ -180,7 +166,7 @@ func (l *ptyLink) Answers(ctx context.Context, session string, fn func(pty.Answe
 }
 
 func (l *ptyLink) Written(ctx context.Context, w pty.Written) error {
-	c, err := l.client()
+	c, err := l.daemon.Get()
 	if err != nil {
 		return err
 	}
