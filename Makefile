@@ -94,7 +94,7 @@ bench:
 		if ! $(GO) test -run '^$$' -timeout 15m "$$@" > $(BENCH_OUT)/$$name.txt 2>&1; then \
 			cat $(BENCH_OUT)/$$name.txt; echo "bench: $$name: harness error" >&2; exit 1; fi; }; \
 	run ingest -bench '^Benchmark(IngestDurable|HookOverLoopback)$$' -benchtime 10000x -count 5 ./daemon/; \
-	run sweep -bench '^Benchmark(SweepUnchanged|RecoverTail|LongLine)$$' -benchtime 100x ./daemon/; \
+	run sweep -bench '^Benchmark(SweepUnchanged|RecoverTail|LongLine)$$' -benchtime 100x ./daemon/watch/; \
 	run latency -bench '^Benchmark(BareGoStart|HookToQueue|StatusProcess|EmitDaemonDown|TranscriptToDequeue|JumpNext)$$' \
 		-benchtime 200x ./cmd/trailboss/; \
 	run popup -bench '^BenchmarkPopupFirstFrame$$' -benchtime 100x ./cmd/trailboss/; \
