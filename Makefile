@@ -82,7 +82,7 @@ stress:
 # process; the commands, the daemon and tmux as real processes on a private socket; the
 # hooks' and keys' commands as bin/trailboss-hot, beside a bare Go binary's start), run
 # with fixed iteration counts, then one table of p50/p99 against the targets and the
-# polling baseline beside ours (BENCHMARKS.md keeps the last one). About three minutes.
+# polling baseline beside ours (BENCHMARKS.md keeps the last one). About twenty minutes.
 # A missed target is a FAIL in the table; only a harness error makes it exit non-zero.
 BENCH_OUT := bin/bench
 bench:
