@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"errors"
+	"github.com/trailboss/trailboss/daemon/fault"
 	"testing"
 	"time"
 
@@ -24,8 +25,8 @@ func TestSkipSessionMovesAnyItemToTheTail(t *testing.T) {
 	if s, _ := onDisk(t, path, "B"); !s.CooldownUntil.Equal(at(100).Add(time.Minute)) {
 		t.Errorf("cooldown on disk %v", s.CooldownUntil)
 	}
-	if err := e.SkipSession(context.Background(), "nobody"); !errors.Is(err, ErrNotQueued) {
-		t.Errorf("skip of an unknown session: %v, want ErrNotQueued", err)
+	if err := e.SkipSession(context.Background(), "nobody"); !errors.Is(err, fault.ErrNotQueued) {
+		t.Errorf("skip of an unknown session: %v, want fault.ErrNotQueued", err)
 	}
 }
 
@@ -51,7 +52,7 @@ func TestDismissDropsUntilTheNextStuckEvent(t *testing.T) {
 	if got := itemIDs(e.Items()); !sameIDs(got, []string{"A"}) {
 		t.Fatalf("queue %v, want A back", got)
 	}
-	if err := e.Dismiss(context.Background(), "nobody"); !errors.Is(err, ErrNotQueued) {
+	if err := e.Dismiss(context.Background(), "nobody"); !errors.Is(err, fault.ErrNotQueued) {
 		t.Errorf("dismiss of an unknown session: %v", err)
 	}
 }

@@ -414,9 +414,6 @@ func (e *Engine) Skip(ctx context.Context, f queue.Filter) (head queue.Item, fou
 	return head, found, true, nil
 }
 
-// ErrNotQueued is returned when an operation names a session that is not stuck.
-var ErrNotQueued = fault.ErrNotQueued
-
 // SkipSession moves one stuck session to the tail with a cooldown, whatever its place.
 func (e *Engine) SkipSession(ctx context.Context, id string) error {
 	return e.changeStuck(ctx, id, func(s queue.Session) queue.Session {
@@ -437,13 +434,13 @@ func (e *Engine) Dismiss(ctx context.Context, id string) error {
 }
 
 // changeStuck commits change of stuck session id, made under the engine's lock;
-// ErrNotQueued when id is not stuck.
+// fault.ErrNotQueued when id is not stuck.
 func (e *Engine) changeStuck(ctx context.Context, id string, change func(queue.Session) queue.Session) error {
 	e.mu.Lock()
 	s, ok := e.sessions[id]
 	if !ok || !s.Stuck {
 		e.mu.Unlock()
-		return ErrNotQueued
+		return fault.ErrNotQueued
 	}
 	return e.commitUnlock(ctx, []queue.Session{change(*s)})
 }

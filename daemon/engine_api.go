@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"encoding/json"
+	"github.com/trailboss/trailboss/daemon/watch"
 	"log/slog"
 	"sort"
 	"time"
@@ -20,8 +21,8 @@ import (
 // the parts beside it, and the rules of holding a hook and of waiting for an answer.
 type Core struct {
 	Engine  *Engine
-	Ingest  *Ingestor      // the way in for every payload
-	Screens *ScreenWatcher // nil when the screen adapter is off
+	Ingest  *Ingestor            // the way in for every payload
+	Screens *watch.ScreenWatcher // nil when the screen adapter is off
 
 	Deliver *deliver.Deliverer // answers to prompt records
 	Holds   *Holds             // PermissionRequest hooks holding for an answer
@@ -131,12 +132,12 @@ func (c *Core) Skip(ctx context.Context, f queue.Filter) (queue.Item, bool, erro
 	return head, found, err
 }
 
-// SkipSession moves one stuck session to the tail; ErrNotQueued when it is not stuck.
+// SkipSession moves one stuck session to the tail; fault.ErrNotQueued when it is not stuck.
 func (c *Core) SkipSession(ctx context.Context, id string) error {
 	return c.Engine.SkipSession(ctx, id)
 }
 
-// Dismiss drops one stuck session until its next stuck event; ErrNotQueued when it is not
+// Dismiss drops one stuck session until its next stuck event; fault.ErrNotQueued when it is not
 // stuck.
 func (c *Core) Dismiss(ctx context.Context, id string) error { return c.Engine.Dismiss(ctx, id) }
 
@@ -195,7 +196,7 @@ func (c *Core) WaitLimit(asked time.Duration) time.Duration {
 
 // WaitPrompt returns what became of prompt id once it leaves pending, or when wait passes,
 // ctx ends or the daemon stops. While it waits, the prompt counts as held by a hook. The
-// answer is given only for a record still in memory; ErrUnknownPrompt when none has id.
+// answer is given only for a record still in memory; wire.ErrUnknownPrompt when none has id.
 func (c *Core) WaitPrompt(ctx context.Context, id string, wait time.Duration) (wire.PromptWait, error) {
 	changed, p, ok := c.Engine.PromptChanged(id)
 	if !ok {

@@ -22,15 +22,8 @@ import (
 // the spool drain both call it, and each maps its typed errors to what it must do (an
 // HTTP status; keep or drop a spooled file).
 
-// ErrNotStored means the store could not take the event (a full or failing disk): it was
-// not applied, and the same payload may be sent again later.
-var ErrNotStored = fault.ErrNotStored
-
-// RefusedError is a payload the daemon will never take (fault.RefusedError).
-type RefusedError = fault.RefusedError
-
 func refusal(format string, args ...any) error {
-	return &RefusedError{Reason: fmt.Sprintf(format, args...)}
+	return &fault.RefusedError{Reason: fmt.Sprintf(format, args...)}
 }
 
 // Ingested is what became of one accepted payload.
@@ -91,7 +84,7 @@ func (in *Ingestor) Events() int64 { return in.events.Load() }
 // Hook turns one hook payload of harness into its events and applies them in order. pane
 // and tmux are the hook's TMUX_PANE and TMUX; a zero at means "now", and a time in the
 // future is not believed, because it would make every later real event look old. It
-// returns a *RefusedError for a payload the daemon will never take and ErrNotStored when
+// returns a *fault.RefusedError for a payload the daemon will never take and fault.ErrNotStored when
 // the store failed. origin is the program that ran the hook, as far as the daemon could
 // tell (zero when it could not: a spooled event, a TCP caller).
 func (in *Ingestor) Hook(ctx context.Context, harness string, body []byte, pane, tmux string, at time.Time, origin Origin) (Ingested, error) {
@@ -136,7 +129,7 @@ func (in *Ingestor) apply(ctx context.Context, harness string, parse hookParser,
 		out, err := in.Engine.ingest(ctx, ev, true)
 		if err != nil {
 			in.Log.Error("ingest", "session", ev.SessionID, "err", err)
-			return Ingested{}, fmt.Errorf("%w: %v", ErrNotStored, err)
+			return Ingested{}, fmt.Errorf("%w: %v", fault.ErrNotStored, err)
 		}
 		res.Changed = res.Changed || out.Changed
 		res.SessionID, res.Prompt = ev.SessionID, out.Prompt
@@ -180,7 +173,7 @@ func (in *Ingestor) Generic(ctx context.Context, body []byte) (Ingested, error) 
 	p, err := generic.Parse(body, in.Now())
 	var envelope *generic.Error
 	if errors.As(err, &envelope) {
-		return Ingested{}, &RefusedError{Reason: envelope.Error(), Envelope: envelope}
+		return Ingested{}, &fault.RefusedError{Reason: envelope.Error(), Envelope: envelope}
 	}
 	if !in.socketOK(p.Event.TmuxSocket) {
 		return Ingested{}, refusal("tmux socket %s does not exist or is not a socket", adapter.CleanText(p.Event.TmuxSocket, 200))
@@ -189,7 +182,7 @@ func (in *Ingestor) Generic(ctx context.Context, body []byte) (Ingested, error) 
 	defer release()
 	seen, err := in.Engine.EventSeen(ctx, p.ID)
 	if err != nil {
-		return Ingested{}, fmt.Errorf("%w: %v", ErrNotStored, err)
+		return Ingested{}, fmt.Errorf("%w: %v", fault.ErrNotStored, err)
 	}
 	if seen {
 		return Ingested{Duplicate: true}, nil
@@ -200,7 +193,7 @@ func (in *Ingestor) Generic(ctx context.Context, body []byte) (Ingested, error) 
 	}
 	if err != nil {
 		in.Log.Error("ingest generic event", "id", p.ID, "err", err)
-		return Ingested{}, fmt.Errorf("%w: %v", ErrNotStored, err)
+		return Ingested{}, fmt.Errorf("%w: %v", fault.ErrNotStored, err)
 	}
 	in.events.Add(1)
 	return Ingested{Changed: out.Changed}, nil

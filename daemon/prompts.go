@@ -189,9 +189,6 @@ func (e *Engine) LatestPrompt(sessionID string) *queue.Prompt {
 	return &cp
 }
 
-// ErrUnknownPrompt: no prompt record has that id (wire.ErrUnknownPrompt).
-var ErrUnknownPrompt = wire.ErrUnknownPrompt
-
 // refuse returns the refusal of an answer to a prompt record: nothing is typed.
 func refuse(reason, msg string) error { return &wire.PromptRefusal{Reason: reason, Message: msg} }
 
@@ -209,14 +206,14 @@ func (e *Engine) Prompt(ctx context.Context, id string) (queue.Prompt, error) {
 		return p, err
 	}
 	if !found {
-		return p, ErrUnknownPrompt
+		return p, wire.ErrUnknownPrompt
 	}
 	return p, nil
 }
 
 // CheckPrompt says whether prompt id may be answered now: it is pending and not expired,
 // and its session is still stuck on that same moment in that same pane. It returns the
-// record and the session, or a *wire.PromptRefusal, or ErrUnknownPrompt.
+// record and the session, or a *wire.PromptRefusal, or wire.ErrUnknownPrompt.
 func (e *Engine) CheckPrompt(ctx context.Context, id string) (queue.Prompt, queue.Session, error) {
 	e.mu.Lock()
 	p, ok := e.prompts.byID[id]
@@ -285,7 +282,7 @@ func by(channel string) string {
 // channel, if CheckPrompt still allows it, and returns once that is on disk. Of two claims
 // at once exactly one succeeds. A claim is in effect only once committed: until then no one
 // waiting on the record (a held hook) is woken, and when the commit fails the record is
-// pending again, as if the claim had not been made, and a *NotSavedError says so.
+// pending again, as if the claim had not been made, and a *fault.NotSavedError says so.
 func (e *Engine) ClaimPrompt(ctx context.Context, id, key, channel string) (queue.Prompt, error) {
 	e.mu.Lock()
 	p, ok := e.prompts.byID[id]
@@ -320,7 +317,7 @@ func (e *Engine) ClaimPrompt(ctx context.Context, id, key, channel string) (queu
 				e.batch.prompts[id] = before // it may have been on its way to disk with the failed batch
 			}
 		}
-		return queue.Prompt{}, &NotSavedError{Err: err}
+		return queue.Prompt{}, &fault.NotSavedError{Err: err}
 	}
 	if ch, ok := e.prompts.changed[id]; ok {
 		close(ch)
@@ -328,9 +325,6 @@ func (e *Engine) ClaimPrompt(ctx context.Context, id, key, channel string) (queu
 	}
 	return claimed, nil
 }
-
-// NotSavedError is a claim of a prompt that could not be committed (fault.NotSavedError).
-type NotSavedError = fault.NotSavedError
 
 // ReleasePrompt puts a claimed prompt back to pending when its answer could not be
 // delivered at all (nothing was typed), so that the person can try again.

@@ -15,7 +15,7 @@ import (
 
 // PTYReport applies a supervisor's report through the Ingestor, as a hook's payload, with
 // the "pty" harness's adapter (adapter/pty's Events), and returns the id of the prompt record it
-// opened when it reports a prompt. It returns a *RefusedError for a report the daemon will
+// opened when it reports a prompt. It returns a *fault.RefusedError for a report the daemon will
 // never take; any other error is the store's.
 func (c *Core) PTYReport(ctx context.Context, rep wire.PTYReport, pane, tmux string) (wire.PTYReportAck, error) {
 	parse := func(_ []byte, meta adapter.Meta) ([]adapter.Event, error) { return ptyadapter.Events(rep, meta) }

@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"errors"
+	"github.com/trailboss/trailboss/daemon/fault"
 	"log/slog"
 	"os"
 	"time"
@@ -67,7 +68,7 @@ func (d *SpoolDrainer) Drain(ctx context.Context) {
 				err = bug
 			}
 			switch {
-			case errors.Is(err, ErrNotStored):
+			case errors.Is(err, fault.ErrNotStored):
 				return // the store is failing: keep this and the rest for later
 			case err != nil:
 				// Refused, or it tripped a bug: dropped, not retried forever. The emit log

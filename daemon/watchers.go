@@ -4,12 +4,7 @@ import (
 	"context"
 
 	"github.com/trailboss/trailboss/adapter"
-	"github.com/trailboss/trailboss/daemon/watch"
 )
-
-// ScreenWatcher is the screen adapter (package watch), which the API starts and stops
-// watching panes through.
-type ScreenWatcher = watch.ScreenWatcher
 
 // CallBook follows what each session is about to do beside its row (package watch's
 // Dialogs).

@@ -308,7 +308,7 @@ func serveDaemon(ctx context.Context, cfg daemonConfig) (err error) {
 	if off == "" {
 		log.Info("delivery is on: answers from the popup, trailboss reply and the channels are typed into panes")
 	}
-	var screens *daemon.ScreenWatcher
+	var screens *watch.ScreenWatcher
 	if cfg.ScreenTick > 0 {
 		screens = &watch.ScreenWatcher{Engine: engine, Tmux: tmuxctl.New, Tick: cfg.ScreenTick, Quiet: 2,
 			Discover: cfg.Sweep, Servers: watch.KnownServers(engine, os.Getenv), Covered: daemon.FullyHooked(),

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"github.com/trailboss/trailboss/daemon/fault"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,7 +12,6 @@ import (
 	"time"
 
 	"github.com/trailboss/trailboss/adapter"
-	"github.com/trailboss/trailboss/daemon"
 	"github.com/trailboss/trailboss/daemon/deliver"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/store"
@@ -55,7 +55,7 @@ func TestAFailedCommitLeavesThePromptAnswerable(t *testing.T) {
 	heal := failOnce(t, path)
 
 	_, err := d.Answer(context.Background(), p.ID, wire.Answer{Choice: "y"})
-	var notSaved *daemon.NotSavedError
+	var notSaved *fault.NotSavedError
 	if !errors.As(err, &notSaved) || !strings.Contains(err.Error(), "nothing was typed and the prompt takes answers again") {
 		t.Fatalf("answer while the store fails: %v, want not saved, saying nothing was typed", err)
 	}

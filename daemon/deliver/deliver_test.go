@@ -167,7 +167,7 @@ func TestAnswersThatDoNotFitAreRefused(t *testing.T) {
 			t.Errorf("answer %+v: %v, want a bad answer", a, err)
 		}
 	}
-	if _, err := d.Answer(context.Background(), "p0000000000000000", wire.Answer{Choice: "y"}); !errors.Is(err, daemon.ErrUnknownPrompt) {
+	if _, err := d.Answer(context.Background(), "p0000000000000000", wire.Answer{Choice: "y"}); !errors.Is(err, wire.ErrUnknownPrompt) {
 		t.Errorf("unknown prompt: %v", err)
 	}
 }
