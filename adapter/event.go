@@ -76,6 +76,12 @@ type Event struct {
 	// Submitted marks an unstuck event that says a prompt was submitted (a turn begins),
 	// as opposed to a dialog answered or a tool that ran.
 	Submitted bool
+	// Turn is the agent's own id of the turn the event belongs to, when its source says
+	// (Codex's turn_id). EndsTurn marks the agent's word that the turn is complete (Codex's
+	// agent-turn-complete): an event of that turn arriving later is stale, a hook process
+	// that was slow to start, and must not undo the turn's end.
+	Turn     string
+	EndsTurn bool
 }
 
 // Who moved a session on (Event.By).

@@ -38,6 +38,7 @@ type HookPayload struct {
 	ToolUseID      string          `json:"tool_use_id"`
 	Prompt         string          `json:"prompt"`
 	PermissionMode string          `json:"permission_mode"`
+	TurnID         string          `json:"turn_id"` // Codex's; Claude Code sends none
 }
 
 // Stuck makes e say its session waits for its human, for reason, with a finer detail and
@@ -113,6 +114,7 @@ func ParseHook(harness string, body []byte, meta Meta, classify HookClassifier, 
 		TranscriptPath: Deref(p.TranscriptPath),
 		Cwd:            p.Cwd,
 		At:             meta.EmittedAt,
+		Turn:           p.TurnID,
 	}
 	return Finish(ev, classify(&ev, &p), p.HookEventName, unused)
 }

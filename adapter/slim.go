@@ -9,7 +9,7 @@ import (
 // spooled hook payload keeps.
 var HookFields = []string{"session_id", "transcript_path", "cwd", "hook_event_name", "tool_name", "tool_input",
 	"last_assistant_message", "message", "notification_type", "error", "error_details", "source", "reason",
-	"tool_use_id", "prompt", "permission_mode"}
+	"tool_use_id", "prompt", "permission_mode", "turn_id"}
 
 // Caps of what Slim keeps. A summary is cut to MaxSummaryLen after its escapes are removed,
 // so a string cut at SlimString says the same; a question's menu has 9 keys.

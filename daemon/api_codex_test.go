@@ -2,12 +2,14 @@ package daemon
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -22,14 +24,18 @@ func (f *apiFixture) codex(body, pane string, at time.Time) *httptest.ResponseRe
 		header(wire.HeaderTmux, testSocket+",4242,0"), header(wire.HeaderEmittedAt, at.Format(time.RFC3339Nano)))
 }
 
+// codexTurns numbers the turns codexNotify ends: each notify is a turn of its own, as Codex's are.
+var codexTurns atomic.Int64
+
 func codexNotify(thread, msg string, inputs ...string) string {
-	b, _ := json.Marshal(map[string]any{"type": "agent-turn-complete", "thread-id": thread, "turn-id": "1",
+	turn := fmt.Sprint("turn-", codexTurns.Add(1))
+	b, _ := json.Marshal(map[string]any{"type": "agent-turn-complete", "thread-id": thread, "turn-id": turn,
 		"cwd": "/src/api", "input-messages": append([]string{}, inputs...), "last-assistant-message": msg})
 	return string(b)
 }
 
 func codexHookBody(session, event string, extra ...string) string {
-	fields := []string{`"session_id":"` + session + `"`, `"hook_event_name":"` + event + `"`, `"turn_id":"1"`,
+	fields := []string{`"session_id":"` + session + `"`, `"hook_event_name":"` + event + `"`, `"turn_id":"a-turn-in-progress"`,
 		`"transcript_path":null`, `"cwd":"/src/api"`, `"model":"gpt-5.5"`, `"permission_mode":"default"`}
 	return "{" + strings.Join(append(fields, extra...), ",") + "}"
 }

@@ -37,7 +37,9 @@ type harness struct {
 	// tell: Claude Code's, as observed. Its hooks are ordered as they were started
 	// (Ingestor.order). Not Codex: its TUI runs notify while its app-server runs the
 	// hooks, and ordered by start, a turn's end was lost under load (TestRealCodexTwoTUIs:
-	// the turn's notify dated before a PostToolUse applied just before it).
+	// the turn's notify dated before a PostToolUse applied just before it). Codex's events
+	// name their turn instead, and a late hook of a turn already complete is dropped
+	// (endedTurns).
 	spawnOrdered bool
 	// holdable says which of its payloads may hold for an answer: one whose prompt stays
 	// on screen while its sender waits (a Claude Code PermissionRequest, an OpenCode

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -59,6 +60,8 @@ type Ingestor struct {
 
 	orderMu  sync.Mutex
 	lastHook map[string]spawnedHook // by session: the latest-started hook applied, and its time
+
+	ended endedTurns // the turns their agents said were complete
 }
 
 // Origin is what the daemon could tell of the process that sent a hook; zero when it
@@ -121,8 +124,18 @@ func (in *Ingestor) apply(ctx context.Context, harness string, parse hookParser,
 		defer in.orderMu.Unlock()
 		in.order(evs, at, origin.Spawn)
 	}
+	if slices.ContainsFunc(evs, func(ev adapter.Event) bool { return ev.Turn != "" }) {
+		in.ended.mu.Lock() // from the check to the record: a turn's end and its late hook race
+		defer in.ended.mu.Unlock()
+	}
 	var res Ingested
 	for _, ev := range evs {
+		if ev.Turn != "" && in.ended.stale(ev) {
+			in.Log.Debug("event of a turn that already ended: dropped", "session", ev.SessionID,
+				"event", ev.Kind, "turn", ev.Turn)
+			res.Ignored = "its turn already ended"
+			continue
+		}
 		if ev.Pane != "" {
 			ev.Program = origin.Program
 		}
@@ -131,8 +144,9 @@ func (in *Ingestor) apply(ctx context.Context, harness string, parse hookParser,
 			in.Log.Error("ingest", "session", ev.SessionID, "err", err)
 			return Ingested{}, fmt.Errorf("%w: %v", fault.ErrNotStored, err)
 		}
+		in.ended.record(ev)
 		res.Changed = res.Changed || out.Changed
-		res.SessionID, res.Prompt = ev.SessionID, out.Prompt
+		res.SessionID, res.Prompt, res.Ignored = ev.SessionID, out.Prompt, ""
 	}
 	in.events.Add(1)
 	return res, nil

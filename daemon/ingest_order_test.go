@@ -68,3 +68,39 @@ func hookSender(t *testing.T, e *Engine, harness string) func(body string, at ti
 		}
 	}
 }
+
+// TestALateHookOfAnEndedCodexTurnIsDropped: Codex said a turn was complete (its notify);
+// a hook of that same turn (a PostToolUse whose process started slowly on a loaded machine)
+// arrives after it, stamped after it. It must not take the finished turn out of the queue.
+// A hook of the next turn (the human's prompt) does, and a late repeat of the old turn's
+// end does not queue the session again while it works.
+func TestALateHookOfAnEndedCodexTurnIsDropped(t *testing.T) {
+	e, _ := newEngine(t)
+	send := hookSender(t, e, "codex")
+	stamp := time.Now().Add(-time.Minute)
+	none := lineage.Spawn{}
+	postToolUse := `{"session_id":"T","turn_id":"t1","hook_event_name":"PostToolUse","cwd":"/w","tool_name":"Bash","tool_input":{"command":"touch b"}}`
+	turnEnd := `{"type":"agent-turn-complete","thread-id":"T","turn-id":"t1","cwd":"/w","client":"codex-tui","input-messages":["x"],"last-assistant-message":"ran it"}`
+
+	send(`{"session_id":"T","turn_id":"t1","hook_event_name":"UserPromptSubmit","cwd":"/w","prompt":"x"}`, stamp, none)
+	send(turnEnd, stamp.Add(10*time.Millisecond), none)
+	send(postToolUse, stamp.Add(39*time.Millisecond), none) // its turn's own, 29 ms late
+	if s := session(t, e, "T"); !s.Stuck || s.Summary != "ran it" {
+		t.Fatalf("a PostToolUse of a turn already complete took it out of the queue: %+v", s)
+	}
+
+	send(`{"session_id":"T","turn_id":"t2","hook_event_name":"UserPromptSubmit","cwd":"/w","prompt":"go on"}`, stamp.Add(time.Second), none)
+	if s := session(t, e, "T"); s.Stuck {
+		t.Fatalf("the human's next prompt (a new turn) left it queued: %+v", s)
+	}
+	send(turnEnd, stamp.Add(2*time.Second), none) // the old turn's end, again
+	if s := session(t, e, "T"); s.Stuck {
+		t.Fatalf("a repeat of an old turn's end queued a session that works: %+v", s)
+	}
+	send(postToolUse, stamp.Add(3*time.Second), none)
+	send(`{"type":"agent-turn-complete","thread-id":"T","turn-id":"t2","cwd":"/w","client":"codex-tui","input-messages":["x","go on"],"last-assistant-message":"done"}`,
+		stamp.Add(4*time.Second), none)
+	if s := session(t, e, "T"); !s.Stuck || s.Summary != "done" {
+		t.Fatalf("the second turn's end was not queued: %+v", s)
+	}
+}

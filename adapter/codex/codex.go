@@ -46,6 +46,7 @@ func Parse(body []byte, meta Meta) ([]adapter.Event, error) {
 	}
 	answered := t.Event
 	answered.Kind, answered.Reason, answered.Detail, answered.Summary = adapter.KindUnstuck, "", "", ""
+	answered.EndsTurn = false
 	return []adapter.Event{answered, t.Event}, nil
 }
 

@@ -256,17 +256,22 @@ func readRealCall(t *testing.T, name string) (body []byte, meta Meta) {
 // carries the same pane, is nobody's session.
 func TestParseRealCodex(t *testing.T) {
 	const session = "01a202c8-4e99-73e0-93ef-7671e081e4c1"
+	// The turns the real payloads name: a prompt's hook and its turn's notify name the same
+	// one, and only the notify ends it.
+	const sayHi, runProbe = "01a202c8-50fc-7710-ba79-593d4ff2c01b", "01a202c8-894d-7ea2-a39d-c467f74c8987"
 	tests := []struct {
-		file    string
-		kinds   []adapter.Kind
-		summary string
+		file     string
+		kinds    []adapter.Kind
+		summary  string
+		turn     string
+		endsTurn bool
 	}{
-		{"hook-SessionStart.1.json", []adapter.Kind{adapter.KindStart}, ""},
-		{"hook-UserPromptSubmit.1.json", []adapter.Kind{adapter.KindUnstuck}, ""},
-		{"hook-PermissionRequest.1.json", []adapter.Kind{adapter.KindStuck}, "Bash: touch probe.txt && ls — Run ls outside the sandbox?"},
-		{"hook-PostToolUse.1.json", []adapter.Kind{adapter.KindUnstuck}, ""},
-		{"notify-agent-turn-complete.1.json", []adapter.Kind{adapter.KindUnstuck, adapter.KindStuck}, "hi from the fake model"},
-		{"notify-agent-turn-complete.3.json", []adapter.Kind{adapter.KindUnstuck, adapter.KindStuck}, "ran it: probe.txt"},
+		{"hook-SessionStart.1.json", []adapter.Kind{adapter.KindStart}, "", "", false},
+		{"hook-UserPromptSubmit.1.json", []adapter.Kind{adapter.KindUnstuck}, "", sayHi, false},
+		{"hook-PermissionRequest.1.json", []adapter.Kind{adapter.KindStuck}, "Bash: touch probe.txt && ls — Run ls outside the sandbox?", runProbe, false},
+		{"hook-PostToolUse.1.json", []adapter.Kind{adapter.KindUnstuck}, "", runProbe, false},
+		{"notify-agent-turn-complete.1.json", []adapter.Kind{adapter.KindUnstuck, adapter.KindStuck}, "hi from the fake model", sayHi, true},
+		{"notify-agent-turn-complete.3.json", []adapter.Kind{adapter.KindUnstuck, adapter.KindStuck}, "ran it: probe.txt", runProbe, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -283,8 +288,12 @@ func TestParseRealCodex(t *testing.T) {
 					t.Errorf("event %d: %+v", i, ev)
 				}
 			}
-			if last := evs[len(evs)-1]; last.Summary != tt.summary {
+			last := evs[len(evs)-1]
+			if last.Summary != tt.summary {
 				t.Errorf("summary %q, want %q", last.Summary, tt.summary)
+			}
+			if last.Turn != tt.turn || last.EndsTurn != tt.endsTurn || evs[0].Turn != tt.turn || (len(evs) > 1 && evs[0].EndsTurn) {
+				t.Errorf("turns %+v, want %q ended %v by the last event only", evs, tt.turn, tt.endsTurn)
 			}
 		})
 	}

@@ -84,10 +84,12 @@ func ParseNotifyTurn(payload []byte, meta Meta) (Turn, error) {
 		TmuxSocket: socket,
 		Cwd:        p.Cwd,
 		At:         meta.EmittedAt,
+		Turn:       p.TurnID,
 	}
 	known := *p.Type == NotifyTurnComplete
 	if known {
 		ev.Kind, ev.Reason, ev.Summary = adapter.KindStuck, adapter.ReasonStopped, adapter.Deref(p.LastMessage)
+		ev.EndsTurn = p.TurnID != ""
 	}
 	ev, err = finish(ev, known, *p.Type)
 	if err != nil {

@@ -1,0 +1,55 @@
+package daemon
+
+import (
+	"slices"
+	"sync"
+
+	"github.com/trailboss/trailboss/adapter"
+)
+
+// endedTurns remembers, by session, the last turns whose agent said they were complete
+// (adapter.Event.EndsTurn), so that an event of such a turn arriving later is dropped: a
+// Codex PostToolUse whose hook process started after the turn's notify, on a loaded
+// machine, would otherwise take the finished turn out of the queue, and the session would
+// wait unseen. Codex's hooks are run by its app-server and its notify by the TUI, so their
+// order of arrival says nothing; the turn id they both carry does.
+type endedTurns struct {
+	mu        sync.Mutex // held from the check to the record: see Ingestor.apply
+	bySession map[string][]string
+}
+
+// Bounds of the memory: a session's last turns (a late hook belongs to the turn that just
+// ended, rarely the one before), the sessions (past it the memory starts again, as
+// Ingestor.lastHook's), and an id's length (longer is no id of a real agent, and is not
+// remembered).
+const (
+	turnsKept     = 4
+	maxTurnID     = 128
+	maxTurnMemory = maxOrdered
+)
+
+// stale reports whether ev belongs to a turn its agent already said was complete.
+// Called with mu held.
+func (t *endedTurns) stale(ev adapter.Event) bool {
+	if ev.Turn == "" || len(ev.Turn) > maxTurnID {
+		return false
+	}
+	return slices.Contains(t.bySession[ev.SessionID], ev.Turn)
+}
+
+// record remembers the end of ev's turn if ev says it ended. Called with mu held, after ev
+// was applied: a turn end the store failed to keep is not an end, and its retry from the
+// spool must not be dropped.
+func (t *endedTurns) record(ev adapter.Event) {
+	if !ev.EndsTurn || ev.Turn == "" || len(ev.Turn) > maxTurnID {
+		return
+	}
+	if t.bySession == nil || len(t.bySession) >= maxTurnMemory {
+		t.bySession = make(map[string][]string)
+	}
+	turns := append(t.bySession[ev.SessionID], ev.Turn)
+	if len(turns) > turnsKept {
+		turns = turns[len(turns)-turnsKept:]
+	}
+	t.bySession[ev.SessionID] = turns
+}
