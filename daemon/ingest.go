@@ -104,6 +104,7 @@ func (in *Ingestor) apply(ctx context.Context, harness string, parse hookParser,
 	if at.IsZero() || !at.Before(now.Add(2*time.Second)) {
 		at = now
 	}
+	at = hookTime(at, origin.Spawn, now)
 	if !utf8.Valid(body) {
 		return Ingested{}, refusal("body is not valid UTF-8")
 	}
@@ -150,6 +151,24 @@ func (in *Ingestor) apply(ctx context.Context, harness string, parse hookParser,
 	}
 	in.events.Add(1)
 	return res, nil
+}
+
+// maxHookStart bounds how long a hook may have taken to start for its spawn to date it: a
+// spawn further back is not the hook's own (a wrapper that runs hooks, a made-up one).
+const maxHookStart = 3 * time.Second
+
+// hookTime returns when a hook stamped at (when it first ran) happened: when its agent
+// started it, if that is known and earlier. Under load a hook can start hundreds of
+// milliseconds late, stamped after what its agent did next: Claude Code's async
+// UserPromptSubmit, started as the human's answer went in, ran after the live state had
+// already said that turn was over, and took the new stop out of the queue
+// (TestRealClaudeCodeTextAnsweredAtTheStop under load).
+func hookTime(at time.Time, spawn lineage.Spawn, now time.Time) time.Time {
+	started, ok := spawn.Latest(now)
+	if ok && started.Before(at) && at.Sub(started) < maxHookStart {
+		return started
+	}
+	return at
 }
 
 // order dates evs, the events of one hook stamped at and started at spawn, before the hook

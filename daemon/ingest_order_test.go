@@ -2,9 +2,11 @@ package daemon
 
 import (
 	"context"
+	"os/exec"
 	"testing"
 	"time"
 
+	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/daemon/lineage"
 )
 
@@ -102,5 +104,57 @@ func TestALateHookOfAnEndedCodexTurnIsDropped(t *testing.T) {
 		stamp.Add(4*time.Second), none)
 	if s := session(t, e, "T"); !s.Stuck || s.Summary != "done" {
 		t.Fatalf("the second turn's end was not queued: %+v", s)
+	}
+}
+
+// TestAHookIsDatedWhenItsAgentStartedIt: Claude Code runs UserPromptSubmit async. Under
+// load its hook process can first run after the turn it opened is over: the live state
+// said idle (the turn's end) before the hook stamped its time. Dated when Claude Code
+// started it, it is older news than that idle and leaves the stop queued. A hook started
+// after the idle (the next prompt) still takes the session out.
+func TestAHookIsDatedWhenItsAgentStartedIt(t *testing.T) {
+	e, _ := newEngine(t)
+	send := hookSender(t, e, "claude")
+	ctx := context.Background()
+	liveState := func(kind adapter.Kind, at time.Time) {
+		t.Helper()
+		ev := adapter.Event{Harness: "claude", SessionID: "S", Kind: kind, At: at}
+		if kind == adapter.KindStuck {
+			ev.Reason = adapter.ReasonStopped
+		}
+		if _, err := e.Ingest(ctx, ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hookProcess := func() lineage.Spawn { // a process started now, as Claude Code starts a hook
+		t.Helper()
+		cmd := exec.Command("sleep", "30")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+		spawn, ok := lineage.Spawned(cmd.Process.Pid)
+		if !ok {
+			t.Fatal("cannot read the spawn of a child")
+		}
+		return spawn
+	}
+	prompt := hookBody("S", "UserPromptSubmit", `"prompt":"go on"`)
+
+	send(hookBody("S", "Stop"), time.Now().Add(-2*time.Second), lineage.Spawn{})
+	liveState(adapter.KindUnstuck, time.Now().Add(-time.Second)) // the answer went in: busy
+	late := hookProcess()                                        // its UserPromptSubmit, started…
+	time.Sleep(150 * time.Millisecond)                           // (real time must pass between the two spawns)
+	idle := time.Now().Add(-50 * time.Millisecond)
+	liveState(adapter.KindStuck, idle) // …the turn is over…
+	send(prompt, time.Now(), late)     // …and only now does the hook run
+	if s := session(t, e, "S"); !s.Stuck || !s.Since.Equal(idle) {
+		t.Fatalf("a prompt's hook started before the turn's end took the stop out of the queue: %+v", s)
+	}
+
+	next := hookProcess()
+	send(prompt, time.Now().Add(300*time.Millisecond), next)
+	if s := session(t, e, "S"); s.Stuck {
+		t.Fatalf("a prompt's hook started after the stop left it queued: %+v", s)
 	}
 }

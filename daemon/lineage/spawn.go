@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Spawn places a process in the order the kernel started processes: its start time in
@@ -34,6 +35,23 @@ func (s Spawn) Before(t Spawn) bool {
 	// Pids wrap at pid_max: the nearer way round the circle is the order.
 	d := (t.PID - s.PID + pidMax()) % pidMax()
 	return d < pidMax()/2
+}
+
+// ticksPerSecond is the unit of /proc's start times (USER_HZ), 100 on every Linux build
+// that runs user programs unchanged.
+const ticksPerSecond = 100
+
+// Latest returns the latest wall time s can have been started at, read at now: the end of
+// its clock tick, placed by the boot clock. A hook's own stamp says when it first ran, which
+// under load is long after its agent started it, and after what the agent did next. ok is
+// false when s is not known or the clock cannot be read.
+func (s Spawn) Latest(now time.Time) (time.Time, bool) {
+	up, ok := sinceBoot()
+	if !s.Known() || !ok {
+		return time.Time{}, false
+	}
+	end := time.Duration(s.Start+1) * time.Second / ticksPerSecond
+	return now.Add(end - up), true
 }
 
 // SameParent reports whether s and t were started by one process.

@@ -1,6 +1,10 @@
 package lineage
 
-import "testing"
+import (
+	"os/exec"
+	"testing"
+	"time"
+)
 
 func TestSpawnedIsWhatTheAgentStarted(t *testing.T) {
 	fakeProc(t, map[int]Proc{
@@ -41,5 +45,33 @@ func TestSpawnBefore(t *testing.T) {
 		if got := c.a.Before(c.b); got != c.want {
 			t.Errorf("%+v.Before(%+v) = %v, want %v", c.a, c.b, got, c.want)
 		}
+	}
+}
+
+// TestLatestIsWhenTheProcessStarted: a child's latest start, read from /proc and the boot
+// clock, is within a tick or two of the wall time it was started at, and never a tick
+// before the time read before starting it.
+func TestLatestIsWhenTheProcessStarted(t *testing.T) {
+	before := time.Now()
+	cmd := exec.Command("sleep", "30")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	after := time.Now()
+	spawn, ok := Spawned(cmd.Process.Pid)
+	if !ok {
+		t.Fatal("cannot read the child's spawn")
+	}
+	latest, ok := spawn.Latest(time.Now())
+	if !ok {
+		t.Fatal("no latest start for a known spawn")
+	}
+	tick := time.Second / ticksPerSecond
+	if latest.Before(before.Add(-tick)) || latest.After(after.Add(2*tick)) {
+		t.Fatalf("latest start %v, started between %v and %v", latest, before, after)
+	}
+	if _, ok := (Spawn{}).Latest(time.Now()); ok {
+		t.Error("an unknown spawn has a latest start")
 	}
 }
