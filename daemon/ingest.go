@@ -104,7 +104,9 @@ func (in *Ingestor) apply(ctx context.Context, harness string, parse hookParser,
 	if at.IsZero() || !at.Before(now.Add(2*time.Second)) {
 		at = now
 	}
-	at = hookTime(at, origin.Spawn, now)
+	if spawnOrdered[harness] {
+		at = hookTime(at, origin.Spawn, now)
+	}
 	if !utf8.Valid(body) {
 		return Ingested{}, refusal("body is not valid UTF-8")
 	}
@@ -162,7 +164,10 @@ const maxHookStart = 3 * time.Second
 // milliseconds late, stamped after what its agent did next: Claude Code's async
 // UserPromptSubmit, started as the human's answer went in, ran after the live state had
 // already said that turn was over, and took the new stop out of the queue
-// (TestRealClaudeCodeTextAnsweredAtTheStop under load).
+// (TestRealClaudeCodeTextAnsweredAtTheStop under load). Only for a harness whose hooks one
+// process starts in order (spawnOrdered): Codex's app-server was seen to start a turn's
+// PostToolUse after its TUI had started the turn's notify, and dated so, the turn's end
+// was undone; its turn ids order its events instead (endedTurns).
 func hookTime(at time.Time, spawn lineage.Spawn, now time.Time) time.Time {
 	started, ok := spawn.Latest(now)
 	if ok && started.Before(at) && at.Sub(started) < maxHookStart {
