@@ -134,7 +134,7 @@ func asks(v view) string {
 	}
 	switch v.Prompt.Ask.Kind {
 	case adapter.AskPermission:
-		if v.Detail == "plan" {
+		if v.Detail == adapter.DetailPlan {
 			return "asks you to approve its plan"
 		}
 		return "asks permission"
