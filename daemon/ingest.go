@@ -104,9 +104,6 @@ func (in *Ingestor) apply(ctx context.Context, harness string, parse hookParser,
 	if at.IsZero() || !at.Before(now.Add(2*time.Second)) {
 		at = now
 	}
-	if spawnOrdered[harness] {
-		at = hookTime(at, origin.Spawn, now)
-	}
 	if !utf8.Valid(body) {
 		return Ingested{}, refusal("body is not valid UTF-8")
 	}
@@ -121,6 +118,9 @@ func (in *Ingestor) apply(ctx context.Context, harness string, parse hookParser,
 	// Every event of one payload comes from the same place.
 	if socket := evs[0].TmuxSocket; !in.socketOK(socket) {
 		return Ingested{}, refusal("tmux socket %s (from TMUX) does not exist or is not a socket", adapter.CleanText(socket, 200))
+	}
+	if spawnOrdered[harness] {
+		backdate(evs, at, hookTime(at, origin.Spawn, now))
 	}
 	if origin.Spawn.Known() && spawnOrdered[harness] {
 		in.orderMu.Lock() // from the order's check to the apply: a hook started later waits
@@ -159,21 +159,33 @@ func (in *Ingestor) apply(ctx context.Context, harness string, parse hookParser,
 // spawn further back is not the hook's own (a wrapper that runs hooks, a made-up one).
 const maxHookStart = 3 * time.Second
 
-// hookTime returns when a hook stamped at (when it first ran) happened: when its agent
-// started it, if that is known and earlier. Under load a hook can start hundreds of
-// milliseconds late, stamped after what its agent did next: Claude Code's async
-// UserPromptSubmit, started as the human's answer went in, ran after the live state had
-// already said that turn was over, and took the new stop out of the queue
-// (TestRealClaudeCodeTextAnsweredAtTheStop under load). Only for a harness whose hooks one
-// process starts in order (spawnOrdered): Codex's app-server was seen to start a turn's
-// PostToolUse after its TUI had started the turn's notify, and dated so, the turn's end
-// was undone; its turn ids order its events instead (endedTurns).
+// hookTime returns when a hook stamped at (when it first ran) was started by its agent, if
+// that is known and earlier. Under load a hook can start hundreds of milliseconds late,
+// stamped after what its agent did next: Claude Code's async UserPromptSubmit, started as
+// the human's answer went in, ran after the live state had already said that turn was over,
+// and took the new stop out of the queue (TestRealClaudeCodeTextAnsweredAtTheStop under
+// load). Only for a harness whose hooks one process starts in order (spawnOrdered): Codex's
+// app-server was seen to start a turn's PostToolUse after its TUI had started the turn's
+// notify; its turn ids order its events instead (endedTurns).
 func hookTime(at time.Time, spawn lineage.Spawn, now time.Time) time.Time {
 	started, ok := spawn.Latest(now)
 	if ok && started.Before(at) && at.Sub(started) < maxHookStart {
 		return started
 	}
 	return at
+}
+
+// backdate dates the unstuck events of evs, stamped at, at started instead: news that the
+// session moved on is as old as the hook. A stuck event keeps its stamp: a hook that says
+// what a session waits for (a PermissionRequest's tool and subject, a StopFailure's error)
+// is richer than the live state and the transcript that saw the same moment, and must stay
+// the later word, or the dialog it would hold for is opened without it.
+func backdate(evs []adapter.Event, at, started time.Time) {
+	for i := range evs {
+		if evs[i].Kind == adapter.KindUnstuck && evs[i].At.Equal(at) {
+			evs[i].At = started
+		}
+	}
 }
 
 // order dates evs, the events of one hook stamped at and started at spawn, before the hook

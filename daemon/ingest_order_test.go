@@ -157,4 +157,14 @@ func TestAHookIsDatedWhenItsAgentStartedIt(t *testing.T) {
 	if s := session(t, e, "S"); s.Stuck {
 		t.Fatalf("a prompt's hook started after the stop left it queued: %+v", s)
 	}
+
+	// A hook that says what the session waits for keeps its stamp: started as the live
+	// state saw the same stop, it is the richer word and stays the later one.
+	failure := hookProcess()
+	time.Sleep(50 * time.Millisecond)
+	liveState(adapter.KindStuck, time.Now())
+	send(hookBody("S", "StopFailure", `"error":"400 bad request"`), time.Now().Add(100*time.Millisecond), failure)
+	if s := session(t, e, "S"); !s.Stuck || s.Detail != "error" {
+		t.Fatalf("a StopFailure started before the live state's stop lost its words to it: %+v", s)
+	}
 }
