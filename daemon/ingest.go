@@ -119,10 +119,8 @@ func (in *Ingestor) apply(ctx context.Context, harness string, parse hookParser,
 	if socket := evs[0].TmuxSocket; !in.socketOK(socket) {
 		return Ingested{}, refusal("tmux socket %s (from TMUX) does not exist or is not a socket", adapter.CleanText(socket, 200))
 	}
-	if spawnOrdered[harness] {
+	if spawnOrdered[harness] && origin.Spawn.Known() {
 		backdate(evs, at, hookTime(at, origin.Spawn, now))
-	}
-	if origin.Spawn.Known() && spawnOrdered[harness] {
 		in.orderMu.Lock() // from the order's check to the apply: a hook started later waits
 		defer in.orderMu.Unlock()
 		in.order(evs, at, origin.Spawn)
@@ -132,11 +130,12 @@ func (in *Ingestor) apply(ctx context.Context, harness string, parse hookParser,
 		defer in.ended.mu.Unlock()
 	}
 	var res Ingested
+	stale := 0
 	for _, ev := range evs {
-		if ev.Turn != "" && in.ended.stale(ev) {
+		if in.ended.stale(ev) {
 			in.Log.Debug("event of a turn that already ended: dropped", "session", ev.SessionID,
 				"event", ev.Kind, "turn", ev.Turn)
-			res.Ignored = "its turn already ended"
+			stale++
 			continue
 		}
 		if ev.Pane != "" {
@@ -149,7 +148,10 @@ func (in *Ingestor) apply(ctx context.Context, harness string, parse hookParser,
 		}
 		in.ended.record(ev)
 		res.Changed = res.Changed || out.Changed
-		res.SessionID, res.Prompt, res.Ignored = ev.SessionID, out.Prompt, ""
+		res.SessionID, res.Prompt = ev.SessionID, out.Prompt
+	}
+	if stale == len(evs) {
+		res.Ignored = "its turn already ended"
 	}
 	in.events.Add(1)
 	return res, nil

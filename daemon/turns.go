@@ -28,20 +28,20 @@ const (
 	maxTurnMemory = maxOrdered
 )
 
+// named reports whether ev names a turn that can be remembered.
+func named(ev adapter.Event) bool { return ev.Turn != "" && len(ev.Turn) <= maxTurnID }
+
 // stale reports whether ev belongs to a turn its agent already said was complete.
 // Called with mu held.
 func (t *endedTurns) stale(ev adapter.Event) bool {
-	if ev.Turn == "" || len(ev.Turn) > maxTurnID {
-		return false
-	}
-	return slices.Contains(t.bySession[ev.SessionID], ev.Turn)
+	return named(ev) && slices.Contains(t.bySession[ev.SessionID], ev.Turn)
 }
 
 // record remembers the end of ev's turn if ev says it ended. Called with mu held, after ev
 // was applied: a turn end the store failed to keep is not an end, and its retry from the
 // spool must not be dropped.
 func (t *endedTurns) record(ev adapter.Event) {
-	if !ev.EndsTurn || ev.Turn == "" || len(ev.Turn) > maxTurnID {
+	if !ev.EndsTurn || !named(ev) {
 		return
 	}
 	if t.bySession == nil || len(t.bySession) >= maxTurnMemory {
