@@ -33,7 +33,7 @@ func transportTo(t hot.Target) *http.Transport {
 	if tr, ok := transports.Load(key); ok {
 		return tr.(*http.Transport)
 	}
-	dial := func(ctx context.Context, _, _ string) (net.Conn, error) { return t.Dial(ctx) }
+	dial := func(ctx context.Context, _, _ string) (net.Conn, error) { return dial(ctx, t) }
 	tr := &http.Transport{DialContext: dial, MaxIdleConns: 4, IdleConnTimeout: 30 * time.Second, DisableCompression: true}
 	actual, _ := transports.LoadOrStore(key, tr)
 	return actual.(*http.Transport)
@@ -55,3 +55,13 @@ func New(addr, stateDir string, timeout time.Duration) (*Client, error) {
 // failed returns the error of a request that got no answer: an *ImpostorError as it is,
 // anything else as the daemon being down.
 func (c *Client) failed(err error) error { return hot.Failed(c.where, err) }
+
+// dial connects to t as net/http wants it: a net.Conn.
+func dial(ctx context.Context, t hot.Target) (net.Conn, error) {
+	f, err := t.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close() // FileConn holds a copy of the socket
+	return net.FileConn(f)
+}

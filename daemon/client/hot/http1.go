@@ -11,8 +11,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/url"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -64,7 +64,7 @@ func roundTrip(ctx context.Context, t Target, timeout time.Duration, req request
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
-	conn, err := t.Dial(ctx)
+	conn, err := t.Connect(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
 			err = fmt.Errorf("%w (%v)", ctx.Err(), err)
@@ -146,7 +146,7 @@ func validHeaderValue(v string) bool {
 }
 
 // exchange writes head and body to conn and reads the answer to method.
-func exchange(conn net.Conn, head, body []byte, method string, limit int64) (*response, error) {
+func exchange(conn *os.File, head, body []byte, method string, limit int64) (*response, error) {
 	if _, err := conn.Write(append(head, body...)); err != nil {
 		return nil, err
 	}

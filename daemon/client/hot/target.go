@@ -7,8 +7,12 @@ package hot
 import (
 	"context"
 	"errors"
-	"net"
+	"fmt"
+	"net/netip"
 	"os"
+	"strconv"
+	"strings"
+	"syscall"
 	"time"
 
 	"github.com/trailboss/trailboss/daemon/procnet"
@@ -67,35 +71,170 @@ func (t Target) Host() string {
 	return socketHost
 }
 
-// Dial connects to t. Over TCP it returns the connection only once the listener proves to
-// run as this user (else an *ImpostorError), before any byte is sent.
-func (t Target) Dial(ctx context.Context) (net.Conn, error) {
-	d := net.Dialer{Timeout: dialTimeout}
-	if t.Addr == "" {
-		return d.DialContext(ctx, "unix", t.Socket)
+// Connect connects to t, and returns the socket as an *os.File in non-blocking mode: its
+// reads and writes wait in the runtime's poller and keep to their deadlines, without
+// package net, whose start-up was a tenth of trailboss-hot's (BENCHMARKS.md). Over TCP it
+// returns the connection only once the listener proves to run as this user (else an
+// *ImpostorError), before any byte is sent.
+func (t Target) Connect(ctx context.Context) (*os.File, error) {
+	deadline := time.Now().Add(dialTimeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
 	}
-	conn, err := d.DialContext(ctx, "tcp", t.Addr)
+	if t.Addr == "" {
+		return connect(ctx, &syscall.SockaddrUnix{Name: t.Socket}, t.Socket, deadline)
+	}
+	addrs, err := loopbackAddrs(t.Addr)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkOwner(conn, t.Addr); err != nil {
-		conn.Close()
+	for i, a := range addrs {
+		f, err := connect(ctx, sockaddrOf(a), t.Addr, deadline)
+		if err != nil {
+			if i < len(addrs)-1 && errors.Is(err, syscall.ECONNREFUSED) {
+				continue // localhost: the daemon may listen on the other family
+			}
+			return nil, err
+		}
+		if err := checkOwner(f, t.Addr); err != nil {
+			f.Close()
+			return nil, err
+		}
+		return f, nil
+	}
+	panic("unreachable: loopbackAddrs returns at least one address")
+}
+
+// connect makes a stream socket connected to sa (where, for errors) by deadline or the end
+// of ctx, whichever comes first.
+func connect(ctx context.Context, sa syscall.Sockaddr, where string, deadline time.Time) (*os.File, error) {
+	family := syscall.AF_UNIX
+	switch sa.(type) {
+	case *syscall.SockaddrInet4:
+		family = syscall.AF_INET
+	case *syscall.SockaddrInet6:
+		family = syscall.AF_INET6
+	}
+	fd, err := syscall.Socket(family, syscall.SOCK_STREAM|syscall.SOCK_NONBLOCK|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, os.NewSyscallError("socket", err)
+	}
+	err = syscall.Connect(fd, sa)
+	if err != nil && err != syscall.EINPROGRESS {
+		syscall.Close(fd)
+		return nil, &os.PathError{Op: "connect", Path: where, Err: err}
+	}
+	f := os.NewFile(uintptr(fd), where)
+	if err == nil {
+		return f, nil
+	}
+	// TCP: the handshake goes on; the socket turns writable once it is over, and SO_ERROR
+	// says how it went.
+	stop := context.AfterFunc(ctx, func() { _ = f.SetWriteDeadline(time.Unix(1, 0)) })
+	defer stop()
+	_ = f.SetWriteDeadline(deadline)
+	rc, err := f.SyscallConn()
+	if err != nil {
+		f.Close()
 		return nil, err
 	}
-	return conn, nil
+	var soErr error
+	err = rc.Write(func(fd uintptr) bool {
+		n, err := syscall.GetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_ERROR)
+		switch {
+		case err != nil:
+			soErr = err
+		case n != 0:
+			soErr = syscall.Errno(n)
+		default:
+			_, err := syscall.Getpeername(int(fd))
+			if err == syscall.ENOTCONN {
+				return false // not yet: wait until it turns writable
+			}
+			soErr = err
+		}
+		return true
+	})
+	if err == nil {
+		err = soErr
+	}
+	if err != nil {
+		f.Close()
+		if ctx.Err() != nil {
+			err = ctx.Err()
+		}
+		return nil, &os.PathError{Op: "connect", Path: where, Err: err}
+	}
+	_ = f.SetWriteDeadline(time.Time{})
+	return f, nil
+}
+
+// loopbackAddrs returns the addresses of addr, a loopback host:port ("localhost" names
+// 127.0.0.1, then ::1); an error for any other host, which a client never sends its token to.
+func loopbackAddrs(addr string) ([]netip.AddrPort, error) {
+	i := strings.LastIndexByte(addr, ':')
+	if i < 0 {
+		return nil, fmt.Errorf("address %q: no port (use 127.0.0.1:PORT)", addr)
+	}
+	host, portText := strings.TrimSuffix(strings.TrimPrefix(addr[:i], "["), "]"), addr[i+1:]
+	port, err := strconv.ParseUint(portText, 10, 16)
+	if err != nil {
+		return nil, fmt.Errorf("address %q: bad port %q", addr, portText)
+	}
+	if host == "localhost" {
+		return []netip.AddrPort{
+			netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 0, 1}), uint16(port)),
+			netip.AddrPortFrom(netip.IPv6Loopback(), uint16(port)),
+		}, nil
+	}
+	ip, err := netip.ParseAddr(host)
+	if err != nil || !ip.IsLoopback() {
+		return nil, fmt.Errorf("address %q: not a loopback address (use 127.0.0.1 or [::1])", addr)
+	}
+	return []netip.AddrPort{netip.AddrPortFrom(ip.Unmap(), uint16(port))}, nil
+}
+
+// sockaddrOf returns a's socket address.
+func sockaddrOf(a netip.AddrPort) syscall.Sockaddr {
+	if a.Addr().Is4() {
+		return &syscall.SockaddrInet4{Port: int(a.Port()), Addr: a.Addr().As4()}
+	}
+	return &syscall.SockaddrInet6{Port: int(a.Port()), Addr: a.Addr().As16()}
+}
+
+// addrPortOf returns sa as an address and port, or false when it is not TCP's.
+func addrPortOf(sa syscall.Sockaddr) (netip.AddrPort, bool) {
+	switch sa := sa.(type) {
+	case *syscall.SockaddrInet4:
+		return netip.AddrPortFrom(netip.AddrFrom4(sa.Addr), uint16(sa.Port)), true
+	case *syscall.SockaddrInet6:
+		return netip.AddrPortFrom(netip.AddrFrom16(sa.Addr).Unmap(), uint16(sa.Port)), true
+	}
+	return netip.AddrPort{}, false
 }
 
 // checkOwner returns nil when the server's end of conn belongs to this process's user; else
 // an *ImpostorError. Only the connection is made before: no byte has been sent.
-func checkOwner(conn net.Conn, addr string) error {
-	server, ok1 := conn.RemoteAddr().(*net.TCPAddr)
-	client, ok2 := conn.LocalAddr().(*net.TCPAddr)
-	if !ok1 || !ok2 {
+func checkOwner(conn *os.File, addr string) error {
+	var server, client netip.AddrPort
+	ok1, ok2 := false, false
+	rc, err := conn.SyscallConn()
+	if err == nil {
+		err = rc.Control(func(fd uintptr) {
+			if sa, err := syscall.Getpeername(int(fd)); err == nil {
+				server, ok1 = addrPortOf(sa)
+			}
+			if sa, err := syscall.Getsockname(int(fd)); err == nil {
+				client, ok2 = addrPortOf(sa)
+			}
+		})
+	}
+	if err != nil || !ok1 || !ok2 {
 		return &ImpostorError{Addr: addr, UID: -1, Cause: errors.New("not a TCP connection")}
 	}
-	uid, err := procnet.Owner(server.AddrPort(), client.AddrPort())
+	uid, err := procnet.Owner(server, client)
 	if errors.Is(err, procnet.ErrNotFound) {
-		uid, err = procnet.ListenerOwner(server.AddrPort())
+		uid, err = procnet.ListenerOwner(server)
 	}
 	if err != nil {
 		return &ImpostorError{Addr: addr, UID: -1, Cause: err}
