@@ -218,20 +218,20 @@ func (e *Engine) Ingest(ctx context.Context, ev adapter.Event) (Outcome, error) 
 // of a permission dialog (Notification) takes the words of the call it is about.
 func (e *Engine) ingest(ctx context.Context, ev adapter.Event, fromHook bool) (Outcome, error) {
 	if e.Calls == nil {
-		return e.applyAndCommit(ctx, ev)
+		return e.applyAndCommit(ctx, ev, nil)
 	}
 	ev = e.Calls.Before(ev, fromHook)
-	out, err := e.applyAndCommit(ctx, ev)
+	out, err := e.applyAndCommit(ctx, ev, nil)
 	if err == nil && ev.Call != nil && !ev.Call.Done && ev.Kind == adapter.KindTouch {
 		if paired, ok := e.Calls.Pair(ev.SessionID, nil); ok {
-			_, err = e.applyAndCommit(ctx, paired)
+			_, err = e.applyAndCommit(ctx, paired, nil)
 		}
 	}
 	return out, err
 }
 
-func (e *Engine) applyAndCommit(ctx context.Context, ev adapter.Event) (Outcome, error) {
-	a, err := e.apply(ctx, ev)
+func (e *Engine) applyAndCommit(ctx context.Context, ev adapter.Event, basis *queue.Session) (Outcome, error) {
+	a, err := e.apply(ctx, ev, basis)
 	if err != nil {
 		return Outcome{}, err
 	}
@@ -285,8 +285,10 @@ func (e *Engine) promptsAnOpenDialog(prev *queue.Session, ev adapter.Event) bool
 }
 
 // apply stages what ev does under e.mu; the lock is released however it returns, so that
-// a bug met by one event cannot leave every other caller waiting for it.
-func (e *Engine) apply(ctx context.Context, ev adapter.Event) (applied, error) {
+// a bug met by one event cannot leave every other caller waiting for it. With a basis (a
+// watcher's event, TakeIf), ev is applied only to the session as basis was, else the error
+// is fault.ErrMoved.
+func (e *Engine) apply(ctx context.Context, ev adapter.Event, basis *queue.Session) (applied, error) {
 	ev = ev.Placed()
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -304,6 +306,9 @@ func (e *Engine) apply(ctx context.Context, ev adapter.Event) (applied, error) {
 				prev = &s
 			}
 		}
+	}
+	if basis != nil && (prev == nil || !queue.Unchanged(*prev, *basis)) {
+		return applied{}, fault.ErrMoved
 	}
 	wasStuck := prev != nil && prev.Stuck
 	if e.promptsAnOpenDialog(prev, ev) {

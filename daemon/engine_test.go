@@ -2,12 +2,14 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/trailboss/trailboss/adapter"
+	"github.com/trailboss/trailboss/daemon/fault"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/store"
 	"github.com/trailboss/trailboss/daemon/transcript"
@@ -508,4 +510,33 @@ func session(t *testing.T, e *Engine, id string) queue.Session {
 		t.Fatalf("session %s is not live", id)
 	}
 	return s
+}
+
+// TestTakeIfAppliesOnlyToTheSessionAsRead: a watcher's event made from a session that has
+// changed since is not applied, and says so; made from the session as it is, it is.
+func TestTakeIfAppliesOnlyToTheSessionAsRead(t *testing.T) {
+	ctx := context.Background()
+	e, path := newEngine(t)
+	ingest(t, e, event("A", adapter.KindStuck, at(1), "%1"))
+	read, _ := e.Session("A")
+	ingest(t, e, event("A", adapter.KindUnstuck, at(2), "%1")) // a hook, while the watcher decided
+
+	stale := event("A", adapter.KindStuck, at(3), "%1")
+	stale.Summary = "decided from the stuck session"
+	if err := e.TakeIf(ctx, stale, read); !errors.Is(err, fault.ErrMoved) {
+		t.Fatalf("TakeIf from a session that moved on: %v, want fault.ErrMoved", err)
+	}
+	if s, _ := e.Session("A"); s.Stuck {
+		t.Fatalf("the stale event was applied: %+v", s)
+	}
+	if got, _ := onDisk(t, path, "A"); got.Stuck {
+		t.Fatalf("the stale event reached the disk: %+v", got)
+	}
+	now, _ := e.Session("A")
+	if err := e.TakeIf(ctx, stale, now); err != nil {
+		t.Fatalf("TakeIf from the session as it is: %v", err)
+	}
+	if s, _ := e.Session("A"); !s.Stuck || s.Summary != stale.Summary {
+		t.Fatalf("after TakeIf from the session as it is: %+v", s)
+	}
 }

@@ -27,6 +27,11 @@ type RefusedError struct {
 
 func (e *RefusedError) Error() string { return e.Reason }
 
+// ErrMoved is returned when an event a watcher made from what it read of a session comes
+// after the session changed (Engine.TakeIf): it was not applied, and the watcher reads the
+// session again.
+var ErrMoved = errors.New("the session changed since it was read")
+
 // ErrNotQueued is returned when an operation names a session that is not stuck.
 var ErrNotQueued = errors.New("session is not in the queue")
 

@@ -186,6 +186,52 @@ func TestAutoModePermissionWithItsCommand(t *testing.T) {
 	})
 }
 
+// hookMidway is the engine as LiveStates sees it, with a hook that runs once between a
+// reading's decision and its apply: the moment a loaded machine lets a hook in.
+type hookMidway struct {
+	*daemon.Engine
+	hook func()
+}
+
+func (h *hookMidway) midway() {
+	if h.hook != nil {
+		run := h.hook
+		h.hook = nil
+		run()
+	}
+}
+
+func (h *hookMidway) Take(ctx context.Context, ev adapter.Event) error {
+	h.midway()
+	return h.Engine.Take(ctx, ev)
+}
+
+func (h *hookMidway) TakeIf(ctx context.Context, ev adapter.Event, basis queue.Session) error {
+	h.midway()
+	return h.Engine.TakeIf(ctx, ev, basis)
+}
+
+// TestADialogsCallThatComesWhileItsStateIsDecidedOn: stress run 16. The state file said a
+// permission dialog was open, and LiveStates decided on it knowing no call ("asking"); the
+// PreToolUse came in before that decision was applied and queued the dialog with its
+// command and a record. The stale "asking" then replaced those words and withdrew the
+// record, and the next pairing, of the same call, did not open it again: the operator
+// saw the command and could not answer it. A decision made on a session that has changed
+// since is made again.
+func TestADialogsCallThatComesWhileItsStateIsDecidedOn(t *testing.T) {
+	w := newWorld2332(t)
+	w.hook("auto-mode", "UserPromptSubmit.json", 1)
+	w.state("busy.json", 1.01)
+	midway := &hookMidway{Engine: w.e, hook: func() { w.hook("auto-mode", "PreToolUse-Bash.json", 1.5) }}
+	w.live.Engine = midway
+	w.state("waiting-permission.json", 1.55)
+	if midway.hook != nil {
+		t.Fatal("the reading was not applied: the test did not run the race")
+	}
+	w.wantQueued("the dialog", adapter.ReasonPermission, "Bash", touchCmd, 1.55)
+	w.wantRecord("the dialog", touchCmd)
+}
+
 // TestTwoDialogsInARow: the second dialog never shows the first's command, even when its
 // state file comes before its PreToolUse and the first call's PostToolUse.
 func TestTwoDialogsInARow(t *testing.T) {

@@ -48,4 +48,7 @@ type Transcripts interface {
 type LiveEngine interface {
 	Taker
 	DialogEngine
+	// TakeIf applies ev, decided from basis (the session as read), only while the session
+	// is still so; else it returns fault.ErrMoved.
+	TakeIf(ctx context.Context, ev adapter.Event, basis queue.Session) error
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/trailboss/trailboss/adapter"
+	"github.com/trailboss/trailboss/daemon/fault"
 	"github.com/trailboss/trailboss/daemon/guard"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/transcript"
@@ -383,9 +384,31 @@ func (l *LiveStates) take(ctx context.Context, path string, st adapter.LiveState
 	}
 }
 
-// apply ingests what st means for session s now (liveEvent), reading its transcript only
-// when the rule needs its words: the call a permission dialog is about, or how a turn ended.
+// apply ingests what st means for session s now (liveEvent). A hook that changed the
+// session while it was being decided on (the PreToolUse of the dialog st says is open)
+// makes the decision stale: it is made again from the session as it is now.
 func (l *LiveStates) apply(ctx context.Context, s queue.Session, st adapter.LiveState) {
+	for range maxRedecide {
+		err := l.decide(ctx, s, st)
+		if !errors.Is(err, fault.ErrMoved) {
+			return
+		}
+		now, ok := l.Engine.Session(s.ID)
+		if !ok {
+			return
+		}
+		s = now
+	}
+	l.Log.Warn("apply Claude Code state: the session kept changing; the next reading decides", "session", s.ID)
+}
+
+// maxRedecide bounds how many times apply decides again for one reading.
+const maxRedecide = 4
+
+// decide ingests what st means for session s (liveEvent), reading its transcript only when
+// the rule needs its words: the call a permission dialog is about, or how a turn ended. It
+// returns fault.ErrMoved when s changed before the event could be applied.
+func (l *LiveStates) decide(ctx context.Context, s queue.Session, st adapter.LiveState) error {
 	call, _, prev, hooked := l.Dialogs.view(s.ID)
 	v := liveView{rec: l.Engine.LatestPrompt(s.ID), call: call, prev: prev, hooked: hooked}
 	if st.Status == adapter.LiveWaiting && v.call == nil {
@@ -396,20 +419,20 @@ func (l *LiveStates) apply(ctx context.Context, s queue.Session, st adapter.Live
 	}
 	ev, ok := liveEvent(s, v, st)
 	if !ok {
-		return
+		return nil
 	}
+	take := func(ev adapter.Event) error { return l.Engine.TakeIf(ctx, ev, s) }
 	if answeredThenStopped(s, ev) {
 		// Out of the queue first, so that the stop takes a place of its own rather than
 		// the dialog's.
 		answered := adapter.Event{Harness: s.Harness, SessionID: s.ID, Kind: adapter.KindUnstuck, By: adapter.ByHuman, At: ev.At}
-		if err := l.Engine.Take(ctx, answered); err != nil {
-			l.Log.Warn("apply Claude Code state", "session", s.ID, "err", err)
-			return
+		if err := take(answered); err != nil {
+			return l.failed(s, err)
 		}
+		take = func(ev adapter.Event) error { return l.Engine.Take(ctx, ev) } // s moved on by our own doing
 	}
-	if err := l.Engine.Take(ctx, ev); err != nil {
-		l.Log.Warn("apply Claude Code state", "session", s.ID, "err", err)
-		return
+	if err := take(ev); err != nil {
+		return l.failed(s, err)
 	}
 	l.Log.Info("Claude Code state", "session", s.ID, "status", st.Status, "waiting_for", st.WaitingFor,
 		"event", ev.Kind, "detail", ev.Detail)
@@ -417,6 +440,16 @@ func (l *LiveStates) apply(ctx context.Context, s queue.Session, st adapter.Live
 	if v.call == nil && ev.Ask != nil && ev.Ask.Kind == adapter.AskNone && s.TranscriptPath != "" {
 		go l.awaitCall(ctx, s)
 	}
+	return nil
+}
+
+// failed logs err, an event of session s not taken, unless s only moved on (apply decides
+// again), and returns it.
+func (l *LiveStates) failed(s queue.Session, err error) error {
+	if !errors.Is(err, fault.ErrMoved) {
+		l.Log.Warn("apply Claude Code state", "session", s.ID, "err", err)
+	}
+	return err
 }
 
 // awaitCall looks in s's transcript, for a moment, for the call a dialog queued without
