@@ -63,6 +63,18 @@ func lookGroup(pgrp int, tty uint64) (g groupLook, ok bool) {
 	return g, true
 }
 
+// exited reports whether process pid has ended: a zombie not yet waited for, or gone. A
+// loaded machine can take a while to run the goroutine that waits for the child; /proc
+// says at once.
+func exited(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return gone(err)
+	}
+	st, ok := parseStat(b)
+	return ok && (st.state == 'Z' || st.state == 'X')
+}
+
 // stat is what lookGroup reads of a /proc/PID/stat line.
 type stat struct {
 	state byte

@@ -144,3 +144,33 @@ func TestParseStat(t *testing.T) {
 		t.Fatal("a cut line was read")
 	}
 }
+
+// TestExitedBeforeItIsWaitedFor: a child that ended is seen to have, by /proc, before the
+// wait for it returns (a zombie), and after (gone); a live one is not.
+func TestExitedBeforeItIsWaitedFor(t *testing.T) {
+	live := exec.Command("sleep", "30")
+	if err := live.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { live.Process.Kill(); live.Wait() }()
+	if exited(live.Process.Pid) {
+		t.Fatal("a sleeping child is said to have exited")
+	}
+
+	done := exec.Command("true")
+	if err := done.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pid := done.Process.Pid
+	for deadline := time.Now().Add(5 * time.Second); !exited(pid); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("a child that ended, not yet waited for, is not said to have exited")
+		}
+	}
+	if err := done.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if !exited(pid) {
+		t.Fatal("a child waited for is not said to have exited")
+	}
+}

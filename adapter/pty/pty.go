@@ -450,6 +450,12 @@ func (s *Supervisor) watch(ctx context.Context) {
 			}
 		case <-timer.C:
 			armed = false
+			if exited(s.cmd.Process.Pid) {
+				// Its last screen is no prompt, whatever it shows (a question and the
+				// echo of its answer): no one is left to answer. Its exit is reported
+				// once it has been waited for.
+				continue
+			}
 			now := time.Now()
 			s.mu.Lock()
 			quiet := now.Sub(s.w.lastOut) >= s.cfg.Settle
