@@ -7,37 +7,50 @@ import (
 	"testing"
 )
 
-// TestHotBinaryLinksNothingHeavy: trailboss-hot, built as make build builds it
-// (CGO_ENABLED=0), links no cgo, no SQLite, no TUI and no regexp package. Each would cost
-// every hook and key press at start: a dynamic cgo binary's loading, Bubble Tea's and the
-// clipboard's package init, and a package-level regexp compiled at init (match by hand on
-// this path, as hooks.ShellWord and config.Load do). Nor net/http, crypto/tls or
-// crypto/x509: their init was half of its start (package daemon/client/hot speaks HTTP
-// without them).
-func TestHotBinaryLinksNothingHeavy(t *testing.T) {
-	cmd := exec.Command("go", "list", "-deps", ".")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("go list -deps: %v", err)
-	}
-	deps := strings.Fields(string(out))
-	if len(deps) < 10 {
-		t.Fatalf("go list -deps listed %d packages: %q", len(deps), deps)
-	}
-	for _, p := range deps {
-		for _, heavy := range []string{"runtime/cgo", "sqlite", "bubbletea", "bubbles", "lipgloss", "termenv",
-			"clipboard", "fsnotify", "regexp", "trailboss/daemon/store", "trailboss/popup"} {
-			if strings.Contains(p, heavy) {
-				t.Errorf("trailboss-hot links %s", p)
+// TestSmallBinariesLinkNothingHeavy: trailboss-hot and trailboss-status, built as make build
+// builds them (CGO_ENABLED=0), link no cgo, no SQLite, no TUI and no regexp package. Each
+// would cost every hook, key press or prompt at start: a dynamic cgo binary's loading, Bubble
+// Tea's and the clipboard's package init, and a package-level regexp compiled at init (match
+// by hand on this path, as hooks.ShellWord and config.Load do). Nor net/http, crypto/tls or
+// crypto/x509: their init was half of trailboss-hot's start (package daemon/client/hot speaks
+// HTTP without them), nor package net at all (hot.Target.Connect dials with syscalls).
+// trailboss-status, whose whole cost is its start, links none of what trailboss-hot does
+// besides asking the daemon: no hooks, adapters, tmux, signals or config file.
+func TestSmallBinariesLinkNothingHeavy(t *testing.T) {
+	heavy := []string{"runtime/cgo", "sqlite", "bubbletea", "bubbles", "lipgloss", "termenv", "clipboard", "fsnotify",
+		"regexp", "trailboss/daemon/store", "trailboss/popup"}
+	forbidden := []string{"net", "net/http", "crypto/tls", "crypto/x509", "github.com/trailboss/trailboss/daemon/client",
+		"github.com/trailboss/trailboss/daemon"}
+	for _, bin := range []struct {
+		dir              string
+		heavy, forbidden []string
+	}{
+		{".", heavy, forbidden},
+		{"../trailboss-status", append(heavy, "trailboss/adapter/", "trailboss/hooks", "trailboss/tmuxctl",
+			"trailboss/cmd/internal/hotcmd", "trailboss/cmd/internal/config", "go-toml"),
+			append(forbidden, "os/exec", "os/signal")},
+	} {
+		cmd := exec.Command("go", "list", "-deps", bin.dir)
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("go list -deps %s: %v", bin.dir, err)
+		}
+		deps := strings.Fields(string(out))
+		if len(deps) < 10 {
+			t.Fatalf("go list -deps %s listed %d packages: %q", bin.dir, len(deps), deps)
+		}
+		for _, p := range deps {
+			for _, h := range bin.heavy {
+				if strings.Contains(p, h) {
+					t.Errorf("%s links %s", deps[len(deps)-1], p)
+				}
 			}
-		}
-		switch p {
-		case "net/http", "crypto/tls", "crypto/x509", "github.com/trailboss/trailboss/daemon/client":
-			t.Errorf("trailboss-hot links %s", p)
-		}
-		if p == "github.com/trailboss/trailboss/daemon" {
-			t.Errorf("trailboss-hot links the daemon package (and with it SQLite)")
+			for _, f := range bin.forbidden {
+				if p == f {
+					t.Errorf("%s links %s", deps[len(deps)-1], p)
+				}
+			}
 		}
 	}
 }

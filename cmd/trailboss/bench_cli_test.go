@@ -132,9 +132,11 @@ func BenchmarkHookToQueue(b *testing.B) {
 	b.ReportMetric(percentileMS(socket, 50)/percentileMS(tcp, 50), "socket-over-tcp")
 }
 
-// BenchmarkStatusProcess times `trailboss-hot status` as a status line runs it: the whole
-// process, start to exit, with ten items queued, reaching the daemon through its socket.
-// Each iteration also starts a bare Go binary: the floor (floor-p50-ms, …).
+// BenchmarkStatusProcess times the status line as a program draws it: `trailboss-status`,
+// the whole process, start to exit, with ten items queued, reaching the daemon through its
+// socket; and, in turn with it, `trailboss-hot status` (hot-p50-ms, …), the same verb in
+// the hooks' binary. Each iteration also starts a bare Go binary: the floor (floor-p50-ms,
+// …).
 func BenchmarkStatusProcess(b *testing.B) {
 	bare := bareGoBin(b)
 	env := isolatedEnv(b)
@@ -143,21 +145,27 @@ func BenchmarkStatusProcess(b *testing.B) {
 		d.hook(b, hookPayload("Stop", fmt.Sprintf("s%02d", i), "/src", "", nil), "", "")
 	}
 	env = d.clientEnv(env)
-	var samples, floor []time.Duration
-	for b.Loop() {
-		floor = append(floor, floorSample(b, bare, env))
-		cmd := exec.Command(benchHotBin(), "status")
+	status := func(bin string, args ...string) time.Duration {
+		cmd := exec.Command(bin, args...)
 		cmd.Env = env
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
 		t0 := time.Now()
 		err := cmd.Run()
-		samples = append(samples, time.Since(t0))
+		took := time.Since(t0)
 		if err != nil || out.String() != "⚠ 10 stuck\n" {
-			b.Fatalf("trailboss-hot status: %v, printed %q", err, out.String())
+			b.Fatalf("%s %s: %v, printed %q", bin, strings.Join(args, " "), err, out.String())
 		}
+		return took
+	}
+	var samples, hot, floor []time.Duration
+	for b.Loop() {
+		floor = append(floor, floorSample(b, bare, env))
+		samples = append(samples, status(benchStatusBin()))
+		hot = append(hot, status(benchHotBin(), "status"))
 	}
 	reportLatency(b, "", samples)
+	reportLatency(b, "hot-", hot)
 	reportLatency(b, "floor-", floor)
 }
 

@@ -146,9 +146,12 @@ func figures(runs benchRuns) ([]row, error) {
 			return "the process exits at p50 " + ms(get("BenchmarkJumpNext", "exit-p50-ms")) + "; " +
 				aboveFloor("BenchmarkJumpNext", "p50-ms")
 		})
-	latency("`trailboss-hot status`, whole process", "BenchmarkStatusProcess",
+	latency("`trailboss-status`, whole process", "BenchmarkStatusProcess",
 		"p50 ≤ 2.5 ms", func(p50, _, _ float64) bool { return p50 <= 2.5 },
-		func() string { return aboveFloor("BenchmarkStatusProcess", "p50-ms") })
+		func() string {
+			return aboveFloor("BenchmarkStatusProcess", "p50-ms") + "; `trailboss-hot status` in turn with it: p50 " +
+				ms(get("BenchmarkStatusProcess", "hot-p50-ms"))
+		})
 	bare50, bare99 := get("BenchmarkBareGoStart", "p50-ms"), get("BenchmarkBareGoStart", "p99-ms")
 	rows = append(rows, row{figure: "a bare Go binary (`func main() {}`), exec → exit: the floor", p50: ms(bare50), p99: ms(bare99),
 		target: "—", info: true, notes: "built with the same toolchain in a temp folder; not a target, the floor under the three above"})
@@ -415,7 +418,7 @@ BenchmarkRecoverTail-2        	     200	    100 ns/op	     65536 1MB-bytes	  0.0
 BenchmarkLongLine-2           	     100	    100 ns/op	  9.1 max-ms	  5.2 p50-ms	  8.8 p99-ms	  1.02 read/written
 BenchmarkHookToQueue-2        	     150	    100 ns/op	  1.9 floor-max-ms	  1.5 floor-p50-ms	  1.8 floor-p99-ms	  5.0 emit-exit-max-ms	  4.0 emit-exit-p50-ms	  5.0 emit-exit-p99-ms	  5.8 max-ms	  2.5 p50-ms	  5.0 p99-ms	  0.96 socket-over-tcp	  5.2 tcp-emit-exit-max-ms	  4.1 tcp-emit-exit-p50-ms	  5.1 tcp-emit-exit-p99-ms	  6.0 tcp-max-ms	  2.6 tcp-p50-ms	  5.1 tcp-p99-ms
 BenchmarkJumpNext-2           	     100	    100 ns/op	  2 floor-max-ms	  1.6 floor-p50-ms	  1.9 floor-p99-ms	  9 exit-max-ms	  6 exit-p50-ms	  9 exit-p99-ms	  8.5 max-ms	  5 p50-ms	  8 p99-ms
-BenchmarkStatusProcess-2      	     200	    100 ns/op	  1.9 floor-max-ms	  1.5 floor-p50-ms	  1.8 floor-p99-ms	  4.1 max-ms	  3.5 p50-ms	  4.0 p99-ms
+BenchmarkStatusProcess-2      	     200	    100 ns/op	  1.9 floor-max-ms	  1.5 floor-p50-ms	  1.8 floor-p99-ms	  4.5 hot-max-ms	  3.9 hot-p50-ms	  4.4 hot-p99-ms	  4.1 max-ms	  3.5 p50-ms	  4.0 p99-ms
 BenchmarkBareGoStart-2        	     200	    100 ns/op	  2.2 max-ms	  1.55 p50-ms	  2.0 p99-ms
 BenchmarkEmitDaemonDown-2     	      50	    100 ns/op	  4.0 max-ms	  3.5 p50-ms	  4.0 p99-ms	 100 spooled-%
 BenchmarkEmitDaemonHung-2     	      20	    100 ns/op	  290 max-ms	  285 p50-ms	  290 p99-ms	 100 spooled-%
@@ -453,7 +456,7 @@ func TestBenchReportTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"| `trailboss-hot status`, whole process | 3.5 ms | 4 ms | p50 ≤ 2.5 ms | FAIL | floor (a bare Go binary's start, same iterations) p50 1.5 ms: 2 ms above it |",
+		"| `trailboss-status`, whole process | 3.5 ms | 4 ms | p50 ≤ 2.5 ms | FAIL | floor (a bare Go binary's start, same iterations) p50 1.5 ms: 2 ms above it; `trailboss-hot status` in turn with it: p50 3.9 ms |",
 		"| hook fired → item in GET /v1/queue (real `trailboss-hot emit`) | 2.5 ms | 5 ms | p50 ≤ 4 ms, p99 ≤ 15 ms | PASS | the emit process exits at p50 4 ms; floor (a bare Go binary's start, same iterations) p50 1.5 ms: 1 ms above it |",
 		"| `trailboss-hot jump-next` start → client shows the head pane | 5 ms | 8 ms | p50 ≤ 8 ms | PASS | the process exits at p50 6 ms; floor (a bare Go binary's start, same iterations) p50 1.6 ms: 3.4 ms above it |",
 		"| a bare Go binary (`func main() {}`), exec → exit: the floor | 1.55 ms | 2 ms | — | — |",

@@ -39,7 +39,9 @@ var helps = map[string]Help{
 			"and jumps to the next one.",
 		"trailboss skip"},
 	"status": {"",
-		"Prints \"⚠ N stuck\" for a status line, and nothing when no item is ready.",
+		"Prints \"⚠ N stuck\" for a status line, and nothing when no item is ready. In tmux,\n" +
+			"#{@trailboss_status} shows the same and runs nothing; for a shell prompt or a bar,\n" +
+			"trailboss-status prints it in a program that starts in a few milliseconds.",
 		"trailboss status"},
 }
 

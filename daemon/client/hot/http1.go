@@ -25,8 +25,9 @@ const userAgent = "Go-http-client/1.1"
 // maxHeaderBytes bounds the status line and headers of an answer.
 const maxHeaderBytes = 64 << 10
 
-// errCutShort: the connection ended inside an answer.
-var errCutShort = errors.New("the daemon's answer was cut short")
+// ErrCutShort means the connection ended inside an answer: the daemon began to answer and
+// did not finish.
+var ErrCutShort = errors.New("the daemon's answer was cut short")
 
 // response is one answer: its status, the headers this client reads, and its body up to
 // the limit the caller gave. bodyErr says why the body is short, when it is.
@@ -221,14 +222,14 @@ func readHead(br *bufio.Reader) (resp *response, chunked bool, length int64, err
 }
 
 // readLine reads one line ending in CRLF (or LF) and returns it without its end, taking its
-// length from budget. A connection that ends first is errCutShort.
+// length from budget. A connection that ends first is ErrCutShort.
 func readLine(br *bufio.Reader, budget *int) (string, error) {
 	var line []byte
 	for {
 		part, more, err := br.ReadLine()
 		if err != nil {
 			if err == io.EOF {
-				return "", errCutShort
+				return "", ErrCutShort
 			}
 			return "", err
 		}
@@ -255,7 +256,7 @@ func readBody(br *bufio.Reader, chunked bool, length, limit int64) ([]byte, erro
 	return io.ReadAll(io.LimitReader(r, limit))
 }
 
-// exactReader reads a body of a known length: ending before it is errCutShort.
+// exactReader reads a body of a known length: ending before it is ErrCutShort.
 type exactReader struct {
 	r    io.Reader
 	left int64
@@ -271,7 +272,7 @@ func (e *exactReader) Read(p []byte) (int, error) {
 	n, err := e.r.Read(p)
 	e.left -= int64(n)
 	if err == io.EOF && e.left > 0 {
-		err = errCutShort
+		err = ErrCutShort
 	}
 	return n, err
 }
@@ -307,7 +308,7 @@ func (c *chunkedReader) Read(p []byte) (int, error) {
 	n, err := c.br.Read(p)
 	c.left -= int64(n)
 	if err == io.EOF {
-		err = errCutShort
+		err = ErrCutShort
 	}
 	if err == nil && c.left == 0 {
 		err = c.crlf()
