@@ -63,6 +63,21 @@ func lookGroup(pgrp int, tty uint64) (g groupLook, ok bool) {
 	return g, true
 }
 
+// childEcho returns the echo mode of the terminal whose master is f: the child's settings,
+// which a PTY's master reports as its own. cooked when they cannot be read.
+func childEcho(f *os.File) echoMode {
+	var t *unix.Termios
+	if err := control(f, func(fd int) error {
+		var err error
+		t, err = unix.IoctlGetTermios(fd, unix.TCGETS)
+		return err
+	}); err != nil {
+		return cooked
+	}
+	return echoMode{echo: t.Lflag&unix.ECHO != 0, icrnl: t.Iflag&unix.ICRNL != 0, echoctl: t.Lflag&unix.ECHOCTL != 0,
+		onlcr: t.Oflag&unix.OPOST != 0 && t.Oflag&unix.ONLCR != 0}
+}
+
 // exited reports whether process pid has ended: a zombie not yet waited for, or gone. A
 // loaded machine can take a while to run the goroutine that waits for the child; /proc
 // says at once.

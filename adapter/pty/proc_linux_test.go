@@ -174,3 +174,33 @@ func TestExitedBeforeItIsWaitedFor(t *testing.T) {
 		t.Fatal("a child waited for is not said to have exited")
 	}
 }
+
+// TestChildEchoIsTheChildsTerminalsMode: the master of a PTY reports the settings its
+// child's end has, as the child set them: cooked as opened, then keys one by one with CR
+// kept (the mode the Prompt Lab's children and many key readers use).
+func TestChildEchoIsTheChildsTerminalsMode(t *testing.T) {
+	master, tty, err := cpty.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer master.Close()
+	defer tty.Close()
+	if got := childEcho(master); got != cooked {
+		t.Fatalf("a new terminal: %+v, want cooked %+v", got, cooked)
+	}
+	tio, err := unix.IoctlGetTermios(int(tty.Fd()), unix.TCGETS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tio.Lflag &^= unix.ICANON
+	tio.Iflag &^= unix.ICRNL
+	if err := unix.IoctlSetTermios(int(tty.Fd()), unix.TCSETS, tio); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := childEcho(master), (echoMode{echo: true, echoctl: true, onlcr: true}); got != want {
+		t.Fatalf("keys one by one, CR kept: %+v, want %+v", got, want)
+	}
+	if e := echoOf("y\r", childEcho(master)); string(e) != "y^M" {
+		t.Fatalf("its echo of y and Enter: %q, want \"y^M\"", e)
+	}
+}

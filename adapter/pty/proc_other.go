@@ -17,6 +17,9 @@ type groupLook struct {
 // lookGroup cannot tell without /proc: a quiet child is taken to be waiting.
 func lookGroup(pgrp int, tty uint64) (groupLook, bool) { return groupLook{}, false }
 
+// childEcho takes the child's terminal to be in its usual mode.
+func childEcho(f *os.File) echoMode { return cooked }
+
 // exited cannot tell without /proc: the wait for the child says.
 func exited(pid int) bool { return false }
 

@@ -581,7 +581,7 @@ func (s *Supervisor) answer(ctx context.Context, a Answer) {
 	var gen uint64
 	if ok {
 		gen = s.w.wrote(now)
-		s.echo, s.echoUntil = newEchoFilter(a.Data), now.Add(EchoSuppress)
+		s.echo, s.echoUntil = newEchoFilter(a.Data, childEcho(s.master)), now.Add(EchoSuppress)
 	}
 	s.mu.Unlock()
 	w := Written{SessionID: s.cfg.SessionID, AnswerID: a.AnswerID, OK: ok}

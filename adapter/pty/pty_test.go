@@ -253,6 +253,23 @@ func TestEchoIsNotAPrompt(t *testing.T) {
 	r.wait(t, 5*time.Second)
 }
 
+// QA-019 for a child that reads keys one by one with echo on and CR kept (stty -icanon
+// -icrnl: the Prompt Lab's children, many key readers): its terminal shows the answer's
+// Enter as ^M. That is the echo too, not a question "Proceed? (y/n) ^M" to report again
+// while the child works on.
+func TestKeyByKeyEchoIsNotAPrompt(t *testing.T) {
+	link := newFakeLink()
+	r := startRun(t, Config{Args: sh(`stty -icanon -icrnl min 1; printf 'Proceed? (y/n) '; a=$(dd bs=1 count=2 2>/dev/null); sleep 1.5; printf '\ngot:%s\n' "$a" | tr '\r' R`),
+		Settle: settle, Stall: stall, Link: link})
+	rep := link.reportOf(t, StatePrompt, 5*time.Second)
+	checkPrompt(t, rep.Prompt, yesNo("Proceed? (y/n)", "y", "n"))
+	link.answer(t, Answer{AnswerID: "a1", PromptID: "p1", Data: "y\r"})
+	link.writtenOne(t)
+	link.noReport(t, time.Second) // the child works: no second prompt
+	r.out.waitFor(t, "got:yR", 5*time.Second)
+	r.wait(t, 5*time.Second)
+}
+
 // An answer for the prompt reported last, when output has changed what the screen asks
 // since, is refused and not written.
 func TestAnswerToAChangedScreenIsRefused(t *testing.T) {

@@ -51,23 +51,49 @@ type echoFilter struct {
 	newline bool   // the echo holds a line end: the buffer keeps one "\n" in its place
 }
 
-// echoOf returns what a terminal in its usual cooked mode (ECHO, ICRNL, ONLCR) echoes for
-// data: printable bytes as they are, CR or LF as CR LF.
-func echoOf(data string) []byte {
+// echoMode is what a terminal's settings make of the bytes typed into it, on its screen:
+// the child's terminal's, read when an answer is typed (childEcho).
+type echoMode struct {
+	echo    bool // ECHO: what is typed is shown
+	icrnl   bool // ICRNL: a CR typed is read, and shown, as a line end
+	echoctl bool // ECHOCTL: another control byte is shown as ^X (a CR without ICRNL as ^M)
+	onlcr   bool // OPOST and ONLCR: a line end shown goes out as CR LF
+}
+
+// cooked is a terminal's usual mode (a shell's read, Python's input()), taken when the
+// child's cannot be read.
+var cooked = echoMode{echo: true, icrnl: true, echoctl: true, onlcr: true}
+
+// echoOf returns what a terminal in mode m shows for data typed into it: printable bytes
+// as they are; a line end as CR LF (or LF); a CR as a line end under ICRNL, else, like any
+// other control byte, as ^M under ECHOCTL (a program that reads keys one by one and leaves
+// echo on) or as itself.
+func echoOf(data string, m echoMode) []byte {
+	if !m.echo {
+		return nil
+	}
 	var out []byte
 	for i := 0; i < len(data); i++ {
-		switch b := data[i]; {
-		case b == '\r' || b == '\n':
+		b := data[i]
+		if b == '\r' && m.icrnl {
+			b = '\n'
+		}
+		switch {
+		case b == '\n' && m.onlcr:
 			out = append(out, '\r', '\n')
-		case b >= 0x20 && b != 0x7f:
+		case b == '\n', b == '\t', b >= 0x20 && b != 0x7f:
+			out = append(out, b)
+		case m.echoctl:
+			out = append(out, '^', b^0x40)
+		default:
 			out = append(out, b)
 		}
 	}
 	return out
 }
 
-func newEchoFilter(data string) *echoFilter {
-	w := echoOf(data)
+func newEchoFilter(data string, m echoMode) *echoFilter {
+	w := echoOf(data, m)
 	return &echoFilter{want: w, newline: len(w) > 0 && w[len(w)-1] == '\n'}
 }
 

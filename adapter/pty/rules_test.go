@@ -41,6 +41,9 @@ func TestRingKeepsTheLastBytes(t *testing.T) {
 	}
 }
 
+// keysEcho is a terminal read key by key (ICANON and ICRNL off) with echo left on.
+var keysEcho = echoMode{echo: true, echoctl: true, onlcr: true}
+
 func TestEchoFilter(t *testing.T) {
 	for _, tt := range []struct {
 		name   string
@@ -48,17 +51,23 @@ func TestEchoFilter(t *testing.T) {
 		chunks []string
 		want   string // what the buffer gets
 		done   bool
+		mode   echoMode
 	}{
-		{"echo then output", "y\r", []string{"y\r\nEnter new filename: "}, "\nEnter new filename: ", true},
-		{"echo in pieces", "y\r", []string{"y", "\r", "\nDone"}, "\nDone", true},
-		{"echo alone", "yes\r", []string{"yes\r\n"}, "\n", true},
-		{"no echo (raw mode)", "y\r", []string{"Deleted.\r\n"}, "Deleted.\r\n", true},
-		{"echo cut short", "yes\r", []string{"ye", "p!"}, "p!", true},
-		{"echo still awaited", "hello\r", []string{"hel"}, "", false},
-		{"press enter", "\r", []string{"\r\nok"}, "\nok", true},
+		{"echo then output", "y\r", []string{"y\r\nEnter new filename: "}, "\nEnter new filename: ", true, cooked},
+		{"echo in pieces", "y\r", []string{"y", "\r", "\nDone"}, "\nDone", true, cooked},
+		{"echo alone", "yes\r", []string{"yes\r\n"}, "\n", true, cooked},
+		{"no echo (raw mode)", "y\r", []string{"Deleted.\r\n"}, "Deleted.\r\n", true, cooked},
+		{"echo cut short", "yes\r", []string{"ye", "p!"}, "p!", true, cooked},
+		{"echo still awaited", "hello\r", []string{"hel"}, "", false, cooked},
+		{"press enter", "\r", []string{"\r\nok"}, "\nok", true, cooked},
+		// Keys read one by one with echo left on and CR kept (QA-002's child): a CR shows
+		// as ^M, and nothing of the answer is left to read as a question.
+		{"keys, CR shown as ^M", "y\r", []string{"y^M", "\n"}, "\n", true, keysEcho},
+		{"keys, echo then output", "y\r", []string{"y^MDeleted.\r\n"}, "Deleted.\r\n", true, keysEcho},
+		{"echo off", "secret\r", []string{"\r\nok"}, "\r\nok", true, echoMode{}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newEchoFilter(tt.answer)
+			f := newEchoFilter(tt.answer, tt.mode)
 			var got bytes.Buffer
 			done := false
 			for _, c := range tt.chunks {
