@@ -27,8 +27,10 @@
 //     before it was erased, low confidence, with that text in the excerpt.
 //   - A spinner ending the screen (prompt.Busy) is work, not a prompt, whatever is above.
 //   - After an answer is written, nothing is read for EchoSuppress, the terminal's echo of
-//     the answer is dropped from the buffer (its line end kept), and a child that then says
-//     nothing is not reported again until it writes (QA-019).
+//     the answer (as the child's terminal settings show it: an Enter read key by key is
+//     ^M) is dropped from the buffer (its line end kept), and a child that then says
+//     nothing is not reported again until it writes (QA-019). A child that has ended is
+//     not read for prompts at all: no one is left to answer.
 //
 // This package imports nothing of ours but adapter (its words) and adapter/prompt; the
 // daemon is behind Link.
