@@ -134,6 +134,24 @@ func TestNoDaemon(t *testing.T) {
 	}
 }
 
+// TestATokenThatWouldBreakTheRequestIsNotSent: a token file with a line break in it (a hand
+// that edited it) would add a header of its own to the request: nothing is sent.
+func TestATokenThatWouldBreakTheRequestIsNotSent(t *testing.T) {
+	dir, got := fakeDaemon(t, answer("200 OK", "application/json", `{"stuck":1,"cooling":0}`))
+	if err := os.WriteFile(filepath.Join(dir, statedir.TokenFile), []byte("abc\r\nX-Evil: 1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := run(t, "--state-dir", dir)
+	if code != 1 || out != "" || !strings.Contains(errOut, "holds a control character") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	select {
+	case req := <-got:
+		t.Fatalf("the daemon got a request: %q", req)
+	case <-time.After(100 * time.Millisecond):
+	}
+}
+
 func TestCommandLine(t *testing.T) {
 	if code, out, _ := run(t, "-h"); code != 0 || !strings.HasPrefix(out, "Usage: trailboss-status [--state-dir DIR]\n") ||
 		!strings.Contains(out, "#{@trailboss_status}") {
