@@ -127,12 +127,3 @@ func ClosePrompt(p Prompt, status, why string, now time.Time) Prompt {
 	p.Status, p.Why, p.ClosedAt = status, why, now
 	return p
 }
-
-// Unchanged reports whether b is session a as it was: in the same wait with the same
-// words, in the same pane, with no event since. What a watcher decided from a still holds
-// for b (Engine.TakeIf).
-func Unchanged(a, b Session) bool {
-	return a.Stuck == b.Stuck && a.Ended == b.Ended && a.Dismissed == b.Dismissed &&
-		a.LastEventAt.Equal(b.LastEventAt) && a.Since.Equal(b.Since) && a.Reason == b.Reason &&
-		a.Detail == b.Detail && a.Summary == b.Summary && a.Pane == b.Pane && a.TmuxSocket == b.TmuxSocket
-}

@@ -168,6 +168,15 @@ func late(s Session, ev adapter.Event) (Session, bool) {
 	return s, false
 }
 
+// Unchanged reports whether b is session a as it was: in the same wait with the same
+// words, in the same pane, with no event since. What a watcher decided from a still holds
+// for b (Engine.TakeIf).
+func Unchanged(a, b Session) bool {
+	return a.Stuck == b.Stuck && a.Ended == b.Ended && a.Dismissed == b.Dismissed &&
+		a.LastEventAt.Equal(b.LastEventAt) && a.Since.Equal(b.Since) && a.Reason == b.Reason &&
+		a.Detail == b.Detail && a.Summary == b.Summary && a.Pane == b.Pane && a.TmuxSocket == b.TmuxSocket
+}
+
 func (s *Session) unstick() {
 	s.Stuck, s.Reason, s.Detail, s.Summary = false, "", "", ""
 	s.Since, s.Rank, s.CooldownUntil, s.Dismissed = time.Time{}, 0, time.Time{}, false

@@ -84,8 +84,7 @@ func status(dir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if strings.ContainsFunc(t.Token, func(r rune) bool { return r < ' ' || r == 0x7f }) {
-		// It would break the request open, as hot's header check refuses too.
+	if !hot.ValidHeaderValue(t.Token) {
 		return "", fmt.Errorf("the token file in %s holds a control character: run trailboss stop, remove it, then trailboss start", dir)
 	}
 	conn, err := dial(t.Socket)

@@ -115,7 +115,7 @@ func writeHead(host string, req request) ([]byte, error) {
 		if !validHeaderName(k) {
 			return nil, fmt.Errorf("invalid header field name %q", k)
 		}
-		if !validHeaderValue(v) {
+		if !ValidHeaderValue(v) {
 			return nil, fmt.Errorf("invalid header field value for %q", k)
 		}
 		b.WriteString(k + ": " + v + "\r\n")
@@ -137,7 +137,9 @@ func validHeaderName(k string) bool {
 	return true
 }
 
-func validHeaderValue(v string) bool {
+// ValidHeaderValue reports whether v can be sent as a header's value: no control
+// character but a tab, which would break the request open (a token file a hand edited).
+func ValidHeaderValue(v string) bool {
 	for i := 0; i < len(v); i++ {
 		if c := v[i]; c < ' ' && c != '\t' || c == 0x7f {
 			return false
