@@ -59,8 +59,16 @@ type Event struct {
 	// tool, a question's options, the menu on a screen); nil lets the daemon derive it from
 	// the reason: a finished turn waits for free text.
 	Ask *Ask
-	// Program is what sent it, when the daemon could tell (a hook over its unix socket).
+	// Program is what sent it, when the daemon could tell: a hook, however it came (its
+	// socket peer, or its own word checked against /proc), a verified live state file, the
+	// screen of a pane the daemon read itself.
 	Program Program
+	// AskerUnknown: the event's source says who sent it (a hook, a generic envelope) and
+	// this time that could not be verified. The session then keeps no identity from its
+	// earlier events, which proves nothing about this one. A source that never says who
+	// sent it (a transcript, the screen of a pane a hook bound) leaves it false, and its
+	// zero Program keeps what the session knew.
+	AskerUnknown bool
 	// Call is the tool call the event announces (a PreToolUse: about to run) or ends (a
 	// PostToolUse: Done), when its source says. A permission dialog that another source
 	// sees open without saying for what (Claude Code's live state) is the session's call
@@ -128,14 +136,18 @@ const (
 
 // Program is the identity of what sent an event, so that an answer is typed only into that
 // very program: the tmux server (its pid), the pane's first process, and the agent's own
-// process with its start time (a pid alone may be reused). A zero field was not known and
-// is not checked.
+// process with its start time (a pid alone may be reused). A zero field was not known; an
+// answer is typed only into a program all of whose fields are known (Known).
 type Program struct {
 	TmuxPID    int
 	PanePID    int
 	AgentPID   int
 	AgentStart uint64 // clock ticks after boot, /proc/PID/stat field 22
 }
+
+// Known reports whether p names the tmux server, the pane's first process and the agent:
+// the least an answer needs before it is typed into a pane.
+func (p Program) Known() bool { return p.TmuxPID > 0 && p.PanePID > 0 && p.AgentPID > 0 }
 
 // Ask is a question put to the operator and the answers it takes.
 type Ask struct {

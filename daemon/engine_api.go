@@ -55,7 +55,11 @@ func (c *Core) Harnesses() []string {
 // Hook applies one hook's payload, and tells a hook that can hold which prompt to hold
 // for (holdFor).
 func (c *Core) Hook(ctx context.Context, h httpapi.HookPost) (wire.HookAck, error) {
-	res, err := c.Ingest.Hook(ctx, h.Harness, h.Payload, h.Pane, h.Tmux, h.EmittedAt, originOf(h.PID, h.Tmux))
+	origin := originOf(h.PID, h.Tmux)
+	if h.PID <= 0 && h.Claim != nil {
+		origin = claimedOrigin(*h.Claim, h.Tmux, true)
+	}
+	res, err := c.Ingest.Hook(ctx, h.Harness, h.Payload, h.Pane, h.Tmux, h.EmittedAt, origin)
 	if err != nil {
 		return wire.HookAck{}, err
 	}
@@ -75,6 +79,18 @@ func originOf(pid int, tmux string) Origin {
 	}
 	spawn, _ := lineage.Spawned(pid)
 	return Origin{Program: lineage.Of(pid, lineage.TmuxPID(tmux)), Spawn: spawn}
+}
+
+// claimedOrigin returns what the daemon believes of claim, the emitter's word on the
+// program that ran a hook of tmux (its TMUX value): the program when /proc agrees
+// (lineage.Vouch), and the spawn only when live, from a hook still waiting for its answer
+// (a spooled hook has ended, and its spawn cannot be checked).
+func claimedOrigin(claim lineage.Claim, tmux string, live bool) Origin {
+	o := Origin{Program: lineage.Vouch(claim, lineage.TmuxPID(tmux))}
+	if live {
+		o.Spawn = lineage.VouchSpawn(claim)
+	}
+	return o
 }
 
 // holdable reports whether a hook payload of harness may hold (holdables).

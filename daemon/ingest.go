@@ -64,8 +64,9 @@ type Ingestor struct {
 	ended endedTurns // the turns their agents said were complete
 }
 
-// Origin is what the daemon could tell of the process that sent a hook; zero when it
-// could not (a spooled event, a TCP caller).
+// Origin is what the daemon could tell of the process that sent a hook: read from its
+// socket peer, or its emitter's own word checked against /proc (over TCP, from the spool);
+// zero when it could not.
 type Origin struct {
 	Program adapter.Program // the program that ran the hook
 	Spawn   lineage.Spawn   // when that program started the hook
@@ -89,7 +90,7 @@ func (in *Ingestor) Events() int64 { return in.events.Load() }
 // future is not believed, because it would make every later real event look old. It
 // returns a *fault.RefusedError for a payload the daemon will never take and fault.ErrNotStored when
 // the store failed. origin is the program that ran the hook, as far as the daemon could
-// tell (zero when it could not: a spooled event, a TCP caller).
+// tell (zero when it could not: an answer to what it asks is then never typed).
 func (in *Ingestor) Hook(ctx context.Context, harness string, body []byte, pane, tmux string, at time.Time, origin Origin) (Ingested, error) {
 	parse := hookParsers[harness]
 	if parse == nil {
@@ -139,7 +140,7 @@ func (in *Ingestor) apply(ctx context.Context, harness string, parse hookParser,
 			continue
 		}
 		if ev.Pane != "" {
-			ev.Program = origin.Program
+			ev.Program, ev.AskerUnknown = origin.Program, !origin.Program.Known()
 		}
 		out, err := in.Engine.ingest(ctx, ev, true)
 		if err != nil {
@@ -239,6 +240,9 @@ func (in *Ingestor) Generic(ctx context.Context, body []byte) (Ingested, error) 
 	if seen {
 		return Ingested{Duplicate: true}, nil
 	}
+	// An envelope says nothing the daemon can check of who sent it: an answer to what it
+	// asks is never typed (DELIVERY.md), and it takes no identity from the session's past.
+	p.Event.AskerUnknown = p.Event.Pane != ""
 	out, err := in.Engine.Ingest(ctx, p.Event)
 	if err == nil {
 		err = in.Engine.RecordEvent(ctx, p.ID, in.Now())

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/trailboss/trailboss/adapter"
+	"github.com/trailboss/trailboss/daemon/lineage"
 	"github.com/trailboss/trailboss/daemon/spool"
 	"github.com/trailboss/trailboss/daemon/statedir"
 )
@@ -63,7 +64,7 @@ func (d *SpoolDrainer) Drain(ctx context.Context) {
 		default:
 			var err error
 			if bug := guard(d.Log, "applying a spooled event", []any{"file", path}, func() {
-				err = d.apply(ctx, ev)
+				err = d.apply(ctx, path, ev)
 			}); bug != nil {
 				err = bug
 			}
@@ -91,11 +92,29 @@ func (d *SpoolDrainer) Drain(ctx context.Context) {
 }
 
 // apply hands one spooled event to the ingestor as its emitter would have.
-func (d *SpoolDrainer) apply(ctx context.Context, ev spool.Event) error {
+func (d *SpoolDrainer) apply(ctx context.Context, path string, ev spool.Event) error {
 	if ev.Harness == spool.Generic {
 		_, err := d.Ingest.Generic(ctx, ev.Body)
 		return err
 	}
-	_, err := d.Ingest.Hook(ctx, ev.Harness, ev.Body, ev.Pane, ev.Tmux, ev.EmittedAt, Origin{})
+	_, err := d.Ingest.Hook(ctx, ev.Harness, ev.Body, ev.Pane, ev.Tmux, ev.EmittedAt, spooledOrigin(path, ev))
 	return err
+}
+
+// spooledOrigin returns what the daemon believes of the program that ran the hook spooled
+// in path: its emitter's word, checked against /proc, when the file is this user's own in
+// the private state directory (where only this user writes); else nothing (who asked is not
+// known, and an answer to it is never typed).
+func spooledOrigin(path string, ev spool.Event) Origin {
+	if ev.Program == "" {
+		return Origin{}
+	}
+	if fi, err := os.Lstat(path); err != nil || !fi.Mode().IsRegular() || !lineage.OwnedByUs(fi) {
+		return Origin{}
+	}
+	claim, err := lineage.ParseClaim(ev.Program)
+	if err != nil {
+		return Origin{}
+	}
+	return claimedOrigin(claim, ev.Tmux, false)
 }

@@ -341,6 +341,8 @@ var refusedWords = map[string][2]string{
 	wire.RefusedExpired:   {"expired — answer in the pane", "its prompt expired — answer it in the pane (enter jumps there)"},
 	wire.RefusedChanged:   {"the session moved on", "the session moved on or now asks something else — look at it again"},
 	wire.RefusedPaneMoved: {"pane taken by another session", "its pane is gone or belongs to another session now"},
+	wire.RefusedUnknownAsker: {"asker unknown — answer in the pane",
+		"Trail Boss cannot tell which program asked it, so it types nothing there — answer it in its pane (enter jumps there)"},
 }
 
 // outcome is what the popup says of an answer's fate: the row's note and the status line.

@@ -23,30 +23,39 @@ import (
 // 0.1 s of the stop.
 const maxAwaitPrompt = 1500 * time.Millisecond
 
-// agentHarnesses are the agents that never are a shell: a pane of theirs whose foreground
-// program is a shell has lost them (killed, crashed, exited without SessionEnd).
-var agentHarnesses = map[string]bool{"claude": true, "codex": true, "opencode": true}
+// UnknownAskerRefusal is what an answer to a prompt whose asker is not known is refused
+// with: nothing tells which program would read the keys.
+const UnknownAskerRefusal = "Trail Boss cannot tell which program asked this (it came from a generic event, " +
+	"or from a hook whose program could not be checked), so it types nothing for it: answer it in its pane"
 
-// sameProgram checks that pane rec.Pane, as now is, still runs the program that asked rec.
+// sameProgram checks that pane rec.Pane, as now is, still runs the program that asked rec:
+// the same tmux server and pane process, and the agent that asked alive, inside the pane
+// and in its foreground process group. Under a wrapper shell (sh -c 'claude; sleep 30')
+// the pane's command is the shell, and the agent is still the one keys reach; a shell left
+// where the agent was fails these checks. A prompt whose asker is not known is never typed
+// into: a pane's command name alone proves nothing.
 func sameProgram(rec queue.Prompt, now tmuxctl.PaneIdentity) error {
 	p := rec.Program
+	if !p.Known() {
+		return refuse(wire.RefusedUnknownAsker, UnknownAskerRefusal+"; nothing was typed")
+	}
 	moved := func(format string, args ...any) error {
 		return refuse(wire.RefusedPaneMoved, fmt.Sprintf(format, args...)+"; nothing was typed")
 	}
 	switch {
-	case p.TmuxPID != 0 && now.ServerPID != p.TmuxPID:
+	case now.ServerPID != p.TmuxPID:
 		return moved("the tmux server of pane %s was restarted since the prompt was asked: %s is another program now", rec.Pane, rec.Pane)
-	case p.PanePID != 0 && now.PanePID != p.PanePID:
+	case now.PanePID != p.PanePID:
 		return moved("pane %s now runs another program than the one that asked", rec.Pane)
 	}
 	if why := lineage.AgentGone(p); why != "" {
 		return moved("the agent that asked in %s is gone (%s)", rec.Pane, why)
 	}
-	if p.AgentPID != 0 && !lineage.Within(p.AgentPID, now.PanePID) {
+	if !lineage.Within(p.AgentPID, now.PanePID) {
 		return moved("the program in %s is no longer the agent that asked", rec.Pane)
 	}
-	if agentHarnesses[rec.Harness] && lineage.IsShell(now.Command) {
-		return moved("pane %s shows a shell (%s), not the agent that asked", rec.Pane, now.Command)
+	if agent, err := lineage.Read(p.AgentPID); err != nil || !agent.Foreground() {
+		return moved("the agent that asked in %s is not what the pane's keys reach now (%s is)", rec.Pane, now.Command)
 	}
 	return nil
 }

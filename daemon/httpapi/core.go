@@ -9,6 +9,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/trailboss/trailboss/daemon/lineage"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/wire"
 )
@@ -24,6 +25,10 @@ type HookPost struct {
 	// PID is the process that sent it, read from the unix socket's peer; 0 when it is not
 	// known (over TCP).
 	PID int
+	// Claim is what the emitter says of the program that ran it (wire.HeaderProgram): only
+	// over TCP from a process of the daemon's own user, nil otherwise. The core checks it
+	// against /proc before it believes it.
+	Claim *lineage.Claim
 }
 
 // Core is what the handlers ask of the daemon's core (the daemon package implements it).

@@ -90,16 +90,34 @@ func actorOf(r *http.Request) string {
 	case p.unix:
 		return fmt.Sprintf("uid %d pid %d %s", p.cred.Uid, p.cred.Pid, command(int(p.cred.Pid)))
 	}
-	from, ok1 := p.conn.(*net.TCPAddr)
-	to, ok2 := p.local.(*net.TCPAddr)
-	if !ok1 || !ok2 {
+	from, ok := p.conn.(*net.TCPAddr)
+	if !ok {
 		return "over " + p.conn.Network() + " from " + p.conn.String()
 	}
-	uid, err := procnet.Owner(from.AddrPort(), to.AddrPort())
-	if err != nil {
+	uid, ok := tcpPeerUID(r)
+	if !ok {
 		return "uid unknown over TCP from " + from.String()
 	}
 	return fmt.Sprintf("uid %d over TCP from %s", uid, from)
+}
+
+// tcpPeerUID returns the user of the process at the other end of r's TCP connection, from
+// /proc/net; ok is false on the unix socket or when it cannot be told.
+func tcpPeerUID(r *http.Request) (uid int, ok bool) {
+	p, _ := r.Context().Value(peerKey{}).(*peer)
+	if p == nil || p.unix {
+		return 0, false
+	}
+	from, ok1 := p.conn.(*net.TCPAddr)
+	to, ok2 := p.local.(*net.TCPAddr)
+	if !ok1 || !ok2 {
+		return 0, false
+	}
+	owner, err := procnet.Owner(from.AddrPort(), to.AddrPort())
+	if err != nil {
+		return 0, false
+	}
+	return int(owner), true
 }
 
 // inTmux says, after actorOf, where a caller over the socket that names its tmux client

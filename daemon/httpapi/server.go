@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"runtime/debug"
 	"sort"
 	"strings"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/daemon/fault"
+	"github.com/trailboss/trailboss/daemon/lineage"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/wire"
 )
@@ -174,13 +176,33 @@ func (a *Server) hookRoute(harness string) http.HandlerFunc {
 		// hook may have spooled it too, and applying an event twice changes nothing.
 		ack, err := a.Core.Hook(context.WithoutCancel(r.Context()), HookPost{Harness: harness, Payload: body,
 			Pane: r.Header.Get(wire.HeaderPane), Tmux: r.Header.Get(wire.HeaderTmux), EmittedAt: at,
-			CanHold: r.Header.Get(wire.HeaderCanHold) == "1", PID: peerPID(r)})
+			CanHold: r.Header.Get(wire.HeaderCanHold) == "1", PID: peerPID(r), Claim: a.claimOf(r)})
 		if err != nil {
 			writeIngestError(w, err)
 			return
 		}
 		writeJSON(w, http.StatusOK, ack)
 	}
+}
+
+// claimOf returns what the emitter of hook request r says of the program that ran it, when
+// that word is worth checking: over TCP, from a process of the daemon's own user. Over the
+// unix socket the daemon reads the peer itself and needs no word; from another user it
+// takes none. A malformed claim is no claim (who asked is then not known).
+func (a *Server) claimOf(r *http.Request) *lineage.Claim {
+	v := r.Header.Get(wire.HeaderProgram)
+	if v == "" || onSocket(r) {
+		return nil
+	}
+	if uid, ok := tcpPeerUID(r); !ok || uid != os.Getuid() {
+		return nil
+	}
+	c, err := lineage.ParseClaim(v)
+	if err != nil {
+		a.Log.Debug("hook's program claim dropped", "err", err)
+		return nil
+	}
+	return &c
 }
 
 // writeIngestError answers what the ingestor said: the sender's fault is 400 (with the

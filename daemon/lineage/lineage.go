@@ -24,7 +24,14 @@ type Proc struct {
 	PPID  int
 	Comm  string
 	Start uint64 // clock ticks after boot
+	PGrp  int    // its process group
+	TPGid int    // the foreground process group of its terminal; -1 when it has none
 }
+
+// Foreground reports whether p is in the foreground process group of its terminal: the
+// program a pane's keys reach, even under a wrapper shell (sh -c 'claude; sleep 30'), and
+// not one a shell has put in the background or stopped.
+func (p Proc) Foreground() bool { return p.TPGid > 0 && p.PGrp == p.TPGid }
 
 // ErrGone is a process that no longer exists.
 var ErrGone = errors.New("the process is gone")
@@ -59,12 +66,15 @@ func parseStat(pid int, b []byte) (Proc, error) {
 	if len(f) < 20 {
 		return Proc{}, fmt.Errorf("/proc/%d/stat: %d fields", pid, len(f)+2)
 	}
+	// pgrp is field 5, tpgid field 8.
 	ppid, err1 := strconv.Atoi(f[1])
 	start, err2 := strconv.ParseUint(f[19], 10, 64)
-	if err1 != nil || err2 != nil {
+	pgrp, err3 := strconv.Atoi(f[2])
+	tpgid, err4 := strconv.Atoi(f[5])
+	if err1 != nil || err2 != nil || err3 != nil || err4 != nil {
 		return Proc{}, fmt.Errorf("/proc/%d/stat: malformed", pid)
 	}
-	return Proc{PID: pid, PPID: ppid, Comm: string(b[open+1 : end]), Start: start}, nil
+	return Proc{PID: pid, PPID: ppid, Comm: string(b[open+1 : end]), Start: start, PGrp: pgrp, TPGid: tpgid}, nil
 }
 
 // maxDepth bounds a walk up the process tree.

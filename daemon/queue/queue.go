@@ -69,7 +69,11 @@ func Apply(s *Session, ev adapter.Event) (Session, bool) {
 	}
 	next.Harness = ev.Harness
 	if ev.Pane != "" && (ev.Kind != adapter.KindTouch || rebinds(next, ev)) {
-		if ev.Program != (adapter.Program{}) || ev.Pane != next.Pane || ev.TmuxSocket != next.TmuxSocket {
+		// Who asked is the event's own word: a hook whose sender could not be verified
+		// (AskerUnknown) does not inherit the identity of an earlier one, which says nothing
+		// of it; a source that never says (the screen of a bound pane) keeps it; a new pane
+		// or server takes nothing from the old one.
+		if ev.Program != (adapter.Program{}) || ev.AskerUnknown || ev.Pane != next.Pane || ev.TmuxSocket != next.TmuxSocket {
 			next.Program = ev.Program
 		}
 		next.Pane, next.TmuxSocket, next.PaneAt = ev.Pane, ev.TmuxSocket, ev.At
@@ -124,7 +128,7 @@ func Apply(s *Session, ev adapter.Event) (Session, bool) {
 // older than the binding it would replace. A touch that says where s already is changes
 // nothing, so that a hook fired on every tool call writes nothing.
 func rebinds(s Session, ev adapter.Event) bool {
-	moved := ev.Pane != s.Pane || ev.TmuxSocket != s.TmuxSocket || (ev.Program != adapter.Program{} && ev.Program != s.Program)
+	moved := ev.Pane != s.Pane || ev.TmuxSocket != s.TmuxSocket || ev.Program != s.Program && (ev.Program != adapter.Program{} || ev.AskerUnknown)
 	return moved && !ev.At.Before(s.PaneAt)
 }
 

@@ -52,9 +52,12 @@ const Generic = "generic"
 
 // Event is a hook's payload with what the emitter knew beside it.
 type Event struct {
-	Harness   string    `json:"harness"` // which adapter reads Body: "claude", "codex", or Generic
-	Pane      string    `json:"pane"`
-	Tmux      string    `json:"tmux"`
+	Harness string `json:"harness"` // which adapter reads Body: "claude", "codex", or Generic
+	Pane    string `json:"pane"`
+	Tmux    string `json:"tmux"`
+	// Program is the program that ran the hook, as the emitter read it (lineage.Claim's
+	// words): the daemon checks it when it drains the event.
+	Program   string    `json:"program,omitempty"`
 	EmittedAt time.Time `json:"emitted_at"`
 	Body      []byte    `json:"body"` // the payload as the harness wrote it, slimmed to what its adapter reads
 }

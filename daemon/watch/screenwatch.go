@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/trailboss/trailboss/adapter"
+	"github.com/trailboss/trailboss/daemon/lineage"
 	termprompt "github.com/trailboss/trailboss/adapter/prompt"
 	"github.com/trailboss/trailboss/daemon/guard"
 	"github.com/trailboss/trailboss/tmuxctl"
@@ -425,8 +426,33 @@ func (w *ScreenWatcher) read(ctx context.Context, k paneKey, screen string) {
 		w.mu.Unlock()
 		return
 	}
+	bound := st.bound.session != ""
 	w.mu.Unlock()
+	if !bound {
+		// A pane of its own (no hook's session): what asked is the program whose screen
+		// this is, read here by the daemon itself. A bound session keeps its hook's word.
+		ev.Program = w.foregroundProgram(ctx, k)
+	}
 	w.ingest(ctx, ev)
+}
+
+// foregroundProgram returns the program the keys of pane k reach now: its tmux server, the
+// pane's first process, and the leader of the pane's foreground process group as the
+// agent; zero when any of them cannot be read (an answer is then never typed).
+func (w *ScreenWatcher) foregroundProgram(ctx context.Context, k paneKey) adapter.Program {
+	id, _, err := w.Tmux(k.socket).Identity(ctx, k.pane)
+	if err != nil {
+		return adapter.Program{}
+	}
+	pgid, err := w.ForegroundGroup(id.PanePID)
+	if err != nil || pgid <= 1 || !lineage.Within(pgid, id.PanePID) {
+		return adapter.Program{}
+	}
+	agent, err := lineage.Read(pgid)
+	if err != nil {
+		return adapter.Program{}
+	}
+	return adapter.Program{TmuxPID: id.ServerPID, PanePID: id.PanePID, AgentPID: agent.PID, AgentStart: agent.Start}
 }
 
 // event is a screen event of pane k; r says what the screen shows for a stuck one.

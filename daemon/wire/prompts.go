@@ -108,6 +108,9 @@ const (
 	RefusedPaneMoved = "pane_moved"   // the pane is gone or belongs to another session
 	RefusedOff       = "delivery_off" // the operator has not switched delivery on
 	RefusedSecret    = "secret"       // it asks for a password or the like: answered at the keyboard only
+	// RefusedUnknownAsker: the daemon does not know which program asked (a generic event,
+	// a hook whose sender could not be verified), so it types into no pane for it.
+	RefusedUnknownAsker = "unknown_asker"
 )
 
 // Refused is the 409 answer of POST /v1/prompts/{id}/answer.

@@ -13,6 +13,10 @@ const (
 	// HeaderCanHold ("1") says that the hook posting a PermissionRequest can hold for an
 	// answer; the daemon then says in its HookAck whether to.
 	HeaderCanHold = "X-Trailboss-Can-Hold"
+	// HeaderProgram is the program that ran the hook, as the emitter read it from /proc
+	// (lineage.Claim). The daemon believes it only over TCP from its own user, checked
+	// against /proc; over its unix socket it reads the peer itself.
+	HeaderProgram = "X-Trailboss-Program"
 )
 
 // Routes of the daemon's HTTP API. Everything but RouteHealth needs the bearer token.

@@ -18,6 +18,7 @@ import (
 	"github.com/trailboss/trailboss/adapter/claude"
 	"github.com/trailboss/trailboss/adapter/codex"
 	"github.com/trailboss/trailboss/daemon/client/hot"
+	"github.com/trailboss/trailboss/daemon/lineage"
 	"github.com/trailboss/trailboss/daemon/spool"
 	"github.com/trailboss/trailboss/daemon/statedir"
 	"github.com/trailboss/trailboss/daemon/wire"
@@ -128,7 +129,13 @@ func (e *Emitter) emitHook(ctx context.Context, harness string, emittedAt time.T
 		// ancestor is the same answer.
 		pane = paneOfAncestor(ctx, tmux)
 	}
-	headers := map[string]string{wire.HeaderPane: pane, wire.HeaderTmux: tmux,
+	// Who runs this hook, as /proc says: the daemon reads it itself from its socket's peer,
+	// but over TCP, or from the spool, this word (which it checks) is all it has.
+	var claim string
+	if tmux != "" {
+		claim = lineage.Self(os.Getpid(), tmux).String()
+	}
+	headers := map[string]string{wire.HeaderPane: pane, wire.HeaderTmux: tmux, wire.HeaderProgram: claim,
 		wire.HeaderEmittedAt: emittedAt.UTC().Format(time.RFC3339Nano)}
 	var out any
 	if ack != nil {
@@ -141,7 +148,8 @@ func (e *Emitter) emitHook(ctx context.Context, harness string, emittedAt time.T
 		// Its answer cannot say to hold, so the hook returns at once.
 		return fmt.Errorf("the daemon took the event, but its answer could not be read: %w", err)
 	}
-	return e.spoolUnlessAcknowledged(err, spool.Event{Harness: harness, Pane: pane, Tmux: tmux, EmittedAt: emittedAt, Body: body})
+	return e.spoolUnlessAcknowledged(err, spool.Event{Harness: harness, Pane: pane, Tmux: tmux, Program: claim,
+		EmittedAt: emittedAt, Body: body})
 }
 
 // EmitGeneric posts one generic envelope (POST /v1/events) and spools it when the daemon
