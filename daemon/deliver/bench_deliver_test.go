@@ -27,6 +27,7 @@ func BenchmarkAnswerToPane(b *testing.B) {
 	ask := &adapter.Ask{Kind: adapter.AskMenu, Question: "Pick one:", From: adapter.AskFromScreen,
 		Choices: []adapter.AskChoice{{Key: "1", Label: "alpha"}, {Key: "2", Label: "beta"}}}
 	ctx := context.Background()
+	prog := env.PaneProgram(b, pane)
 	buf := make([]byte, 2)
 	samples := make([]time.Duration, 0, b.N)
 	at := time.Now()
@@ -40,7 +41,7 @@ func BenchmarkAnswerToPane(b *testing.B) {
 		}
 		at = at.Add(time.Millisecond)
 		if _, err := e.Ingest(ctx, adapter.Event{Harness: "screen", SessionID: "s", Kind: adapter.KindStuck, Pane: pane,
-			TmuxSocket: env.Socket, Reason: adapter.ReasonPermission, Summary: "Pick one:", At: at, Ask: ask}); err != nil {
+			TmuxSocket: env.Socket, Reason: adapter.ReasonPermission, Summary: "Pick one:", At: at, Ask: ask, Program: prog}); err != nil {
 			b.Fatal(err)
 		}
 		p, ok := e.PendingPrompt("s")

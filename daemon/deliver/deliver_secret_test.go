@@ -34,7 +34,8 @@ func stuckAs(t *testing.T, e *daemon.Engine, env *tmuxtest.Env, harness, session
 		reason = adapter.ReasonStopped
 	}
 	ev := adapter.Event{Harness: harness, SessionID: session, Kind: adapter.KindStuck, Pane: pane,
-		TmuxSocket: env.Socket, Reason: reason, Summary: ask.Question, At: time.Now(), Ask: ask}
+		TmuxSocket: env.Socket, Reason: reason, Summary: ask.Question, At: time.Now(), Ask: ask,
+		Program: env.PaneProgram(t, pane)}
 	if _, err := e.Ingest(context.Background(), ev); err != nil {
 		t.Fatal(err)
 	}

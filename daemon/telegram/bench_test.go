@@ -55,7 +55,8 @@ func (w *world) newMessage(b *testing.B, before int) faketelegram.Message {
 // stuckAt makes session s stuck at at in pane (its folder cwd) with the yes/no prompt.
 func (w *world) stuckAt(b *testing.B, at time.Time, pane, cwd string) {
 	if _, err := w.engine.Ingest(context.Background(), adapter.Event{Harness: "screen", SessionID: "s", Kind: adapter.KindStuck,
-		Pane: pane, TmuxSocket: w.env.Socket, Cwd: cwd, Reason: adapter.ReasonPermission, Summary: yesNo.Question, At: at, Ask: yesNo}); err != nil {
+		Pane: pane, TmuxSocket: w.env.Socket, Cwd: cwd, Reason: adapter.ReasonPermission, Summary: yesNo.Question, At: at, Ask: yesNo,
+		Program: w.env.PaneProgram(b, pane)}); err != nil {
 		b.Fatal(err)
 	}
 }

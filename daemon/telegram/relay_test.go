@@ -150,7 +150,8 @@ func (w *world) stuck(session, pane, cwd string, ask *adapter.Ask) queue.Prompt 
 		ask = &shown
 	}
 	ev := adapter.Event{Harness: "screen", SessionID: session, Kind: adapter.KindStuck, Pane: pane, Cwd: cwd,
-		TmuxSocket: w.env.Socket, Reason: reason, Summary: ask.Question, At: time.Now(), Ask: ask}
+		TmuxSocket: w.env.Socket, Reason: reason, Summary: ask.Question, At: time.Now(), Ask: ask,
+		Program: w.env.PaneProgram(w.t, pane)}
 	if _, err := w.engine.Ingest(context.Background(), ev); err != nil {
 		w.t.Fatal(err)
 	}
