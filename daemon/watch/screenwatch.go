@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/trailboss/trailboss/adapter"
-	"github.com/trailboss/trailboss/daemon/lineage"
 	termprompt "github.com/trailboss/trailboss/adapter/prompt"
 	"github.com/trailboss/trailboss/daemon/guard"
+	"github.com/trailboss/trailboss/daemon/lineage"
 	"github.com/trailboss/trailboss/tmuxctl"
 )
 
