@@ -60,6 +60,26 @@ func TestMakeDemo(t *testing.T) {
 		r.checkStoppedCleanly(t)
 	})
 
+	t.Run("popup-answer", func(t *testing.T) {
+		// The welcome offers answers from the popup: they work in the demo as it starts.
+		r := startMakeDemo(t, repo, nil, "make", "demo")
+		r.landOnOldest(t)
+		r.checkAllowFromThePopup(t)
+		// Esc closes the popup; then prefix d reaches the demo's binding again.
+		r.press(t, "\x1b")
+		r.poll(t, "the popup to close", 5*time.Second, func() bool {
+			for _, p := range r.processes() {
+				if len(p.argv) > 1 && p.argv[1] == "popup" {
+					return false
+				}
+			}
+			return true
+		}, func() string { return "a trailboss popup process is still running" })
+		ended := time.Now()
+		r.press(t, "\x02d")
+		r.checkNothingLeft(t, ended)
+	})
+
 	t.Run("hangup", func(t *testing.T) {
 		// Started inside a tmux of the user's (one of the test's own, prefix Ctrl-b): the
 		// demo says how to reach its keys through it.
@@ -499,6 +519,53 @@ func (r *makeDemoRun) checkAnsweredAgentWorksThenAsks(t *testing.T) {
 	if again.Summary == asked.Summary {
 		t.Errorf("the agent asked the same again: %q", again.Summary)
 	}
+}
+
+// checkAllowFromThePopup opens the popup on the head (api, at its permission prompt),
+// presses a, and checks that the simulated agent takes the answer: the popup says so, the
+// agent leaves the queue and works. The terminal never moves.
+func (r *makeDemoRun) checkAllowFromThePopup(t *testing.T) {
+	t.Helper()
+	items, _ := r.queue(t)
+	asked := items[0]
+	if asked.Prompt == nil || asked.Prompt.Kind != "permission" {
+		t.Fatalf("the head %s waits for %+v, want a permission", asked.SessionID, asked.Prompt)
+	}
+	r.press(t, "\x02g")
+	r.poll(t, "the popup to offer Allow", 10*time.Second, func() bool {
+		// Compared without blanks: tmux moves the cursor over some instead of drawing them.
+		return strings.Contains(noBlanks(r.screen(t)), "aAllow·xDeny")
+	}, func() string { return "no answer keys shown (is delivery on in the demo's config?)" })
+	r.press(t, "a")
+	r.poll(t, "the popup to say the answer was sent", 10*time.Second, func() bool {
+		return strings.Contains(noBlanks(r.screen(t)), "Allowsentto")
+	}, func() string { return "no outcome shown" })
+	r.poll(t, "the allowed agent to leave the queue and work", 10*time.Second, func() bool {
+		items, _ := r.queue(t)
+		for _, it := range items {
+			if it.SessionID == asked.SessionID {
+				return false
+			}
+		}
+		return strings.Contains(r.tmux(t, "capture-pane", "-p", "-t", asked.Pane), "Working…")
+	}, func() string { return r.tmux(t, "capture-pane", "-p", "-t", asked.Pane) })
+	if s := r.screen(t); strings.Contains(s, "delivery is off") {
+		t.Errorf("the popup says delivery is off in the demo:\n%s", s)
+	}
+	if on := r.clientPane(); on != asked.Pane {
+		t.Errorf("the terminal moved to %s while answering from the popup", on)
+	}
+}
+
+// noBlanks returns s without its spaces and control characters (tmux writes a shift-in after
+// each change of style).
+func noBlanks(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r <= ' ' {
+			return -1
+		}
+		return r
+	}, s)
 }
 
 // jobGroup returns the process group of the demo's process: the job (make, the demo, its

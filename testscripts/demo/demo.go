@@ -198,6 +198,14 @@ func (d *demo) start(ctx context.Context, keys Keys) error {
 	if err := os.WriteFile(filepath.Join(d.dir, "WELCOME"), []byte(keys.welcome()), 0o600); err != nil {
 		return err
 	}
+	// The welcome offers answers from the popup, so the demo's own config switches delivery
+	// on; a user's own setup keeps it off until they do (the welcome says so).
+	if err := os.MkdirAll(filepath.Join(d.dir, "config", "trailboss"), 0o700); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(d.dir, "config", "trailboss", "config.toml"), []byte(demoConfig), 0o600); err != nil {
+		return err
+	}
 	for _, a := range Agents {
 		if err := makeDemoProject(filepath.Join(d.dir, "projects", a.Name), a.Branch); err != nil {
 			return err
@@ -496,6 +504,11 @@ func (k Keys) note() string {
 		"demo (Ctrl-b Ctrl-b Tab), or leave tmux and run make demo outside it."
 }
 
+// demoConfig is the demo's config.toml: delivery on, so that the popup's answer keys work.
+const demoConfig = "# The demo's own settings: delivery is on here so that the popup can answer.\n" +
+	"# In your own setup it is off until you add these two lines to your config.toml.\n" +
+	"[delivery]\nenabled = true\n"
+
 // welcome is the text of the demo's first window, at most 78 columns wide.
 func (k Keys) welcome() string {
 	var b strings.Builder
@@ -521,7 +534,8 @@ func (k Keys) welcome() string {
 		k.prefix+" Tab again goes on to the next one.")
 	key("g", "shows the whole queue in a popup, with a preview;",
 		"Enter jumps. Or answer from there: a allows, x denies,",
-		"r replies with a line.")
+		"r replies with a line. (The demo switches delivery on in",
+		"its own config; in your own setup it is off until you do.)")
 	key("S", "skips the one you are on (it cools down for 30 s).")
 	key("d", "leaves: the demo stops everything it started and",
 		"removes its temp folder.")
