@@ -93,7 +93,7 @@ func TestEnsureTokenTightensAReadableTokenFile(t *testing.T) {
 }
 
 func TestReadTokenErrors(t *testing.T) {
-	dir := t.TempDir()
+	dir := privateDir(t)
 	if _, err := ReadToken(dir); !errors.Is(err, ErrNoToken) || !strings.Contains(err.Error(), dir) {
 		t.Fatalf("missing token: %v, want ErrNoToken naming %s", err, dir)
 	}
@@ -222,4 +222,15 @@ func TestDefault(t *testing.T) {
 			}
 		})
 	}
+}
+
+// privateDir returns a new directory of this user's with mode 0700, as the daemon leaves its
+// state directory (t.TempDir's is 0755, which clients refuse).
+func privateDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
