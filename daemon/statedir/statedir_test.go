@@ -234,3 +234,15 @@ func privateDir(t *testing.T) string {
 	}
 	return dir
 }
+
+// A state directory too long for a unix socket's path is answered with a private directory
+// of the user's own to use instead, made private by mkdir itself: never a shared one, where
+// another user could make the socket first.
+func TestSocketPathTooLongSuggestsAPrivateDirectory(t *testing.T) {
+	long := "/" + strings.Repeat("d", 120)
+	_, err := SocketPath(long)
+	want := fmt.Sprintf("set TRAILBOSS_STATE_DIR to a short directory of your own, such as /tmp/trailboss-%d made with mkdir -m 700 (never a shared one)", os.Getuid())
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("SocketPath of a %d-byte directory: %v; want it to say %q", len(long), err, want)
+	}
+}
