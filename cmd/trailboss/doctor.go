@@ -134,12 +134,15 @@ func tmuxMajorMinor(v string) (int, int) {
 
 func (d *doctor) token() finding {
 	path := filepath.Join(d.place.StateDir, statedir.TokenFile)
-	if _, err := statedir.ReadToken(d.place.StateDir); err != nil {
-		return finding{level: bad, what: "token not readable: " + err.Error(), fix: "trailboss start"}
-	}
+	// Said first: the clients refuse such a token too (ReadToken), and chmod is the fix.
 	if fi, err := os.Stat(path); err == nil && fi.Mode().Perm()&0o077 != 0 {
 		return finding{level: bad, what: fmt.Sprintf("token %s is readable by others (mode %v)", path, fi.Mode().Perm()),
 			fix: "chmod 600 " + hooks.ShellWord(path)}
+	}
+	if _, err := statedir.ReadToken(d.place.StateDir); errors.Is(err, statedir.ErrNotPrivate) {
+		return finding{level: bad, what: err.Error()} // it says whose it is and what to do
+	} else if err != nil {
+		return finding{level: bad, what: "token not readable: " + err.Error(), fix: "trailboss start"}
 	}
 	return finding{level: good, what: "token readable: " + path}
 }
@@ -149,7 +152,10 @@ func (d *doctor) daemon(ctx context.Context) []finding {
 	if err == nil {
 		_, err = c.Health(ctx)
 	}
+	var onSocket *client.ImpostorError
 	switch {
+	case errors.Is(err, statedir.ErrNotPrivate), errors.As(err, &onSocket) && onSocket.OnSocket:
+		return []finding{{level: bad, what: err.Error()}} // it says whose it is and what to do
 	case errors.Is(err, client.ErrImpostor):
 		return []finding{{level: bad, what: err.Error(), fix: takenFix(d.place.Addr, d.place.AddrFrom, d.getenv)}}
 	case errors.Is(err, client.ErrForeign):

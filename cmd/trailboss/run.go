@@ -16,6 +16,7 @@ import (
 
 	"github.com/trailboss/trailboss/adapter/pty"
 	"github.com/trailboss/trailboss/daemon/client"
+	"github.com/trailboss/trailboss/daemon/statedir"
 	"github.com/trailboss/trailboss/daemon/wire"
 )
 
@@ -99,8 +100,8 @@ func runRun(ctx context.Context, e *env, args []string) error {
 // a log to nowhere when it cannot.
 func openRunLog(stateDir string) (*slog.Logger, func()) {
 	discard := slog.New(slog.DiscardHandler)
-	if err := os.MkdirAll(stateDir, 0o700); err != nil {
-		return discard, func() {}
+	if _, _, err := statedir.Ensure(stateDir); err != nil {
+		return discard, func() {} // not the user's own directory: nothing of theirs goes there
 	}
 	path := filepath.Join(stateDir, runLogFile)
 	if st, err := os.Stat(path); err == nil && st.Size() > runLogMax {

@@ -27,14 +27,23 @@ import (
 )
 
 // impostorMain is the "impostor" command (TestMain): impostor ADDR RECORD READY listens at
-// ADDR, appends every byte any client sends to RECORD, and answers as the daemon would if it
-// meant harm — every hook is told to hold, every wait gets "allow". It writes READY once it
-// listens.
+// ADDR (a TCP address, or a unix socket's path, which it opens to all: mode 0666), appends
+// every byte any client sends to RECORD, and answers as the daemon would if it meant harm —
+// every hook is told to hold, every wait gets "allow". It writes READY once it listens.
 func impostorMain() {
-	ln, err := net.Listen("tcp", os.Args[1])
+	network := "tcp"
+	if strings.HasPrefix(os.Args[1], "/") {
+		network = "unix"
+	}
+	ln, err := net.Listen(network, os.Args[1])
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "impostor:", err)
 		os.Exit(1)
+	}
+	if network == "unix" {
+		if err := os.Chmod(os.Args[1], 0o666); err != nil {
+			os.Exit(1)
+		}
 	}
 	if err := os.WriteFile(os.Args[3], []byte("listening\n"), 0o644); err != nil {
 		os.Exit(1)

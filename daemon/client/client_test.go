@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -58,7 +59,11 @@ func TestErrDownWhenNothingListens(t *testing.T) {
 }
 
 func TestNewWithoutATokenIsErrDown(t *testing.T) {
-	_, err := New("127.0.0.1:1", t.TempDir(), time.Second)
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o700); err != nil { // private, as the daemon makes it: clients refuse an open one
+		t.Fatal(err)
+	}
+	_, err := New("127.0.0.1:1", dir, time.Second)
 	var down *DownError
 	if !errors.Is(err, ErrDown) || !errors.As(err, &down) || !strings.Contains(down.Cause.Error(), "no token") {
 		t.Fatalf("New without a token: %v, want ErrDown whose cause says there is no token", err)

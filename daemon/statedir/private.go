@@ -16,10 +16,16 @@ var ErrNotPrivate = errors.New("the state directory is not private")
 // Ensure makes dir the user's private state directory: it creates it (and its parents)
 // with mode 0700, or takes it as it is when it is a directory the user owns with no group
 // or other bits; one with such bits is made 0700, and tightened reports it. A path that is
-// not a directory (a symlink is followed: it must lead to one), or a directory owned by
-// another user, is refused with an error wrapping ErrNotPrivate that says what to do.
+// not a directory (a symlink is followed when the user owns it: it must lead to one), a
+// symlink of another user's, or a directory owned by another user, is refused with an error wrapping ErrNotPrivate that says what to do.
 // created reports that the directory did not exist before.
 func Ensure(dir string) (tightened, created bool, err error) {
+	// A link is followed only when it is the user's own: whoever made it can point it
+	// anywhere, at any time.
+	if fi, err := os.Lstat(dir); err == nil && fi.Mode()&fs.ModeSymlink != 0 && ownerOf(fi) != os.Getuid() {
+		return false, false, fmt.Errorf("%w: %s is a link made by user id %d, not by you (%d); "+
+			"set TRAILBOSS_STATE_DIR to a directory of your own", ErrNotPrivate, dir, ownerOf(fi), os.Getuid())
+	}
 	fi, err := os.Stat(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		if err := os.MkdirAll(dir, 0o700); err != nil {

@@ -7,6 +7,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,8 +39,11 @@ func SocketPath(dir string) (string, error) {
 	}
 	p := filepath.Join(abs, SocketFile)
 	if len(p) > maxSocketPath {
+		// A directory of the user's own, made private by mkdir itself: a shared one (/tmp)
+		// would let another user make the socket the clients talk to.
 		return "", fmt.Errorf("the daemon's socket %s would be %d bytes long, and a unix socket's path "+
-			"can be at most %d: choose a shorter state directory with TRAILBOSS_STATE_DIR", p, len(p), maxSocketPath)
+			"can be at most %d: set TRAILBOSS_STATE_DIR to a short directory of your own, such as "+
+			"/tmp/trailboss-%d made with mkdir -m 700 (never a shared one)", p, len(p), maxSocketPath, os.Getuid())
 	}
 	return p, nil
 }
@@ -66,13 +71,43 @@ var ErrNoToken = errors.New("no token: the daemon has not been started with this
 // while it was first written, or a hand that cleared it).
 var ErrEmptyToken = errors.New("the token file is empty")
 
-// ReadToken returns the API token.
+// ReadToken returns the API token, once the directory and the token file prove to be the
+// user's own (CheckDir; a regular file of the user's, mode 0600): another user's token, or
+// one in another user's directory, is a *NotYoursError. No directory or no token is
+// ErrNoToken.
 func ReadToken(dir string) (string, error) {
 	path := filepath.Join(dir, TokenFile)
-	b, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
+	err := CheckDir(dir)
+	var f *os.File
+	if err == nil {
+		// O_NOFOLLOW: a link is refused, and the file checked is the file read; O_NONBLOCK: a
+		// fifo put in its place cannot hang a hook.
+		f, err = os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+		if errors.Is(err, syscall.ELOOP) {
+			if fi, lerr := os.Lstat(path); lerr == nil {
+				err = checkToken(path, fi) // says whose link it is
+			}
+		}
+	}
+	if errors.Is(err, fs.ErrNotExist) {
 		return "", fmt.Errorf("%w (%s)", ErrNoToken, dir)
 	}
+	var notYours *NotYoursError
+	if errors.As(err, &notYours) {
+		return "", err
+	}
+	if err != nil {
+		return "", fmt.Errorf("read token: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return "", fmt.Errorf("read token: %w", err)
+	}
+	if err := checkToken(path, fi); err != nil {
+		return "", err
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxToken))
 	if err != nil {
 		return "", fmt.Errorf("read token: %w", err)
 	}
@@ -84,6 +119,9 @@ func ReadToken(dir string) (string, error) {
 	return tok, nil
 }
 
+// maxToken bounds what is read of the token file: the daemon writes 65 bytes.
+const maxToken = 4 << 10
+
 // EnsureToken returns the API token, creating the directory (0700) and a random token
 // (0600) on first use.
 func EnsureToken(dir string) (string, error) {
@@ -91,21 +129,25 @@ func EnsureToken(dir string) (string, error) {
 	return tok, err
 }
 
-// MakeToken returns the API token, creating the directory (0700) and a random token (0600)
-// when there is none; created reports that it wrote the file. An empty token file is
+// MakeToken returns the API token, making the directory private (Ensure) and a random
+// token (0600) when there is none; created reports that it wrote the file. An empty token file is
 // replaced: only the daemon calls MakeToken with its lock held, so no daemon serves with the
 // token that file lost.
 func MakeToken(dir string) (tok string, created bool, err error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", false, fmt.Errorf("create state directory: %w", err)
+	if _, _, err := Ensure(dir); err != nil {
+		return "", false, err
 	}
 	path := filepath.Join(dir, TokenFile)
-	tok, err = ReadToken(dir)
-	switch {
-	case err == nil:
+	// A token file of the user's that others could read (from before the daemon kept its
+	// umask) is made private first: ReadToken, as every client, refuses it otherwise.
+	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() && ownerOf(fi) == os.Getuid() && fi.Mode().Perm()&0o077 != 0 {
 		if err := os.Chmod(path, 0o600); err != nil {
 			return "", false, fmt.Errorf("protect token: %w", err)
 		}
+	}
+	tok, err = ReadToken(dir)
+	switch {
+	case err == nil:
 		return tok, false, nil
 	case errors.Is(err, ErrEmptyToken):
 		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {

@@ -93,7 +93,7 @@ func TestEnsureTokenTightensAReadableTokenFile(t *testing.T) {
 }
 
 func TestReadTokenErrors(t *testing.T) {
-	dir := t.TempDir()
+	dir := privateDir(t)
 	if _, err := ReadToken(dir); !errors.Is(err, ErrNoToken) || !strings.Contains(err.Error(), dir) {
 		t.Fatalf("missing token: %v, want ErrNoToken naming %s", err, dir)
 	}
@@ -221,5 +221,28 @@ func TestDefault(t *testing.T) {
 				t.Fatalf("Default() = %q, %v; want %q", got, err, tt.want)
 			}
 		})
+	}
+}
+
+// privateDir returns a new directory of this user's with mode 0700, as the daemon leaves its
+// state directory (t.TempDir's is 0755, which clients refuse).
+func privateDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// A state directory too long for a unix socket's path is answered with a private directory
+// of the user's own to use instead, made private by mkdir itself: never a shared one, where
+// another user could make the socket first.
+func TestSocketPathTooLongSuggestsAPrivateDirectory(t *testing.T) {
+	long := "/" + strings.Repeat("d", 120)
+	_, err := SocketPath(long)
+	want := fmt.Sprintf("set TRAILBOSS_STATE_DIR to a short directory of your own, such as /tmp/trailboss-%d made with mkdir -m 700 (never a shared one)", os.Getuid())
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("SocketPath of a %d-byte directory: %v; want it to say %q", len(long), err, want)
 	}
 }

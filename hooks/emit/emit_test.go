@@ -318,7 +318,11 @@ func TestEmitWithoutATokenPostsNothing(t *testing.T) {
 	rc := &recorder{}
 	srv := httptest.NewServer(rc)
 	defer srv.Close()
-	e := &Emitter{Addr: strings.TrimPrefix(srv.URL, "http://"), StateDir: t.TempDir(), Getenv: envOf(nil),
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o700); err != nil { // private, as the daemon makes it: clients refuse an open one
+		t.Fatal(err)
+	}
+	e := &Emitter{Addr: strings.TrimPrefix(srv.URL, "http://"), StateDir: dir, Getenv: envOf(nil),
 		Stdin: strings.NewReader(payload), Timeout: time.Second, Now: time.Now}
 	if err := e.Emit(context.Background()); !errors.Is(err, statedir.ErrNoToken) {
 		t.Fatalf("Emit without a token: %v, want ErrNoToken", err)

@@ -186,8 +186,13 @@ func readAnswer(r io.Reader) (code int, status, contentType string, body []byte,
 // socket is a blocking unix socket whose reads and writes give up after timeout.
 type socket int
 
-// dial connects to the unix socket at path.
+// dial connects to the daemon's unix socket at path, once it and its directory prove to be
+// the user's own, and returns the connection once the program on the other end proves to
+// run as this user (hot.CheckSocket, hot.CheckPeer): nothing is sent to another user's.
 func dial(path string) (socket, error) {
+	if err := hot.CheckSocket(path); err != nil {
+		return -1, err
+	}
 	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return -1, os.NewSyscallError("socket", err)
@@ -202,6 +207,10 @@ func dial(path string) (socket, error) {
 	if err := retry(func() error { return syscall.Connect(fd, &syscall.SockaddrUnix{Name: path}) }); err != nil {
 		syscall.Close(fd)
 		return -1, &os.PathError{Op: "connect", Path: path, Err: err}
+	}
+	if err := hot.CheckPeer(uintptr(fd), path); err != nil {
+		syscall.Close(fd)
+		return -1, err
 	}
 	return socket(fd), nil
 }

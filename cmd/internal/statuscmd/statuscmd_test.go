@@ -121,6 +121,9 @@ func TestADaemonThatDoesNotAnswerIsDownWithinTheTimeout(t *testing.T) {
 
 func TestNoDaemon(t *testing.T) {
 	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o700); err != nil { // private, as the daemon makes it: clients refuse an open one
+		t.Fatal(err)
+	}
 	code, out, errOut := run(t, "--state-dir", dir) // no token: never started
 	if code != 1 || out != "" || errOut != "trailboss: the daemon is not running — start it with: trailboss start\n" {
 		t.Errorf("never started: exit %d, stdout %q, stderr %q", code, out, errOut)

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/trailboss/trailboss/daemon/statedir"
 	"github.com/trailboss/trailboss/daemon/wire"
 )
 
@@ -40,11 +41,16 @@ func (c *Client) WithTimeout(d time.Duration) *Client {
 }
 
 // Failed returns the error of a request to the daemon at where that got no answer: an
-// *ImpostorError as it is, anything else as the daemon being down.
+// *ImpostorError or a *statedir.NotYoursError (nothing was sent: the daemon's place is not
+// the user's own) as it is, anything else as the daemon being down.
 func Failed(where string, err error) error {
 	var impostor *ImpostorError
 	if errors.As(err, &impostor) {
 		return impostor
+	}
+	var notYours *statedir.NotYoursError
+	if errors.As(err, &notYours) {
+		return notYours
 	}
 	return &DownError{Addr: where, Cause: err}
 }

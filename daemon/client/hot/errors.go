@@ -47,18 +47,27 @@ func (e *ForeignError) Error() string {
 // Is makes errors.Is(err, ErrForeign) hold.
 func (e *ForeignError) Is(target error) bool { return target == ErrForeign }
 
-// ErrImpostor means the program at the daemon's TCP address is not the operator's: it runs
-// as another user, or who runs it cannot be checked. Nothing was sent to it.
+// ErrImpostor means the program at the daemon's address or socket is not the operator's:
+// it runs as another user, or who runs it cannot be checked. Nothing was sent to it.
 var ErrImpostor = errors.New("the program at the daemon's address is not yours; nothing was sent to it")
 
-// ImpostorError is ErrImpostor with the address and, when known, the listener's uid.
+// ImpostorError is ErrImpostor with the address (or the socket's path) and, when known, the
+// listener's uid.
 type ImpostorError struct {
-	Addr  string
-	UID   int   // -1 when who listens could not be found out
-	Cause error // why it could not be, when UID is -1
+	Addr     string // the TCP address, or the unix socket's path when OnSocket
+	OnSocket bool
+	UID      int   // -1 when who listens could not be found out
+	Cause    error // why it could not be, when UID is -1
 }
 
 func (e *ImpostorError) Error() string {
+	if e.OnSocket {
+		const fix = "your daemon is not there: remove that socket and run trailboss start, or set TRAILBOSS_STATE_DIR to a directory of your own"
+		if e.UID >= 0 {
+			return fmt.Sprintf("another user's program (uid %d) listens on %s — not sending anything to it; %s", e.UID, e.Addr, fix)
+		}
+		return fmt.Sprintf("cannot check who listens on %s (%v) — not sending anything to it; %s", e.Addr, e.Cause, fix)
+	}
 	const fix = "leave addr unset (config.toml, TRAILBOSS_ADDR, --addr) to reach the daemon through its private socket"
 	if e.UID >= 0 {
 		return fmt.Sprintf("another user's program (uid %d) listens at %s — not sending anything to it; "+

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net/netip"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -73,16 +74,18 @@ func (t Target) Host() string {
 
 // Connect connects to t, and returns the socket as an *os.File in non-blocking mode: its
 // reads and writes wait in the runtime's poller and keep to their deadlines, without
-// package net, whose start-up was a tenth of trailboss-hot's (BENCHMARKS.md). Over TCP it
-// returns the connection only once the listener proves to run as this user (else an
-// *ImpostorError), before any byte is sent.
+// package net, whose start-up was a tenth of trailboss-hot's (BENCHMARKS.md). It returns
+// the connection only once the listener proves to run as this user (else an
+// *ImpostorError), before any byte is sent: over TCP from /proc/net, on the unix socket from
+// its peer credentials, after CheckSocket found the socket and its directory the user's own
+// (else a *statedir.NotYoursError).
 func (t Target) Connect(ctx context.Context) (*os.File, error) {
 	deadline := time.Now().Add(dialTimeout)
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
 		deadline = d
 	}
 	if t.Addr == "" {
-		return connect(ctx, &syscall.SockaddrUnix{Name: t.Socket}, t.Socket, deadline)
+		return connectSocket(ctx, t.Socket, deadline)
 	}
 	addrs, err := loopbackAddrs(t.Addr)
 	if err != nil {
@@ -103,6 +106,55 @@ func (t Target) Connect(ctx context.Context) (*os.File, error) {
 		return f, nil
 	}
 	panic("unreachable: loopbackAddrs returns at least one address")
+}
+
+// connectSocket connects to the daemon's unix socket at path by deadline, once it and its
+// directory prove to be the user's own, and returns the connection once the program on the
+// other end proves to run as this user. Nothing is sent.
+func connectSocket(ctx context.Context, path string, deadline time.Time) (*os.File, error) {
+	if err := CheckSocket(path); err != nil {
+		return nil, err
+	}
+	f, err := connect(ctx, &syscall.SockaddrUnix{Name: path}, path, deadline)
+	if err != nil {
+		return nil, err
+	}
+	rc, err := f.SyscallConn()
+	if err == nil {
+		cerr := rc.Control(func(fd uintptr) { err = CheckPeer(fd, path) })
+		if err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// CheckSocket returns nil when the daemon's socket at path, and the directory it is in, are
+// the user's own (statedir.CheckDir, statedir.CheckSocket); else a *statedir.NotYoursError,
+// or for a socket or directory that is not there an error wrapping fs.ErrNotExist.
+func CheckSocket(path string) error {
+	if err := statedir.CheckDir(filepath.Dir(path)); err != nil {
+		return err
+	}
+	return statedir.CheckSocket(path)
+}
+
+// CheckPeer returns nil when the program on the other end of fd, a connected unix socket,
+// runs as this process's user (SO_PEERCRED: who listened on it); else an *ImpostorError for
+// the socket at path. It is what holds when the socket was swapped after CheckSocket.
+func CheckPeer(fd uintptr, path string) error {
+	cred, err := syscall.GetsockoptUcred(int(fd), syscall.SOL_SOCKET, syscall.SO_PEERCRED)
+	if err != nil {
+		return &ImpostorError{Addr: path, OnSocket: true, UID: -1, Cause: os.NewSyscallError("getsockopt SO_PEERCRED", err)}
+	}
+	if int(cred.Uid) != os.Getuid() {
+		return &ImpostorError{Addr: path, OnSocket: true, UID: int(cred.Uid)}
+	}
+	return nil
 }
 
 // connect makes a stream socket connected to sa (where, for errors) by deadline or the end

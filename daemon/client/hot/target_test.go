@@ -94,7 +94,7 @@ func TestNothingListeningIsRefusedAtOnce(t *testing.T) {
 	if d := time.Since(start); d > time.Second {
 		t.Fatalf("a refused connection took %v", d)
 	}
-	_, err = Target{Socket: t.TempDir() + "/none"}.Connect(context.Background())
+	_, err = Target{Socket: privateDir(t) + "/none"}.Connect(context.Background())
 	if !errors.Is(err, syscall.ENOENT) {
 		t.Fatalf("Connect to a socket that does not exist: %v, want no such file", err)
 	}
