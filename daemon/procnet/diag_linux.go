@@ -16,7 +16,7 @@ import (
 
 // The kernel's numbers (linux/sock_diag.h, linux/inet_diag.h, linux/tcp_states.h).
 const (
-	sockDiagByFamily = 20     // SOCK_DIAG_BY_FAMILY
+	sockDiagByFamily = 20      // SOCK_DIAG_BY_FAMILY
 	reqLen           = 16 + 56 // nlmsghdr + inet_diag_req_v2
 	msgUIDAt         = 16 + 64 // inet_diag_msg.idiag_uid, after the nlmsghdr
 	msgStateAt       = 16 + 1  // inet_diag_msg.idiag_state
