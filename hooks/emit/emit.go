@@ -224,7 +224,7 @@ func withCause(what string, err error) error {
 	}
 	var busy *hot.BusyError
 	if errors.As(err, &busy) {
-		return fmt.Errorf("%s at %s: no answer within %v (the daemon is busy or unreachable): %w", what, busy.Addr, busy.Within, busy.Cause)
+		return fmt.Errorf("%s at %s: no answer within %v (the daemon is busy or unreachable): %w", what, busy.Addr, busy.Within.Round(time.Millisecond), busy.Cause)
 	}
 	return err
 }
