@@ -31,7 +31,6 @@ const floodConns = 3000
 // too (the handshake was done).
 func floodMain() {
 	n, _ := strconv.Atoi(os.Args[2])
-	var held []net.Conn
 	opened := 0
 	for range n {
 		c, err := net.DialTimeout("tcp", os.Args[1], 2*time.Second)
@@ -41,7 +40,7 @@ func floodMain() {
 		if err != nil {
 			continue
 		}
-		held = append(held, c)
+		floodHeld = append(floodHeld, c)
 		opened++
 	}
 	if err := os.WriteFile(os.Args[3], []byte(strconv.Itoa(opened)), 0o644); err != nil {
@@ -49,6 +48,10 @@ func floodMain() {
 	}
 	select {}
 }
+
+// floodHeld keeps the flood's connections reachable, and so open (a net.Conn no longer
+// referenced is closed when collected).
+var floodHeld []net.Conn
 
 // startAsNobody runs the test binary's command name with args as uid nobody, from a copy of
 // the binary in a folder that uid can read and write (its files go there: dir), and returns
