@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trailboss/trailboss/daemon/statedir"
 	"github.com/trailboss/trailboss/tmuxctl/tmuxtest"
 )
 
@@ -61,8 +62,8 @@ func silentExit(b *testing.B, cmd *exec.Cmd, out *bytes.Buffer) {
 //
 // Each iteration times both ways a hook reaches the daemon, in turn (which goes first
 // alternates): its unix socket, as every client reaches it by default (p50-ms, …), and
-// loopback TCP asked for with TRAILBOSS_ADDR, where emit first checks who listens there
-// (tcp-p50-ms, …). One daemon, one run: the ratio of the two p50s (socket-over-tcp) is not
+// loopback TCP asked for with TRAILBOSS_ADDR (and a state directory without the socket,
+// which emit would take instead), where emit first checks who listens there (tcp-p50-ms, …). One daemon, one run: the ratio of the two p50s (socket-over-tcp) is not
 // a comparison of two moments of a busy machine. Each iteration also starts a bare Go
 // binary (floor-p50-ms, …): the floor, at the same moments of the machine.
 func BenchmarkHookToQueue(b *testing.B) {
@@ -79,7 +80,16 @@ func BenchmarkHookToQueue(b *testing.B) {
 	}
 	api := d.api(b)
 	socketEnv := d.clientEnv(tm.Environ)
-	tcpEnv := withEnv(socketEnv, "TRAILBOSS_ADDR="+d.addr)
+	// A client takes the socket whenever the state directory has one, address or not: over
+	// TCP, it is given a state directory that holds only the daemon's token.
+	tcpState := filepath.Join(b.TempDir(), "state")
+	if err := os.Mkdir(tcpState, 0o700); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(tcpState, statedir.TokenFile), []byte(d.token+"\n"), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	tcpEnv := withEnv(socketEnv, "TRAILBOSS_ADDR="+d.addr, "TRAILBOSS_STATE_DIR="+tcpState)
 	ctx := context.Background()
 
 	// stop fires one Stop hook for agent k with env, and times it until queued and exited.

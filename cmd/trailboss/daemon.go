@@ -262,7 +262,9 @@ func serveDaemon(ctx context.Context, cfg daemonConfig) (err error) {
 		if err != nil {
 			return err
 		}
-		listeners = append(listeners, tcp)
+		// Another local user can connect to a loopback port too: their connections are
+		// closed as they are accepted, so that they cannot hold the operator's slots.
+		listeners = append(listeners, httpapi.OwnerOnly(tcp, os.Getuid(), log.With("component", "api")))
 	}
 	token, createdToken, err := statedir.MakeToken(cfg.StateDir)
 	if err != nil {

@@ -161,6 +161,8 @@ func (d *doctor) daemon(ctx context.Context) []finding {
 	case errors.Is(err, client.ErrForeign):
 		return []finding{{level: bad, what: "another program, not Trail Boss, answers at " + d.place.Where(),
 			fix: takenFix(d.place.Addr, d.place.AddrFrom, d.getenv)}}
+	case errors.Is(err, client.ErrBusy):
+		return []finding{{level: bad, what: err.Error(), fix: "wait a moment and run trailboss doctor again; if it goes on, trailboss stop && trailboss start"}}
 	case errors.Is(err, client.ErrDown):
 		return []finding{{level: bad, what: fmt.Sprintf("%s (nothing answers at %s)", err, d.place.Where()), fix: "trailboss start"}}
 	case err != nil:

@@ -199,6 +199,11 @@ func (w *transportWorld) runDaemonOnce(t *testing.T) {
 	if err := d.cmd.Wait(); err != nil {
 		t.Fatalf("daemon: %v\n%s", err, d.log)
 	}
+	// The daemon removes its socket as it stops: the clients, which take the socket whenever
+	// it is there, go to the TCP address then — what the tests of that address need.
+	if _, err := os.Lstat(filepath.Join(w.stateDir, statedir.SocketFile)); !os.IsNotExist(err) {
+		t.Fatalf("the stopped daemon's socket is still there (%v): the clients would not try TCP", err)
+	}
 }
 
 // trailboss runs the real binary with w's environment and stdin, and returns its stdout,

@@ -33,6 +33,12 @@ var ErrForeign = hot.ErrForeign
 // ErrDown's alone, without the network's words.
 type DownError = hot.DownError
 
+// ErrBusy means the daemon did not answer in time: it may be running, busy or unreachable.
+var ErrBusy = hot.ErrBusy
+
+// BusyError is ErrBusy with the address, how long the client waited and the cause.
+type BusyError = hot.BusyError
+
 // RefusedError is the daemon's "no" to what was posted (a 4xx answer): sending it again
 // would only be refused again.
 type RefusedError = hot.RefusedError

@@ -169,7 +169,9 @@ func TestNextAndSkip(t *testing.T) {
 	}
 }
 
-func TestTimeoutIsErrDown(t *testing.T) {
+// TestTimeoutIsErrBusy: a daemon that takes the request and never answers may be running:
+// busy or unreachable, not down.
+func TestTimeoutIsErrBusy(t *testing.T) {
 	release := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		<-release
@@ -186,8 +188,9 @@ func TestTimeoutIsErrDown(t *testing.T) {
 	}
 	start := time.Now()
 	_, err = c.Status(context.Background())
-	if !errors.Is(err, ErrDown) {
-		t.Fatalf("a daemon that never answers: %v, want ErrDown", err)
+	if !errors.Is(err, ErrBusy) || errors.Is(err, ErrDown) ||
+		!strings.HasPrefix(err.Error(), "the daemon at "+addrOf(srv)+" did not answer within 100ms: it is busy or unreachable") {
+		t.Fatalf("a daemon that never answers: %v, want ErrBusy", err)
 	}
 	if d := time.Since(start); d > time.Second {
 		t.Fatalf("gave up after %v, want about the 100ms timeout", d)

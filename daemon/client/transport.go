@@ -52,9 +52,9 @@ func New(addr, stateDir string, timeout time.Duration) (*Client, error) {
 		http: &http.Client{Timeout: timeout, Transport: tr}}, nil
 }
 
-// failed returns the error of a request that got no answer: an *ImpostorError as it is,
-// anything else as the daemon being down.
-func (c *Client) failed(err error) error { return hot.Failed(c.where, err) }
+// failed returns the error of a request that got no answer (hot.Failed): an *ImpostorError,
+// a *BusyError or a *DownError.
+func (c *Client) failed(err error) error { return hot.Failed(c.where, c.http.Timeout, err) }
 
 // dial connects to t as net/http wants it: a net.Conn.
 func dial(ctx context.Context, t hot.Target) (net.Conn, error) {

@@ -6,9 +6,10 @@ import (
 )
 
 // MaxConns is how many connections the daemon serves at once. Hooks, the CLI and the popup
-// each hold one for milliseconds; a process that opens more and sends nothing (another
-// local user, a runaway script) waits in the kernel's backlog instead of taking the
-// daemon's file descriptors, and each idle one it holds is closed after ReadHeaderTimeout.
+// each hold one for milliseconds; a process that opens more and sends nothing (a runaway
+// script; another local user's connections are closed before they get here: OwnerOnly)
+// waits in the kernel's backlog instead of taking the daemon's file descriptors, and each
+// idle one it holds is closed after ReadHeaderTimeout.
 const MaxConns = 128
 
 // limitListener accepts at most n connections at once: Accept waits for a served one to

@@ -23,8 +23,12 @@ var ErrUnsupported = errors.New("the owner of a TCP socket can be checked on Lin
 // ErrNotFound means no socket with those ends is in /proc/net/tcp or /proc/net/tcp6.
 var ErrNotFound = errors.New("no such TCP socket")
 
-// stateListen is the LISTEN state in /proc/net/tcp.
-const stateListen = 0x0A
+// stateListen is the LISTEN state in /proc/net/tcp; stateTimeWait a closed connection's,
+// which the kernel lists as uid 0 whoever held it.
+const (
+	stateListen   = 0x0A
+	stateTimeWait = 0x06
+)
 
 // tables are the files read, IPv4 first. A variable for tests.
 var tables = []string{"/proc/net/tcp", "/proc/net/tcp6"}
@@ -39,11 +43,28 @@ type socket struct {
 // Owner returns the uid of the socket whose own end is local and whose other end is remote:
 // for the server's end of a connection, local is the server's address and remote the
 // client's. A connection the server has not accepted yet is listed too, with its listener's
-// owner.
+// owner. A connection closed already (TIME_WAIT) has none: ErrNotFound.
+//
+// It asks the kernel for that one socket (inet_diag), and reads /proc/net/tcp only when the
+// kernel cannot say: the daemon asks this of every TCP connection it accepts, and under a
+// flood the table is thousands of lines long.
 func Owner(local, remote netip.AddrPort) (int, error) {
 	local, remote = unmap(local), unmap(remote)
-	return find(func(s socket) bool { return s.local == local && s.remote == remote && s.state != stateListen },
-		fmt.Sprintf("%s ↔ %s", local, remote))
+	uid, err := diagOwner(local, remote)
+	if errors.Is(err, ErrNotFound) {
+		return 0, fmt.Errorf("%w %s ↔ %s", ErrNotFound, local, remote)
+	}
+	if err == nil || errors.Is(err, ErrUnsupported) {
+		return uid, err
+	}
+	return tableOwner(local, remote)
+}
+
+// tableOwner is Owner read from /proc/net/tcp and tcp6.
+func tableOwner(local, remote netip.AddrPort) (int, error) {
+	return find(func(s socket) bool {
+		return s.local == local && s.remote == remote && s.state != stateListen && s.state != stateTimeWait
+	}, fmt.Sprintf("%s ↔ %s", local, remote))
 }
 
 // ListenerOwner returns the uid of the socket listening at addr, on its address or on the

@@ -230,6 +230,10 @@ func withCause(what string, err error) error {
 	if errors.As(err, &down) {
 		return fmt.Errorf("%s at %s: %w", what, down.Addr, down.Cause)
 	}
+	var busy *hot.BusyError
+	if errors.As(err, &busy) {
+		return fmt.Errorf("%s at %s: no answer within %v (the daemon is busy or unreachable): %w", what, busy.Addr, busy.Within.Round(time.Millisecond), busy.Cause)
+	}
 	return err
 }
 

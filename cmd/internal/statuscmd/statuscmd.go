@@ -30,7 +30,7 @@ import (
 )
 
 // timeout bounds connecting, sending and each read: a daemon that does not answer within
-// it is down, as for `trailboss status`.
+// it is busy or unreachable, as for `trailboss status`.
 const timeout = time.Second
 
 // Main is trailboss-status's main: it runs the command line and returns the exit code.
@@ -89,20 +89,20 @@ func status(dir string) (string, error) {
 	}
 	conn, err := dial(t.Socket)
 	if err != nil {
-		return "", hot.Failed(t.Where(), err)
+		return "", hot.Failed(t.Where(), timeout, err)
 	}
 	defer conn.Close()
 	request := "GET " + wire.RouteStatus + " HTTP/1.1\r\nHost: " + t.Host() + "\r\nAuthorization: Bearer " + t.Token +
 		"\r\nConnection: close\r\n\r\n"
 	if _, err := conn.Write([]byte(request)); err != nil {
-		return "", hot.Failed(t.Where(), err)
+		return "", hot.Failed(t.Where(), timeout, err)
 	}
 	code, status, contentType, body, err := readAnswer(conn)
 	if errors.Is(err, hot.ErrCutShort) {
 		return "", fmt.Errorf("GET %s: %w", wire.RouteStatus, err) // it answered: not down
 	}
 	if err != nil {
-		return "", hot.Failed(t.Where(), err)
+		return "", hot.Failed(t.Where(), timeout, err)
 	}
 	if code != 200 || !strings.HasPrefix(contentType, "application/json") {
 		// Not the counts: the daemon's refusal (or another server), said as every client says it.
@@ -215,8 +215,9 @@ func dial(path string) (socket, error) {
 	return socket(fd), nil
 }
 
-// errTimedOut: the daemon did not answer within timeout.
-var errTimedOut = errors.New("the daemon did not answer in time")
+// errTimedOut: the daemon did not answer within timeout (a deadline, as hot.Failed reads it:
+// the daemon is busy, not down).
+var errTimedOut = fmt.Errorf("the daemon did not answer in time: %w", os.ErrDeadlineExceeded)
 
 func (s socket) Read(p []byte) (int, error) {
 	for {

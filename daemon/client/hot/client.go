@@ -40,10 +40,11 @@ func (c *Client) WithTimeout(d time.Duration) *Client {
 	return &cp
 }
 
-// Failed returns the error of a request to the daemon at where that got no answer: an
-// *ImpostorError or a *statedir.NotYoursError (nothing was sent: the daemon's place is not
-// the user's own) as it is, anything else as the daemon being down.
-func Failed(where string, err error) error {
+// Failed returns the error of a request to the daemon at where that got no answer within
+// (0 when not known): an *ImpostorError or a *statedir.NotYoursError (nothing was sent: the
+// daemon's place is not the user's own) as it is, one that ran out of time as a *BusyError,
+// anything else (refused, no socket) as the daemon being down.
+func Failed(where string, within time.Duration, err error) error {
 	var impostor *ImpostorError
 	if errors.As(err, &impostor) {
 		return impostor
@@ -52,12 +53,15 @@ func Failed(where string, err error) error {
 	if errors.As(err, &notYours) {
 		return notYours
 	}
+	if timedOut(err) {
+		return &BusyError{Addr: where, Within: within, Cause: err}
+	}
 	return &DownError{Addr: where, Cause: err}
 }
 
 // PostFor sends body (JSON) to path with the given extra headers, and returns nil once the
 // daemon acknowledged it, its 2xx answer decoded into out (when out is not nil). A 4xx
-// answer is a *RefusedError; an unreachable daemon ErrDown; a daemon that could not take
+// answer is a *RefusedError; an unreachable daemon ErrDown, one that did not answer in time ErrBusy; a daemon that could not take
 // it (5xx) another error. The emitter posts every hook's payload through it.
 func (c *Client) PostFor(ctx context.Context, path string, body []byte, headers map[string]string, out any) error {
 	h := map[string]string{"Authorization": "Bearer " + c.target.Token, "Content-Type": "application/json"}
@@ -66,7 +70,7 @@ func (c *Client) PostFor(ctx context.Context, path string, body []byte, headers 
 	}
 	resp, err := roundTrip(ctx, c.target, c.timeout, request{method: "POST", target: path, headers: h, body: body}, 1<<20)
 	if err != nil {
-		return Failed(c.target.Where(), err)
+		return Failed(c.target.Where(), c.timeout, err)
 	}
 	return PostOutcome(path, resp.code, resp.status, resp.body, out)
 }
@@ -102,7 +106,7 @@ func (c *Client) do(ctx context.Context, method, path string, q url.Values, out 
 	h := map[string]string{"Authorization": "Bearer " + c.target.Token}
 	resp, err := roundTrip(ctx, c.target, c.timeout, request{method: method, target: target, headers: h}, 16<<20)
 	if err != nil {
-		return 0, Failed(c.target.Where(), err)
+		return 0, Failed(c.target.Where(), c.timeout, err)
 	}
 	if resp.bodyErr != nil {
 		return resp.code, fmt.Errorf("%s %s: %w", method, path, resp.bodyErr)

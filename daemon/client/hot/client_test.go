@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -123,22 +124,84 @@ func TestGetReadsAChunkedAnswer(t *testing.T) {
 	}
 }
 
-func TestADaemonThatNeverAnswersIsDownWithinTheTimeout(t *testing.T) {
+// TestADaemonThatNeverAnswersIsBusyWithinTheTimeout: a daemon that takes the connection and
+// never answers, on its socket or over TCP, is said to be busy or unreachable once the
+// request's time is over — not down: it may well be running.
+func TestADaemonThatNeverAnswersIsBusyWithinTheTimeout(t *testing.T) {
 	hung := make(chan struct{})
 	t.Cleanup(func() { close(hung) })
-	target, _ := serve(t, func(served, net.Conn) { <-hung })
-	c := &Client{target: target, timeout: 150 * time.Millisecond}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second) // should the client not give up
-	defer cancel()
-	start := time.Now()
-	err := c.PostFor(ctx, "/v1/events", []byte(`{}`), nil, nil)
-	took := time.Since(start)
-	var down *DownError
-	if !errors.As(err, &down) || !errors.Is(down.Cause, context.DeadlineExceeded) {
-		t.Fatalf("err %v (cause %v), want ErrDown for a deadline exceeded", err, down)
+	onSocket, _ := serve(t, func(served, net.Conn) { <-hung })
+	tcp, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
 	}
-	if took < 150*time.Millisecond || took > 2*time.Second {
-		t.Errorf("gave up after %v, want just over 150ms", took)
+	t.Cleanup(func() { tcp.Close() })
+	go func() {
+		for {
+			conn, err := tcp.Accept()
+			if err != nil {
+				return
+			}
+			go func() { defer conn.Close(); <-hung }()
+		}
+	}()
+	for _, target := range []Target{onSocket, {Addr: tcp.Addr().String(), Token: "tok"}} {
+		c := &Client{target: target, timeout: 150 * time.Millisecond}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second) // should the client not give up
+		start := time.Now()
+		err := c.PostFor(ctx, "/v1/events", []byte(`{}`), nil, nil)
+		took := time.Since(start)
+		cancel()
+		var busy *BusyError
+		if !errors.As(err, &busy) || !errors.Is(busy.Cause, context.DeadlineExceeded) || errors.Is(err, ErrDown) {
+			t.Fatalf("%s: err %v, want ErrBusy (and not ErrDown) for a deadline exceeded", target.Where(), err)
+		}
+		want := "the daemon at " + target.Where() + " did not answer within 150ms: it is busy or unreachable — try again"
+		if !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%s: message %q, want it to start %q", target.Where(), err, want)
+		}
+		if took < 150*time.Millisecond || took > 2*time.Second {
+			t.Errorf("%s: gave up after %v, want just over 150ms", target.Where(), took)
+		}
+	}
+}
+
+// TestASocketWhoseQueueIsFullIsBusy: a daemon that accepts nothing more (its queue of
+// connections full) is busy, not down; a socket nothing listens on is down.
+func TestASocketWhoseQueueIsFullIsBusy(t *testing.T) {
+	dir, err := os.MkdirTemp("", "hot")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	sock := filepath.Join(dir, "s")
+	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(fd)
+	if err := syscall.Bind(fd, &syscall.SockaddrUnix{Name: sock}); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Listen(fd, 0); err != nil { // room for one waiting connection
+		t.Fatal(err)
+	}
+	c := &Client{target: Target{Socket: sock, Token: "tok"}, timeout: 300 * time.Millisecond}
+	var errs []error
+	for range 3 {
+		_, err := c.Status(context.Background())
+		errs = append(errs, err)
+	}
+	if last := errs[len(errs)-1]; !errors.Is(last, ErrBusy) || errors.Is(last, ErrDown) {
+		t.Errorf("with the queue full: %v, want ErrBusy", errs)
+	}
+	syscall.Close(fd)
+	os.Remove(sock)
+	if err := syscall.Mknod(sock, syscall.S_IFSOCK|0o600, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Status(context.Background()); !errors.Is(err, ErrDown) {
+		t.Errorf("a socket nothing listens on: %v, want ErrDown", err)
 	}
 }
 

@@ -1,8 +1,11 @@
 package hot
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"os"
+	"time"
 )
 
 // ErrDown means the daemon could not be reached. Its text is the one message a person sees
@@ -20,6 +23,42 @@ func (e *DownError) Error() string { return ErrDown.Error() }
 
 // Is makes errors.Is(err, ErrDown) hold.
 func (e *DownError) Is(target error) bool { return target == ErrDown }
+
+// ErrBusy means the daemon could be reached, but did not answer in time: it is busy (or the
+// machine is), or cannot be reached (a connect that never completes). Unlike ErrDown, it
+// may well be running; the way to it says which (BusyError).
+var ErrBusy = errors.New("the daemon did not answer in time: it is busy or unreachable")
+
+// BusyError is ErrBusy with the address tried, how long the client waited and the cause.
+type BusyError struct {
+	Addr   string
+	Within time.Duration // 0 when the request's time is not known
+	Cause  error
+}
+
+func (e *BusyError) Error() string {
+	within := "in time"
+	if e.Within > 0 {
+		within = "within " + e.Within.Round(time.Millisecond).String()
+	}
+	return fmt.Sprintf("the daemon at %s did not answer %s: it is busy or unreachable — try again in a moment; "+
+		"if it goes on, restart it: trailboss stop && trailboss start", e.Addr, within)
+}
+
+// Is makes errors.Is(err, ErrBusy) hold.
+func (e *BusyError) Is(target error) bool { return target == ErrBusy }
+
+// Unwrap returns the cause, a timeout.
+func (e *BusyError) Unwrap() error { return e.Cause }
+
+// timedOut reports whether err is a connect, write or read that ran out of time, or a
+// unix socket whose queue of connections was full (EAGAIN): the daemon did not answer, and
+// may be running.
+func timedOut(err error) bool {
+	var te interface{ Timeout() bool }
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) ||
+		errors.As(err, &te) && te.Timeout()
+}
 
 // RefusedError is the daemon's "no" to what was posted (a 4xx answer): sending it again
 // would only be refused again.

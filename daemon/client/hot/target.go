@@ -34,16 +34,16 @@ type Target struct {
 	Token  string
 }
 
-// Find returns the daemon of stateDir, with the token from stateDir: its unix socket when
-// addr is "", else TCP to addr (a loopback host:port). Without a token (no daemon ever ran
-// with this state) it returns a *DownError.
+// Find returns the daemon of stateDir, with the token from stateDir: its unix socket, or TCP
+// to addr (a loopback host:port) when addr is set and there is no socket in stateDir (see
+// viaSocket). Without a token (no daemon ever ran with this state) it returns a *DownError.
 func Find(addr, stateDir string) (Target, error) {
 	t := Target{Addr: addr}
-	if addr == "" {
-		var err error
-		if t.Socket, err = statedir.SocketPath(stateDir); err != nil {
+	if sock, err := statedir.SocketPath(stateDir); addr == "" || viaSocket(sock, err) {
+		if err != nil {
 			return Target{}, err
 		}
+		t = Target{Socket: sock}
 	}
 	tok, err := statedir.ReadToken(stateDir)
 	if errors.Is(err, statedir.ErrNoToken) {
@@ -54,6 +54,20 @@ func Find(addr, stateDir string) (Target, error) {
 	}
 	t.Token = tok
 	return t, nil
+}
+
+// viaSocket reports whether a client given a TCP address reaches the daemon through its
+// socket at sock (err: why there can be none) instead: whenever there is one. The daemon
+// listens on both, and only the socket is out of other users' reach — over TCP, another
+// user's flood of connections can keep the daemon busy refusing them. TCP is for a state
+// directory that holds only the token (a daemon elsewhere, or one that runs no more: then
+// the owner check speaks for an impostor at the address).
+func viaSocket(sock string, err error) bool {
+	if err != nil {
+		return false
+	}
+	fi, err := os.Lstat(sock)
+	return err == nil && fi.Mode()&os.ModeSocket != 0
 }
 
 // Where returns the address or the socket's path, for messages.

@@ -5,11 +5,15 @@ import (
 	"errors"
 	"io"
 	"net"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/trailboss/trailboss/daemon/statedir"
 )
 
 func TestOnlyLoopbackAddressesAreDialled(t *testing.T) {
@@ -98,4 +102,48 @@ func TestNothingListeningIsRefusedAtOnce(t *testing.T) {
 	if !errors.Is(err, syscall.ENOENT) {
 		t.Fatalf("Connect to a socket that does not exist: %v, want no such file", err)
 	}
+}
+
+// TestFindTakesTheSocketWhenThereIsOne: with an address given, the state directory's socket
+// is still the way to the daemon while there is one; TCP only when none is there (nothing,
+// a file that is not a socket, a symlink to one), and the socket alone with no address.
+func TestFindTakesTheSocketWhenThereIsOne(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := statedir.EnsureToken(dir); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(dir, statedir.SocketFile)
+	const addr = "127.0.0.1:4001"
+	check := func(what, addr, wantAddr, wantSocket string) {
+		t.Helper()
+		got, err := Find(addr, dir)
+		if err != nil || got.Addr != wantAddr || got.Socket != wantSocket || got.Token == "" {
+			t.Errorf("%s: Find(%q) = %+v, %v; want Addr %q Socket %q and the token", what, addr, got, err, wantAddr, wantSocket)
+		}
+	}
+	check("no socket", addr, addr, "")
+	check("no socket, no address", "", "", sock)
+	if err := os.WriteFile(sock, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	check("a file in the socket's place", addr, addr, "")
+	os.Remove(sock)
+	elsewhere := filepath.Join(t.TempDir(), "s")
+	ln, err := net.Listen("unix", elsewhere)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	if err := os.Symlink(elsewhere, sock); err != nil {
+		t.Fatal(err)
+	}
+	check("a symlink to a socket", addr, addr, "")
+	os.Remove(sock)
+	ln2, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln2.Close()
+	check("the socket", addr, "", sock)
+	check("the socket, no address", "", "", sock)
 }
