@@ -64,8 +64,8 @@ func i18SudoPassword(r *rig) error {
 			return fmt.Errorf("a password from %s: %w", channel, err)
 		}
 		r.note("refused_"+channel, msg, "a password from %s: 409 %s %q", channel, reason, msg)
-		r.check(reason == wire.RefusedSecret && strings.Contains(msg, "asks for a password: type it in the pane"),
-			"a password from %s was refused %s %q, want secret, saying to type it in the pane", channel, reason, msg)
+		r.check(reason == wire.RefusedSecret && strings.Contains(msg, "asks for a password or secret") && strings.Contains(msg, "type it at the keyboard"),
+			"a password from %s was refused %s %q, want secret, saying to type it at the keyboard", channel, reason, msg)
 	}
 	it, err := r.item()
 	if err != nil {
