@@ -25,6 +25,10 @@
 //     child is taken to wait.
 //   - A prompt erased before the child went quiet (QA-003) is reported as what it read
 //     before it was erased, low confidence, with that text in the excerpt.
+//   - A prompt seen while the child's terminal reads a line without showing it (echo off
+//     in canonical mode: `read -s`, getpass, sudo) is Secret whatever its words, and no
+//     answer is written into such a terminal: it is typed at the keyboard only. Raw and
+//     cbreak mode (a full-screen TUI) turn echo off too but draw their own: not a secret.
 //   - A spinner ending the screen (prompt.Busy) is work, not a prompt, whatever is above.
 //   - After an answer is written, nothing is read for EchoSuppress, the terminal's echo of
 //     the answer (as the child's terminal settings show it: an Enter read key by key is
