@@ -68,8 +68,10 @@ type Prompt struct {
 	// LowConfidence marks a guess: the prompt was erased before the child went quiet
 	// (QA-003), no prompt shows at all (QA-004), or the line merely ends in "?" or ":".
 	LowConfidence bool
-	// Secret marks a free-text prompt for a password, passphrase or token: the daemon
-	// takes no answer to it from anywhere, and it is typed at the keyboard only.
+	// Secret marks a prompt for a password, passphrase or token — by its words, or asked
+	// while the child's terminal hides what is typed (echo off in canonical mode, as
+	// `read -s` and getpass ask): the daemon takes no answer to it from anywhere, and it
+	// is typed at the keyboard only.
 	Secret bool
 }
 
@@ -97,11 +99,17 @@ type Written struct {
 	SessionID string
 	AnswerID  string
 	OK        bool
-	Reason    string // when not OK: ReasonChanged
+	Reason    string // when not OK: ReasonChanged or ReasonSecret
 }
 
-// ReasonChanged: the answer was not written, for its prompt is no longer the one on screen.
-const ReasonChanged = "changed"
+// Reasons an answer was not written.
+const (
+	// ReasonChanged: its prompt is no longer the one on screen.
+	ReasonChanged = "changed"
+	// ReasonSecret: its prompt asks for a secret (Prompt.Secret), or the child's terminal
+	// hides what is typed: that is typed at the keyboard only.
+	ReasonSecret = "secret"
+)
 
 // Backoff of the daemon link: start fast, so that a daemon restart is noticed at once, and
 // settle at a retry every two seconds while it is down.

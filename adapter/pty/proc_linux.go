@@ -75,7 +75,7 @@ func childEcho(f *os.File) echoMode {
 		return cooked
 	}
 	return echoMode{echo: t.Lflag&unix.ECHO != 0, icrnl: t.Iflag&unix.ICRNL != 0, echoctl: t.Lflag&unix.ECHOCTL != 0,
-		onlcr: t.Oflag&unix.OPOST != 0 && t.Oflag&unix.ONLCR != 0}
+		onlcr: t.Oflag&unix.OPOST != 0 && t.Oflag&unix.ONLCR != 0, canonical: t.Lflag&unix.ICANON != 0}
 }
 
 // exited reports whether process pid has ended: a zombie not yet waited for, or gone. A

@@ -25,6 +25,10 @@
 //     child is taken to wait.
 //   - A prompt erased before the child went quiet (QA-003) is reported as what it read
 //     before it was erased, low confidence, with that text in the excerpt.
+//   - A prompt seen while the child's terminal reads a line without showing it (echo off
+//     in canonical mode: `read -s`, getpass, sudo) is Secret whatever its words, and no
+//     answer is written into such a terminal: it is typed at the keyboard only. Raw and
+//     cbreak mode (a full-screen TUI) turn echo off too but draw their own: not a secret.
 //   - A spinner ending the screen (prompt.Busy) is work, not a prompt, whatever is above.
 //   - After an answer is written, nothing is read for EchoSuppress, the terminal's echo of
 //     the answer (as the child's terminal settings show it: an Enter read key by key is
@@ -463,8 +467,11 @@ func (s *Supervisor) watch(ctx context.Context) {
 			quiet := now.Sub(s.w.lastOut) >= s.cfg.Settle
 			s.mu.Unlock()
 			waiting := quiet && s.foregroundWaiting() // sampled at every quiet look, so growth shows
+			// Read at the look, while the child waits in its read: a prompt asked with the
+			// terminal's echo off is a secret (echoMode.hidesLine).
+			hidden := childEcho(s.master).hidesLine()
 			s.mu.Lock()
-			changes, next := s.w.step(now, s.ring.bytes, waiting)
+			changes, next := s.w.step(now, s.ring.bytes, waiting, hidden)
 			s.mu.Unlock()
 			for _, c := range changes {
 				s.publish(c)
@@ -579,11 +586,18 @@ func (s *Supervisor) answer(ctx context.Context, a Answer) {
 		}
 		now = time.Now()
 	}
-	ok := s.w.mayWrite(a.PromptID, s.ring.bytes)
+	ok, reason := s.w.mayWrite(a.PromptID, s.ring.bytes), ReasonChanged
+	mode := childEcho(s.master)
+	if ok && (s.w.prompt.Secret || mode.hidesLine()) {
+		// The daemon takes no answer to a secret; should one come anyway (another
+		// version of it, or a terminal that hid its input only after the report), it is
+		// not typed: a secret is typed at the keyboard only.
+		ok, reason = false, ReasonSecret
+	}
 	var gen uint64
 	if ok {
 		gen = s.w.wrote(now)
-		s.echo, s.echoUntil = newEchoFilter(a.Data, childEcho(s.master)), now.Add(EchoSuppress)
+		s.echo, s.echoUntil = newEchoFilter(a.Data, mode), now.Add(EchoSuppress)
 	}
 	s.mu.Unlock()
 	w := Written{SessionID: s.cfg.SessionID, AnswerID: a.AnswerID, OK: ok}
@@ -594,7 +608,7 @@ func (s *Supervisor) answer(ctx context.Context, a Answer) {
 			s.log.Warn("an answer could not be written to the child", "err", err)
 		}
 	} else {
-		w.Reason = ReasonChanged
+		w.Reason = reason
 	}
 	s.log.Info("answer", "prompt", a.PromptID, "written", w.OK, "reason", w.Reason)
 	var b backoff

@@ -58,11 +58,25 @@ type echoMode struct {
 	icrnl   bool // ICRNL: a CR typed is read, and shown, as a line end
 	echoctl bool // ECHOCTL: another control byte is shown as ^X (a CR without ICRNL as ^M)
 	onlcr   bool // OPOST and ONLCR: a line end shown goes out as CR LF
+	// canonical (ICANON): the terminal reads a line at a time, edited by it, and hands
+	// it over at Enter; off, the program reads keys one by one (raw or cbreak mode).
+	canonical bool
 }
+
+// hidesLine reports whether a terminal in mode m reads a line without showing it: echo off
+// in canonical mode. That is how a program asks for a secret, whatever its words say: read
+// from a PTY's master while each blocked in its read (bash 5.2 and Python 3.11), bash's
+// `read -s -p "DB_PASS? "` and Python's getpass.getpass leave ICANON and ISIG on and
+// turn ECHO off, as sudo's and ssh's password prompts do. A program in raw or cbreak mode
+// turns ECHO off too but draws what is typed itself: Python's tty.setraw and
+// tty.setcbreak, bash's `read -s -n1`, readline at a shell's prompt and every full-screen
+// TUI (the coding agents among them) read with ICANON off, and are not asking for a
+// secret by this rule.
+func (m echoMode) hidesLine() bool { return m.canonical && !m.echo }
 
 // cooked is a terminal's usual mode (a shell's read, Python's input()), taken when the
 // child's cannot be read.
-var cooked = echoMode{echo: true, icrnl: true, echoctl: true, onlcr: true}
+var cooked = echoMode{echo: true, icrnl: true, echoctl: true, onlcr: true, canonical: true}
 
 // echoOf returns what a terminal in mode m shows for data typed into it: printable bytes
 // as they are; a line end as CR LF (or LF); a CR as a line end under ICRNL, else, like any

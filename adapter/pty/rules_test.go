@@ -185,7 +185,7 @@ func runWatcher(t *testing.T, steps []watchStep) *watcher {
 			w.output(now, s.echo)
 			continue
 		}
-		changes, next := w.step(now, func() []byte { return tail }, !s.notWaiting)
+		changes, next := w.step(now, func() []byte { return tail }, !s.notWaiting, false)
 		var got []State
 		for _, c := range changes {
 			got = append(got, c.state)
@@ -258,7 +258,7 @@ func TestWatcherAfterAnAnswer(t *testing.T) {
 	w := newWatcher(300*ms, 600*ms, 500*ms, t0)
 	tail := []byte("Proceed? (y/n) ")
 	w.output(t0, false)
-	changes, _ := w.step(t0.Add(300*ms), func() []byte { return tail }, true)
+	changes, _ := w.step(t0.Add(300*ms), func() []byte { return tail }, true, false)
 	if len(changes) != 1 || changes[0].state != StatePrompt {
 		t.Fatalf("changes %+v", changes)
 	}
@@ -275,15 +275,15 @@ func TestWatcherAfterAnAnswer(t *testing.T) {
 	}
 	tail = append(tail, '\n') // the echo, filtered to its line end
 	w.output(t0.Add(410*ms), true)
-	if c, next := w.step(t0.Add(800*ms), func() []byte { return tail }, true); c != nil || next != 100*ms {
+	if c, next := w.step(t0.Add(800*ms), func() []byte { return tail }, true, false); c != nil || next != 100*ms {
 		t.Fatalf("within the suppress time: %+v, next %v", c, next)
 	}
-	if c, next := w.step(t0.Add(5*time.Second), func() []byte { return tail }, true); c != nil || next != 0 {
+	if c, next := w.step(t0.Add(5*time.Second), func() []byte { return tail }, true, false); c != nil || next != 0 {
 		t.Fatalf("a silent child after its answer: %+v, next %v; want nothing until it writes", c, next)
 	}
 	tail = append(tail, "Proceed again? (y/n) "...)
 	w.output(t0.Add(6*time.Second), false)
-	c, _ := w.step(t0.Add(6*time.Second+300*ms), func() []byte { return tail }, true)
+	c, _ := w.step(t0.Add(6*time.Second+300*ms), func() []byte { return tail }, true, false)
 	if len(c) != 1 || c[0].state != StatePrompt || c[0].prompt.Question != "Proceed again? (y/n)" {
 		t.Fatalf("the next prompt: %+v", c)
 	}

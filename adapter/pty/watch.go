@@ -77,9 +77,10 @@ func (w *watcher) output(now time.Time, echo bool) {
 // says the child waits on its terminal: a process in its foreground is blocked reading it
 // and none computes (it may always be true where that cannot be told). Quiet output alone
 // is not waiting: a child that sleeps or computes with no prompt on screen is not stuck.
-// step returns the states to report, in order, and how long until it should be asked
-// again (0: not before the next output).
-func (w *watcher) step(now time.Time, tail func() []byte, waiting bool) ([]change, time.Duration) {
+// hidden says the child's terminal reads a line without showing it (echoMode.hidesLine):
+// a prompt asked so is Secret, whatever its words. step returns the states to report, in
+// order, and how long until it should be asked again (0: not before the next output).
+func (w *watcher) step(now time.Time, tail func() []byte, waiting, hidden bool) ([]change, time.Duration) {
 	if now.Before(w.suppressUntil) {
 		return nil, w.suppressUntil.Sub(now)
 	}
@@ -96,6 +97,9 @@ func (w *watcher) step(now time.Time, tail func() []byte, waiting bool) ([]chang
 		return nil, 0 // the child took the answer and has said nothing since
 	}
 	d := detect(tail())
+	if d.prompt != nil && hidden {
+		d.prompt.Secret = true
+	}
 	if d.excerpt != "" {
 		w.lastExcerpt = d.excerpt
 	}
@@ -135,7 +139,7 @@ func (w *watcher) step(now time.Time, tail func() []byte, waiting bool) ([]chang
 		// its prompt still on the way. The next look tells.
 		return out, w.confirm()
 	}
-	p := &Prompt{Kind: KindFreeText, Question: QuestionNoPrompt, Excerpt: w.lastExcerpt, LowConfidence: true}
+	p := &Prompt{Kind: KindFreeText, Question: QuestionNoPrompt, Excerpt: w.lastExcerpt, LowConfidence: true, Secret: hidden}
 	return append(out, w.set(now, StatePrompt, p)), 0
 }
 

@@ -92,7 +92,9 @@ func askOf(p *wire.PTYPromptReport) (*adapter.Ask, error) {
 	if p == nil {
 		return nil, fmt.Errorf("state prompt needs a prompt")
 	}
-	ask := &adapter.Ask{Kind: p.Kind, Question: adapter.CleanText(p.Question, 300), From: adapter.AskFromPTY}
+	// A supervisor that says a prompt is secret is taken at its word whatever the kind: it
+	// read the child's terminal hiding what is typed, and a secret only takes answers away.
+	ask := &adapter.Ask{Kind: p.Kind, Question: adapter.CleanText(p.Question, 300), From: adapter.AskFromPTY, Secret: p.Secret}
 	switch p.Kind {
 	case adapter.AskYesNo, adapter.AskMenu, adapter.AskPressEnter:
 		if len(p.Choices) == 0 || len(p.Choices) > MaxChoices {
@@ -104,7 +106,7 @@ func askOf(p *wire.PTYPromptReport) (*adapter.Ask, error) {
 		}
 		// The supervisor says so; the question is read here too, so that a supervisor that
 		// does not say (an older trailboss run) still has its password prompts kept secret.
-		ask.Secret = p.Secret || prompt.Classify(ask.Question).Secret
+		ask.Secret = ask.Secret || prompt.Classify(ask.Question).Secret
 	default:
 		return nil, fmt.Errorf("prompt kind %q is not yes_no, choice, press_enter or free_text", adapter.CleanText(p.Kind, 20))
 	}

@@ -10,7 +10,9 @@ import (
 )
 
 // A password prompt reported by trailboss run makes a secret record, whether the
-// supervisor says so or (an older one) does not; other text prompts are not secret.
+// supervisor says so or (an older one) does not; other text prompts are not secret unless
+// the supervisor says so (it saw the child's terminal hide what is typed), whatever their
+// kind.
 func TestPTYPasswordPromptIsSecret(t *testing.T) {
 	for _, tt := range []struct {
 		rep  wire.PTYPromptReport
@@ -19,6 +21,11 @@ func TestPTYPasswordPromptIsSecret(t *testing.T) {
 		{wire.PTYPromptReport{Kind: wire.KindFreeText, Question: "[sudo] password for deploy:", Secret: true}, true},
 		{wire.PTYPromptReport{Kind: wire.KindFreeText, Question: "[sudo] password for deploy:"}, true},
 		{wire.PTYPromptReport{Kind: wire.KindFreeText, Question: "Enter a commit message:"}, false},
+		{wire.PTYPromptReport{Kind: wire.KindFreeText, Question: "DB_PASS?", Secret: true}, true},
+		{wire.PTYPromptReport{Kind: wire.KindYesNo, Question: "Continue? (y/n)", Secret: true,
+			Choices: []wire.Choice{{Key: "y", Label: "Yes"}, {Key: "n", Label: "No"}}}, true},
+		{wire.PTYPromptReport{Kind: wire.KindYesNo, Question: "Continue? (y/n)",
+			Choices: []wire.Choice{{Key: "y", Label: "Yes"}, {Key: "n", Label: "No"}}}, false},
 	} {
 		ask, err := askOf(&tt.rep)
 		if err != nil {

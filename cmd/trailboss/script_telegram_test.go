@@ -52,11 +52,14 @@ func fakeBotOf(ts *testscript.TestScript) *fakeBotState {
 }
 
 // fakebot start [--no-config] | message REGEXP | buttons KEY… | tap USER KEY | acked REGEXP |
-// redeliver | edited REGEXP | say USER TEXT [reply] | replied REGEXP | sends N |
-// outage on|off | conflict on|off
+// redeliver | edited REGEXP | say USER TEXT [reply] | replied REGEXP | never REGEXP | sends N |
+// relay STATE | shown N | outage on|off | conflict on|off
 func cmdFakeBot(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("unsupported: ! fakebot (say what must not happen with fakebot never)")
+	}
 	if len(args) == 0 {
-		ts.Fatalf("usage: fakebot start|message|buttons|tap|acked|redeliver|edited|say|replied|sends|outage|conflict …")
+		ts.Fatalf("usage: fakebot start|message|buttons|tap|acked|redeliver|edited|say|replied|never|sends|relay|shown|outage|conflict …")
 	}
 	if args[0] == "start" {
 		bot, err := faketelegram.Start(scriptToken)
@@ -182,6 +185,15 @@ func cmdFakeBot(ts *testscript.TestScript, neg bool, args []string) {
 			}
 			return false
 		})
+	case "never": // REGEXP: no message of the bot matched REGEXP, as sent or as any edit made it
+		re := regexp.MustCompile(args[1])
+		for _, m := range bot.Messages() {
+			for _, text := range append(m.History, m.Text) {
+				if re.MatchString(text) {
+					ts.Fatalf("the bot's message #%d said %q, which matches %s", m.ID, text, args[1])
+				}
+			}
+		}
 	case "sends": // N: the bot has called sendMessage N times
 		n, err := strconv.Atoi(args[1])
 		ts.Check(err)
@@ -199,6 +211,19 @@ func cmdFakeBot(ts *testscript.TestScript, neg bool, args []string) {
 			got = chans[0].State
 			return got == args[1]
 		})
+	case "shown": // N: the daemon's relay has N prompts' messages open (it took them as its own)
+		n, err := strconv.Atoi(args[1])
+		ts.Check(err)
+		c := daemonClient(ts)
+		got := -1
+		poll(ts, "the relay to have "+args[1]+" messages open", 10*time.Second, func() bool {
+			chans, err := c.Channels(context.Background())
+			if err != nil || len(chans) == 0 {
+				return false
+			}
+			got = chans[0].Shown
+			return got == n
+		}, func() string { return fmt.Sprintf("it has %d", got) })
 	case "outage":
 		bot.SetOutage(args[1] == "on")
 	case "conflict":

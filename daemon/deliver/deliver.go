@@ -184,9 +184,10 @@ func (d *Deliverer) fits(rec queue.Prompt, a wire.Answer) error {
 }
 
 // SecretRefusal is what an answer to a prompt that asks for a password (or a passphrase, a
-// token) is refused with, from every channel: such an answer is never typed, sent on, logged
+// token; or anything asked while the program's terminal hides what is typed) is refused with, from every channel: such an answer is never typed, sent on, logged
 // or stored.
-const SecretRefusal = "this prompt asks for a password: type it in the pane — nothing was typed, and the answer was not kept"
+const SecretRefusal = "this prompt asks for a password or secret (its words say so, or its program hides what is typed): " +
+	"type it at the keyboard, in its pane or terminal — nothing was typed, and the answer was not kept"
 
 // takesLines reports whether the program of harness takes several lines as one answer:
 // Claude Code and Codex, which read a bracketed paste as one input. Any other program in a
@@ -283,6 +284,11 @@ func (d *Deliverer) viaPTY(ctx context.Context, rec queue.Prompt, a wire.Answer)
 	if !ok {
 		if err := d.Engine.ReleasePrompt(context.WithoutCancel(ctx), rec.ID); err != nil {
 			d.Log.Error("release a prompt after a failed delivery", "prompt", rec.ID, "err", err)
+		}
+		if reason == wire.RefusedSecret {
+			// The supervisor found the child's terminal hiding what is typed when the
+			// answer came, though the record did not say secret.
+			return wire.Delivered{}, refuse(wire.RefusedSecret, SecretRefusal)
 		}
 		return wire.Delivered{}, refuse(wire.RefusedChanged, "the program no longer shows this prompt ("+reason+"); nothing was typed")
 	}

@@ -87,7 +87,7 @@ func stored(t *testing.T, path string) []byte {
 }
 
 // A `[sudo] password for deploy:` prompt makes a secret record; an answer to it, from every
-// channel, is refused with words saying to type it in the pane, nothing is typed, and the
+// channel, is refused with words saying to type it at the keyboard, nothing is typed, and the
 // password is nowhere in the store or the log. The record stays pending for the keyboard.
 func TestSecretPromptIsAnsweredAtTheKeyboardOnly(t *testing.T) {
 	env := tmuxtest.New(t)
@@ -112,8 +112,8 @@ func TestSecretPromptIsAnsweredAtTheKeyboardOnly(t *testing.T) {
 		if !errors.As(err, &refusal) || refusal.Reason != wire.RefusedSecret {
 			t.Fatalf("answer %+v to a password prompt: %v, want refused as secret", a, err)
 		}
-		if !strings.Contains(refusal.Message, "asks for a password: type it in the pane") {
-			t.Fatalf("the refusal says %q, want it to say to type the password in the pane", refusal.Message)
+		if !strings.Contains(refusal.Message, "asks for a password or secret") || !strings.Contains(refusal.Message, "type it at the keyboard") {
+			t.Fatalf("the refusal says %q, want it to say to type the password at the keyboard", refusal.Message)
 		}
 	}
 	if _, ok := e.PendingPrompt("s1"); !ok {

@@ -195,7 +195,8 @@ type PTYPromptReport struct {
 	Choices       []Choice `json:"choices"`
 	Excerpt       string   `json:"excerpt"`
 	LowConfidence bool     `json:"low_confidence"`
-	// Secret: a free-text prompt for a password or the like, answered at the keyboard only.
+	// Secret: a prompt for a password or the like — by its words, or asked while the
+	// child's terminal hid what is typed — answered at the keyboard only.
 	Secret bool `json:"secret,omitempty"`
 }
 

@@ -83,10 +83,13 @@ var (
 	}
 )
 
-// childProgram is a synthetic child: its steps, and whether it leaves the terminal cooked.
+// childProgram is a synthetic child: its steps, and whether it leaves the terminal cooked,
+// or cooked with echo off (hidden: a line read without showing it, as `read -s` and
+// getpass read a password).
 type childProgram struct {
 	steps  []childStep
 	cooked bool
+	hidden bool
 }
 
 var children = map[string]childProgram{
@@ -196,7 +199,12 @@ func RunChild(ctx context.Context, name, record string) error {
 	go_ := make(chan os.Signal, 1)
 	signal.Notify(go_, syscall.SIGUSR1)
 	defer signal.Stop(go_)
-	if !c.cooked {
+	switch {
+	case c.hidden:
+		if err := hiddenInput(int(os.Stdin.Fd())); err != nil {
+			return fmt.Errorf("lab child: set up the terminal: %w", err)
+		}
+	case !c.cooked:
 		if err := exactInput(int(os.Stdin.Fd())); err != nil {
 			return fmt.Errorf("lab child: set up the terminal: %w", err)
 		}
@@ -274,6 +282,23 @@ func flood(n int) error {
 			}
 			buf = buf[:0]
 		}
+	}
+	return nil
+}
+
+// hiddenInput turns the terminal fd's echo off and leaves it canonical, as bash's `read -s`
+// and Python's getpass do. A fd that is not a terminal is left alone.
+func hiddenInput(fd int) error {
+	var t syscall.Termios
+	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, uintptr(fd), syscall.TCGETS, uintptr(unsafe.Pointer(&t))); e != 0 {
+		if e == syscall.ENOTTY {
+			return nil
+		}
+		return e
+	}
+	t.Lflag &^= syscall.ECHO
+	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, uintptr(fd), syscall.TCSETS, uintptr(unsafe.Pointer(&t))); e != 0 {
+		return e
 	}
 	return nil
 }

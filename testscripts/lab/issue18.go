@@ -50,22 +50,29 @@ func init() {
 }
 
 func i18SudoPassword(r *rig) error {
-	p, err := r.waitPrompt("the sudo prompt's record", waitLong, newPrompt())
+	// The lab's children read with echo on: this one is secret by its words alone.
+	return keyboardOnly(r, promptSudo, labPassword+"\r")
+}
+
+// keyboardOnly checks that the prompt asked, a secret, takes no answer from afar and is
+// answered at the keyboard, where the child reads read for the person's password.
+func keyboardOnly(r *rig, asked, read string) error {
+	p, err := r.waitPrompt("the secret prompt's record", waitLong, newPrompt())
 	if err != nil {
 		return err
 	}
-	r.checkPrompt(p, wire.KindFreeText, strings.TrimSpace(promptSudo))
-	r.recorded("prompt", p, "the sudo prompt", promptSudo)
+	r.checkPrompt(p, wire.KindFreeText, strings.TrimSpace(asked))
+	r.recorded("prompt", p, "the secret prompt", asked)
 	r.note("secret", p.Secret, "the record is secret: %v", p.Secret)
-	r.check(p.Secret, "the record of %q is not marked secret", promptSudo)
+	r.check(p.Secret, "the record of %q is not marked secret", asked)
 	for _, channel := range []string{"popup", "cli", "api"} {
 		msg, reason, err := r.refused(p.ID, wire.Answer{Text: labPassword, Channel: channel}, http.StatusConflict)
 		if err != nil {
 			return fmt.Errorf("a password from %s: %w", channel, err)
 		}
 		r.note("refused_"+channel, msg, "a password from %s: 409 %s %q", channel, reason, msg)
-		r.check(reason == wire.RefusedSecret && strings.Contains(msg, "asks for a password: type it in the pane"),
-			"a password from %s was refused %s %q, want secret, saying to type it in the pane", channel, reason, msg)
+		r.check(reason == wire.RefusedSecret && strings.Contains(msg, "asks for a password or secret") && strings.Contains(msg, "type it at the keyboard"),
+			"a password from %s was refused %s %q, want secret, saying to type it at the keyboard", channel, reason, msg)
 	}
 	it, err := r.item()
 	if err != nil {
@@ -79,7 +86,7 @@ func i18SudoPassword(r *rig) error {
 	if _, err := io.WriteString(r.supIn, labPassword+"\r"); err != nil {
 		return fmt.Errorf("type at the supervisor's keyboard: %w", err)
 	}
-	if _, err := r.expectRead(labPassword + "\r"); err != nil {
+	if _, err := r.expectRead(read); err != nil {
 		return err
 	}
 	if err := r.finish(1); err != nil {

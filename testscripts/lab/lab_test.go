@@ -107,6 +107,7 @@ func TestLabCatalogue(t *testing.T) {
 		}
 	}
 	want = append(want, "I18-03", "I18-05", "I18-08") // issue 18's, after AtlasBridge's
+	want = append(want, "I29-05")                     // issue 29's
 	var got []string
 	for _, s := range scenarios {
 		got = append(got, s.id)
