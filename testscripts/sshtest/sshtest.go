@@ -384,7 +384,10 @@ func (h *Host) sshdConfig(hostKey string, streamLocal bool) string {
 		"KbdInteractiveAuthentication no",
 		"PermitRootLogin no",
 		"AllowStreamLocalForwarding " + yesNo[streamLocal],
-		"AllowTcpForwarding no",
+		// OpenSSH checks `ssh -L` of a unix socket against AllowTcpForwarding's local
+		// permission too: "no" refuses it whatever AllowStreamLocalForwarding says. "local"
+		// lets sshd connect out for the client, and still listens nowhere for it (-R).
+		"AllowTcpForwarding " + map[bool]string{true: "local", false: "no"}[streamLocal],
 		"AllowAgentForwarding no",
 		"X11Forwarding no",
 		"PermitTunnel no",
