@@ -326,14 +326,30 @@ func (b *sshBridge) healthz(t *testing.T) {
 	}
 }
 
-// hangUp closes the hub's end: the bridge ends the stream, prints nothing more, and ssh
-// exits 0 with nothing said on stderr.
+// hangUp closes the hub's end: the bridge ends the stream at once, prints nothing more, and
+// ssh exits 0 with nothing said on stderr. At once: within hangUpWithin, well before the
+// daemon would close an idle connection itself (its ReadTimeout, 30 s).
 func (b *sshBridge) hangUp(t *testing.T) {
 	t.Helper()
+	const hangUpWithin = 10 * time.Second
 	b.in.Close()
-	rest, err := io.ReadAll(b.out)
-	if err != nil || len(rest) != 0 {
-		t.Fatalf("after the hub hung up the bridge printed %q (%v)", rest, err)
+	type result struct {
+		rest []byte
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		rest, err := io.ReadAll(b.out)
+		done <- result{rest, err}
+	}()
+	var r result
+	select {
+	case r = <-done:
+	case <-time.After(hangUpWithin):
+		t.Fatalf("the bridge still ran %v after the hub hung up: the daemon was not told the stream ended", hangUpWithin)
+	}
+	if r.err != nil || len(r.rest) != 0 {
+		t.Fatalf("after the hub hung up the bridge printed %q (%v)", r.rest, r.err)
 	}
 	if err := b.cmd.Wait(); err != nil {
 		t.Fatalf("ssh remote1 trailboss bridge, once the hub hung up: %v (%s), want exit status 0", err, b.stderr.String())
