@@ -25,6 +25,7 @@ var helps = map[string]commandHelp{
 	"doctor":         doctorHelp,
 	"start":          startHelp,
 	"stop":           stopHelp,
+	"bridge":         bridgeHelp,
 	"systemd-unit":   systemdUnitHelp,
 	"demo":           demoHelp,
 	"demo-agent":     demoAgentHelp,

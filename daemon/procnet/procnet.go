@@ -38,6 +38,36 @@ type socket struct {
 	local, remote netip.AddrPort
 	state         uint64
 	uid           int
+	inode         uint64
+}
+
+// A Listener is a TCP socket in the LISTEN state: where it listens, its owner's uid, and its
+// inode, which names it in /proc/PID/fd of the processes holding it ("socket:[INODE]").
+type Listener struct {
+	Addr  netip.AddrPort
+	UID   int
+	Inode uint64
+}
+
+// Listeners returns every TCP socket listening on this host, IPv4's then IPv6's: what a test
+// reads to prove that nothing of ours opened a port.
+func Listeners() ([]Listener, error) {
+	if runtime.GOOS != "linux" {
+		return nil, ErrUnsupported
+	}
+	var out []Listener
+	for _, path := range tables {
+		_, _, err := findIn(path, func(s socket) bool {
+			if s.state == stateListen {
+				out = append(out, Listener{Addr: s.local, UID: s.uid, Inode: s.inode})
+			}
+			return false
+		})
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // Owner returns the uid of the socket whose own end is local and whose other end is remote:
@@ -118,7 +148,7 @@ func findIn(path string, match func(socket) bool) (int, bool, error) {
 	return 0, false, nil
 }
 
-// parseLine reads "sl local rem st queues tr retrnsmt uid ...", false for a line that is not
+// parseLine reads "sl local rem st queues tr retrnsmt uid timeout inode ...", false for a line that is not
 // one.
 func parseLine(line string) (socket, bool) {
 	f := strings.Fields(line)
@@ -132,7 +162,11 @@ func parseLine(line string) (socket, bool) {
 	if !ok1 || !ok2 || err1 != nil || err2 != nil {
 		return socket{}, false
 	}
-	return socket{local: unmap(local), remote: unmap(remote), state: state, uid: uid}, true
+	var inode uint64
+	if len(f) > 9 {
+		inode, _ = strconv.ParseUint(f[9], 10, 64)
+	}
+	return socket{local: unmap(local), remote: unmap(remote), state: state, uid: uid, inode: inode}, true
 }
 
 // parseAddr reads "0100007F:0FA0": the address as the kernel holds it in memory, 32-bit
