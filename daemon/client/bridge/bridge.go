@@ -17,29 +17,13 @@ import (
 	"github.com/trailboss/trailboss/daemon/client/hot"
 )
 
-// ErrNotOurs means the process at the daemon's socket runs as another user: nothing was
-// sent to it.
-var ErrNotOurs = errors.New("the program at the daemon's socket is not yours; nothing was sent to it")
-
-// NotOursError is ErrNotOurs with the socket and the uid of the program listening on it.
-type NotOursError struct {
-	Socket string
-	UID    int
-}
-
-func (e *NotOursError) Error() string {
-	return fmt.Sprintf("another user's program (uid %d) answers at %s — not sending anything to it; "+
-		"stop it, and start your own daemon with: trailboss start", e.UID, e.Socket)
-}
-
-// Is makes errors.Is(err, ErrNotOurs) hold.
-func (e *NotOursError) Is(target error) bool { return target == ErrNotOurs }
-
 // Run connects to the daemon at t (its unix socket) and copies in to the daemon and the
 // daemon to out until the daemon closes its end. When in ends first, the daemon is told so
 // (its side reads an end of stream) and its answer still reaches out. It returns nil when
-// the stream ended; a *hot.DownError when no daemon answers at the socket; a *NotOursError
-// when the program there runs as another user; the output's error when out broke.
+// the stream ended; a *hot.DownError when no daemon answers at the socket; what hot.Failed
+// says when nothing was sent because the socket, its directory or the program listening
+// there is not this user's (Connect checks them before the first byte); the output's error
+// when out broke.
 func Run(ctx context.Context, t hot.Target, in io.Reader, out io.Writer) error {
 	if t.Addr != "" {
 		// The bridge is how another machine reaches this one's daemon as its own user; a TCP
@@ -48,12 +32,9 @@ func Run(ctx context.Context, t hot.Target, in io.Reader, out io.Writer) error {
 	}
 	conn, err := t.Connect(ctx)
 	if err != nil {
-		return &hot.DownError{Addr: t.Where(), Cause: err}
+		return hot.Failed(t.Where(), 0, err)
 	}
 	defer conn.Close()
-	if err := checkPeer(conn, t.Socket); err != nil {
-		return err
-	}
 	// A signal (sshd ending the session) stops both copies: closing the socket ends the one
 	// reading from it, and the process exits without waiting for the one reading in.
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
@@ -76,31 +57,6 @@ func Run(ctx context.Context, t hot.Target, in io.Reader, out io.Writer) error {
 			return fmt.Errorf("read from the daemon at %s: %w", t.Socket, pathErr.Err)
 		}
 		return fmt.Errorf("write the daemon's answer to standard output: %w", err)
-	}
-	return nil
-}
-
-// checkPeer returns nil when the process at the other end of conn runs as this process's
-// user (SO_PEERCRED), before any byte is sent; else a *NotOursError. The state directory
-// is private, so another user's socket there means something is badly wrong: a bridge that
-// carried the hub's requests to it would hand them to that user.
-func checkPeer(conn *os.File, socket string) error {
-	rc, err := conn.SyscallConn()
-	if err != nil {
-		return fmt.Errorf("check the daemon's socket %s: %w", socket, err)
-	}
-	var cred *syscall.Ucred
-	var credErr error
-	if err := rc.Control(func(fd uintptr) {
-		cred, credErr = syscall.GetsockoptUcred(int(fd), syscall.SOL_SOCKET, syscall.SO_PEERCRED)
-	}); err != nil {
-		credErr = err
-	}
-	if credErr != nil {
-		return fmt.Errorf("check who runs the daemon at %s: %w; nothing was sent to it", socket, credErr)
-	}
-	if int(cred.Uid) != os.Getuid() {
-		return &NotOursError{Socket: socket, UID: int(cred.Uid)}
 	}
 	return nil
 }
