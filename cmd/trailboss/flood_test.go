@@ -53,43 +53,6 @@ func floodMain() {
 // referenced is closed when collected).
 var floodHeld []net.Conn
 
-// startAsNobody runs the test binary's command name with args as uid nobody, from a copy of
-// the binary in a folder that uid can read and write (its files go there: dir), and returns
-// the folder.
-func startAsNobody(t *testing.T, name string, args func(dir string) []string) string {
-	t.Helper()
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir, err := os.MkdirTemp("", "tbnobody")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o777); err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(dir, name)
-	b, err := os.ReadFile(self)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(bin, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(bin, args(dir)...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	return dir
-}
-
 // While another user holds 3,000 idle connections to the daemon's TCP address, the
 // operator's hooks (`trailboss emit`, `trailboss-hot emit`) are acknowledged in their usual
 // time — nothing spooled, the sessions in the queue —, `ls` and `status` answer, and the
@@ -102,9 +65,9 @@ func TestAnotherUsersFloodStarvesNoClient(t *testing.T) {
 	w := newTransportWorld(t, fmt.Sprintf("addr = %q\n", addr))
 	d := launchDaemon(t, "trailboss", w.stateDir, w.env)
 
-	dir := startAsNobody(t, "flood", func(dir string) []string {
+	dir := startAsUser(t, nobody, "flood", func(dir string) []string {
 		return []string{addr, strconv.Itoa(floodConns), filepath.Join(dir, "ready")}
-	})
+	}).dir
 	var opened []byte
 	waitUntil(t, "the flood to open its connections", 60*time.Second, func() bool {
 		opened, _ = os.ReadFile(filepath.Join(dir, "ready"))

@@ -44,9 +44,8 @@ func TestMain(m *testing.M) {
 		"trailboss-hot": func() { os.Exit(hotcmd.Main()) },
 		// trailboss-status, the status line for prompts and bars, beside them too.
 		"trailboss-status": func() { os.Exit(statuscmd.Main()) },
-		"impostor":         impostorMain,     // transport_test.go
-		"flood":            floodMain,        // flood_test.go
-		"unix-impostor":    unixImpostorMain, // bridge_test.go
+		"impostor":         impostorMain, // transport_test.go
+		"flood":            floodMain,    // flood_test.go
 		// auto-dialog: Claude Code 2.1.332's auto-mode dialog (script_autodialog_test.go).
 		"auto-dialog": autoDialogMain,
 		// other-web-server FILE: another program on a loopback port (an HTML page on every

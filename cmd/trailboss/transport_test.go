@@ -94,51 +94,22 @@ func (a appender) Write(p []byte) (int, error) {
 // impostor is a running impostor and the file of what it was sent.
 type impostor struct {
 	record string
-	cmd    *exec.Cmd
+	proc   *asUser
 }
 
-// startImpostor runs the impostor at addr as uid (and its gid), with a copy of this test
-// binary in a folder that uid can read, and waits until it listens.
+// startImpostor runs the impostor at addr (host:port, or a unix socket's path) as uid, and
+// waits until it listens.
 func startImpostor(t *testing.T, addr string, uid int) *impostor {
 	t.Helper()
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir, err := os.MkdirTemp("", "tbimp")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o777); err != nil { // the impostor writes its record here
-		t.Fatal(err)
-	}
-	bin := filepath.Join(dir, "impostor")
-	b, err := os.ReadFile(self)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(bin, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	imp := &impostor{record: filepath.Join(dir, "record")}
-	ready := filepath.Join(dir, "ready")
-	imp.cmd = exec.Command(bin, addr, imp.record, ready)
-	var stderr bytes.Buffer
-	imp.cmd.Stderr = &stderr
-	if uid != os.Getuid() {
-		imp.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(uid)}}
-	}
-	if err := imp.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = imp.cmd.Process.Kill()
-		_ = imp.cmd.Wait()
+	imp := &impostor{}
+	var ready string
+	imp.proc = startAsUser(t, uid, "impostor", func(dir string) []string {
+		imp.record, ready = filepath.Join(dir, "record"), filepath.Join(dir, "ready")
+		return []string{addr, imp.record, ready}
 	})
 	waitUntil(t, "the impostor to listen", 10*time.Second, func() bool {
-		if imp.cmd.ProcessState != nil {
-			t.Fatalf("the impostor exited: %s", stderr.String())
+		if imp.proc.cmd.ProcessState != nil {
+			t.Fatalf("the impostor exited: %s", imp.proc.stderr.String())
 		}
 		_, err := os.Stat(ready)
 		return err == nil
@@ -155,9 +126,6 @@ func (imp *impostor) received(t *testing.T) string {
 	}
 	return string(b)
 }
-
-// nobody is the uid the impostor runs as.
-const nobody = 65534
 
 // transportWorld is an isolated home, config and state directory for the operator, with a
 // daemon that ran (so a token exists) at addr and is down now.

@@ -534,8 +534,8 @@ func (k Keys) welcome() string {
 		k.prefix+" Tab again goes on to the next one.")
 	key("g", "shows the whole queue in a popup, with a preview;",
 		"Enter jumps. Or answer from there: a allows, x denies,",
-		"r replies with a line. (The demo switches delivery on in",
-		"its own config; in your own setup it is off until you do.)")
+		"r replies with a line. (The demo switches delivery on;",
+		"in your own setup it stays off until you do.)")
 	key("S", "skips the one you are on (it cools down for 30 s).")
 	key("d", "leaves: the demo stops everything it started and",
 		"removes its temp folder.")

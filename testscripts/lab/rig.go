@@ -307,7 +307,11 @@ func (r *rig) startSupervisor() error {
 	cmd := exec.Command(r.self, "run", "--name", "lab-"+r.sc.name,
 		"--settle", r.settle.String(), "--stall", r.stall.String(),
 		"--", r.self, "lab", "child", r.sc.child, "--record", r.record)
-	cmd.Env = append(r.env, "TRAILBOSS_ADDR="+r.tap.addr)
+	supState, err := r.supervisorStateDir()
+	if err != nil {
+		return err
+	}
+	cmd.Env = append(r.env, "TRAILBOSS_ADDR="+r.tap.addr, "TRAILBOSS_STATE_DIR="+supState)
 	cmd.Dir = r.dir
 	cmd.Stdout, cmd.Stderr = screen, logf
 	if r.supIn, err = cmd.StdinPipe(); err != nil {
@@ -812,13 +816,29 @@ func round2(f float64) float64 { return float64(int64(f*100+0.5)) / 100 }
 
 // ---- logs for a failed scenario -----------------------------------------------------------
 
+// supervisorStateDir makes the supervisor's state directory: private, holding a copy of the
+// daemon's token and nothing else. A client takes the daemon's socket whenever its state
+// directory has one, and the supervisor must talk to the daemon through the tap, over TCP.
+// trailboss run keeps its log (run.log) there.
+func (r *rig) supervisorStateDir() (string, error) {
+	dir := filepath.Join(r.dir, "supervisor-state")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	tok, err := os.ReadFile(filepath.Join(r.stateDir, "token"))
+	if err != nil {
+		return "", fmt.Errorf("the supervisor's copy of the daemon's token: %w", err)
+	}
+	return dir, os.WriteFile(filepath.Join(dir, "token"), tok, 0o600)
+}
+
 // logTails returns the last lines of the supervisor's and the daemon's logs and of the
 // child's screen, for the report of a failed scenario.
 func (r *rig) logTails() map[string]string {
 	if r.dir == "" {
 		return nil
 	}
-	sup := tailLines(filepath.Join(r.stateDir, "run.log"), 12) // trailboss run logs there
+	sup := tailLines(filepath.Join(r.dir, "supervisor-state", "run.log"), 12) // trailboss run logs there
 	if s := tailLines(filepath.Join(r.dir, "supervisor.log"), 6); s != "" {
 		sup += "\n" + s
 	}
