@@ -19,7 +19,8 @@ const (
 	HeaderProgram = "X-Trailboss-Program"
 )
 
-// Routes of the daemon's HTTP API. Everything but RouteHealth needs the bearer token.
+// Routes of the daemon's HTTP API. Everything but RouteHealth needs the bearer token, but
+// from a `trailboss bridge` of the daemon's own user (another machine's hub, over ssh).
 const (
 	RouteHealth = "/healthz"
 	RouteHooks  = "/v1/hooks/" // + a harness's name (HookRoute)
