@@ -243,7 +243,7 @@ func TestBridgeOverSSH(t *testing.T) {
 
 // startRemoteDaemon runs `trailboss daemon` as the remote user, in its environment (its own
 // HOME, XDG folders and so state directory), and waits until it listens on its socket.
-func startRemoteDaemon(t *testing.T, ctx context.Context, h *sshtest.Host) {
+func startRemoteDaemon(t testing.TB, ctx context.Context, h *sshtest.Host) {
 	t.Helper()
 	var log bytes.Buffer
 	d := h.AsUser(context.Background(), "trailboss", "daemon")

@@ -34,7 +34,7 @@ type remoteWorld struct {
 	tmuxSock string // the remote user's tmux server
 }
 
-func newRemoteWorld(t *testing.T) *remoteWorld {
+func newRemoteWorld(t testing.TB) *remoteWorld {
 	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
@@ -64,7 +64,7 @@ func newRemoteWorld(t *testing.T) *remoteWorld {
 }
 
 // asUser runs name as the remote user and returns what it printed, failing t when it fails.
-func (w *remoteWorld) asUser(t *testing.T, name string, args ...string) string {
+func (w *remoteWorld) asUser(t testing.TB, name string, args ...string) string {
 	t.Helper()
 	cmd := w.h.AsUser(context.Background(), name, args...)
 	cmd.SysProcAttr.Setsid = false
@@ -78,7 +78,7 @@ func (w *remoteWorld) asUser(t *testing.T, name string, args ...string) string {
 // startAgent runs a simulated Claude Code session (trailboss demo-agent, with its hooks) in
 // a new window of the remote user's tmux server, which works 10 ms and stops asking "Which
 // port?", then works on forever once answered; it returns the agent's pane.
-func (w *remoteWorld) startAgent(t *testing.T, session string) string {
+func (w *remoteWorld) startAgent(t testing.TB, session string) string {
 	t.Helper()
 	pane := strings.TrimSpace(w.asUser(t, "tmux", "-S", w.tmuxSock, "new-window", "-P", "-F", "#{pane_id}", "-t", "agents",
 		"trailboss", "demo-agent", "--session", session, "--work", "10ms",
@@ -92,14 +92,14 @@ func (w *remoteWorld) startAgent(t *testing.T, session string) string {
 }
 
 // answerInPane types an answer into the remote agent's pane, as the person at that machine.
-func (w *remoteWorld) answerInPane(t *testing.T, pane, text string) {
+func (w *remoteWorld) answerInPane(t testing.TB, pane, text string) {
 	t.Helper()
 	w.asUser(t, "tmux", "-S", w.tmuxSock, "send-keys", "-t", pane, "-l", text)
 	w.asUser(t, "tmux", "-S", w.tmuxSock, "send-keys", "-t", pane, "Enter")
 }
 
 // queue returns the hub's queue.
-func (w *remoteWorld) queue(t *testing.T) []wire.Item {
+func (w *remoteWorld) queue(t testing.TB) []wire.Item {
 	t.Helper()
 	items, err := w.client.Queue(context.Background())
 	if err != nil {
@@ -109,7 +109,7 @@ func (w *remoteWorld) queue(t *testing.T) []wire.Item {
 }
 
 // host returns the hub's state of remote1.
-func (w *remoteWorld) host(t *testing.T) wire.Host {
+func (w *remoteWorld) host(t testing.TB) wire.Host {
 	t.Helper()
 	hs, err := w.client.Hosts(context.Background())
 	if err != nil || len(hs) != 1 || hs[0].Name != "remote1" {
@@ -343,4 +343,38 @@ func runTrailboss(t *testing.T, env []string, args ...string) (stdout, stderr st
 		t.Fatal(err)
 	}
 	return out.String(), errOut.String(), 0
+}
+
+// BenchmarkRemoteItemLatency: a Stop's hook run in the remote user's tmux pane (a simulated
+// Claude Code session) → the item in the hub's queue, through ssh and the remote daemon's
+// push; p50 and max over 20 (issue 30's target: 300 ms).
+func BenchmarkRemoteItemLatency(b *testing.B) {
+	w := newRemoteWorld(b)
+	waitUntil(b, "the hub to connect to remote1", 30*time.Second, func() bool { return w.host(b).Connected })
+	const n = 20
+	b.ResetTimer()
+	for range b.N {
+		var lat []time.Duration
+		for i := range n {
+			session := fmt.Sprintf("bench-%d-%d", time.Now().UnixNano(), i)
+			pane := w.startAgent(b, session)
+			var it wire.Item
+			var seen time.Time
+			waitUntil(b, "the remote Stop in the hub's queue", 10*time.Second, func() bool {
+				var ok bool
+				it, ok = findItem(w.queue(b), session)
+				seen = time.Now()
+				return ok
+			})
+			lat = append(lat, seen.Sub(it.Since))
+			w.answerInPane(b, pane, "go on")
+			waitUntil(b, "the answered item to leave the hub's queue", 10*time.Second, func() bool {
+				_, ok := findItem(w.queue(b), session)
+				return !ok
+			})
+		}
+		slices.Sort(lat)
+		b.ReportMetric(float64(lat[n/2].Microseconds())/1000, "p50-ms")
+		b.ReportMetric(float64(lat[n-1].Microseconds())/1000, "max-ms")
+	}
 }
