@@ -112,7 +112,8 @@ func checkHosts(hosts []config.Host, path string) error {
 
 // notHostNameRune reports whether r may not be in a [[hosts]] name.
 func notHostNameRune(r rune) bool {
-	return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-')
+	word := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-'
+	return !word
 }
 
 // hasControl reports whether s holds a control character (a newline among them).
