@@ -98,6 +98,19 @@ func (e *Engine) Subscribe() <-chan struct{} {
 	return ch
 }
 
+// Unsubscribe stops the signals of ch, a channel Subscribe returned, for a subscriber that
+// goes away (a stream whose caller hung up).
+func (e *Engine) Unsubscribe(ch <-chan struct{}) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for i, c := range e.subscribers {
+		if c == ch {
+			e.subscribers = append(e.subscribers[:i], e.subscribers[i+1:]...)
+			return
+		}
+	}
+}
+
 // notify is called with e.mu held.
 func (e *Engine) notify() {
 	for _, ch := range e.subscribers {

@@ -258,6 +258,13 @@ func (c *Core) Deliveries(ctx context.Context, limit int) ([]wire.Delivery, erro
 // Stopping is closed when the daemon stops.
 func (c *Core) Stopping() <-chan struct{} { return c.Done }
 
+// QueueChanges returns a channel signalled after every committed change of the queue, and
+// the function that stops it.
+func (c *Core) QueueChanges() (<-chan struct{}, func()) {
+	ch := c.Engine.Subscribe()
+	return ch, func() { c.Engine.Unsubscribe(ch) }
+}
+
 // What the core's other parts (the ingestor, the deliverer, the HTTP face) read and write
 // of the store, through the engine that owns it.
 

@@ -69,6 +69,9 @@ func newRow(it client.Item, pos int, s Snapshot, socket string) row {
 	dir := it.Cwd
 	var windowName string
 	switch {
+	case it.Host != "":
+		// Another machine's pane: the jump there (ssh -t HOST trailboss attach) is to come.
+		r.where, r.jumpErr = sanitize(it.Host)+":"+it.Pane, "its pane is on "+sanitize(it.Host)+": go there to answer it"
 	case it.Pane == "":
 		r.where, r.jumpErr = "no pane", "it has no tmux pane"
 	case socket != "" && it.TmuxSocket != "" && it.TmuxSocket != socket:

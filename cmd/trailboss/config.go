@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"strings"
 	"time"
+	"unicode"
 
 	"github.com/trailboss/trailboss/cmd/internal/config"
 	"github.com/trailboss/trailboss/daemon/deliver"
@@ -59,8 +61,60 @@ func checkConfig(c fileConfig, path string) error {
 	case c.Delivery.HoldPermissions && !c.DeliveryOn():
 		return fmt.Errorf("%s: [delivery] hold_permissions = true needs delivery on: add enabled = true under [delivery]", path)
 	}
+	if err := checkHosts(c.Hosts, path); err != nil {
+		return err
+	}
 	if c.Telegram != nil {
 		return checkTelegram(c.Telegram, path)
 	}
 	return nil
 }
+
+// maxHostName is the longest [[hosts]] name: it names the host's ControlMaster socket in
+// the state directory, whose path a unix socket keeps short.
+const maxHostName = 32
+
+// checkHosts returns an error naming the first [[hosts]] entry the daemon refuses. A name
+// is a short word (it names the ControlMaster's socket file); ssh and command are single
+// words that cannot be taken for an option of ssh; nothing holds a control character.
+func checkHosts(hosts []config.Host, path string) error {
+	seen := map[string]bool{}
+	for i, h := range hosts {
+		at := fmt.Sprintf("%s: [[hosts]] #%d", path, i+1)
+		if h.Name != "" {
+			at = fmt.Sprintf("%s: [[hosts]] %q", path, h.Name)
+		}
+		switch {
+		case h.Name == "":
+			return fmt.Errorf("%s: name is missing: give each host a short name, such as name = \"devbox\"", at)
+		case len(h.Name) > maxHostName || strings.IndexFunc(h.Name, notHostNameRune) >= 0 || h.Name[0] == '-' || h.Name[0] == '.':
+			return fmt.Errorf("%s: name must be at most %d letters, digits, '.', '_' or '-', starting with a letter or digit", at, maxHostName)
+		case seen[h.Name]:
+			return fmt.Errorf("%s: another [[hosts]] entry has the same name: give each its own", at)
+		case h.SSH == "":
+			return fmt.Errorf("%s: ssh is missing: give the destination as you would to ssh, such as ssh = \"devbox\" or \"me@devbox.example\"", at)
+		case strings.HasPrefix(h.SSH, "-"):
+			return fmt.Errorf("%s: ssh = %q starts with '-', which ssh would take for an option: put options in ssh_options", at, h.SSH)
+		case strings.IndexFunc(h.SSH, unicode.IsSpace) >= 0 || hasControl(h.SSH):
+			return fmt.Errorf("%s: ssh = %q holds a space: give the destination alone, and options in ssh_options", at, h.SSH)
+		case strings.HasPrefix(h.Command, "-") || hasControl(h.Command):
+			return fmt.Errorf("%s: command = %q is not a program's path: give the remote trailboss, such as \"~/.local/bin/trailboss\"", at, h.Command)
+		}
+		for _, o := range h.SSHOptions {
+			if hasControl(o) {
+				return fmt.Errorf("%s: ssh_options holds %q, with a control character", at, o)
+			}
+		}
+		seen[h.Name] = true
+	}
+	return nil
+}
+
+// notHostNameRune reports whether r may not be in a [[hosts]] name.
+func notHostNameRune(r rune) bool {
+	word := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-'
+	return !word
+}
+
+// hasControl reports whether s holds a control character (a newline among them).
+func hasControl(s string) bool { return strings.IndexFunc(s, unicode.IsControl) >= 0 }

@@ -18,6 +18,7 @@ import (
 	"github.com/trailboss/trailboss/cmd/internal/config"
 	"github.com/trailboss/trailboss/daemon"
 	"github.com/trailboss/trailboss/daemon/deliver"
+	"github.com/trailboss/trailboss/daemon/hosts"
 	"github.com/trailboss/trailboss/daemon/httpapi"
 	"github.com/trailboss/trailboss/daemon/logfile"
 	"github.com/trailboss/trailboss/daemon/onstuck"
@@ -131,6 +132,7 @@ func runDaemon(ctx context.Context, e *env, args []string) (err error) {
 		PromptTTL: cfg.PromptTTL.Duration, HoldPermissions: cfg.Holds(), MaxReply: cfg.Delivery.MaxReplyLength,
 		DeliveryOff: deliveryOff(cfg, configPath(e.getenv)),
 		Channels:    channels,
+		Hosts:       hostConfigs(cfg.Hosts),
 	})
 	var inUse *httpapi.AddrInUseError
 	if errors.As(err, &inUse) {
@@ -144,6 +146,15 @@ func runDaemon(ctx context.Context, e *env, args []string) (err error) {
 		return addrTaken(inUse.Addr, source, e.getenv)
 	}
 	return err
+}
+
+// hostConfigs returns config.toml's [[hosts]], checked (checkHosts), as the hub runs them.
+func hostConfigs(in []config.Host) []hosts.Config {
+	out := make([]hosts.Config, len(in))
+	for i, h := range in {
+		out[i] = hosts.Config{Name: h.Name, SSH: h.SSH, Options: h.SSHOptions, Command: h.Command}
+	}
+	return out
 }
 
 // daemonHelp is what `trailboss daemon --help` says around the flags.
@@ -181,8 +192,10 @@ type daemonConfig struct {
 	// Channels run beside the daemon and deliver answers from elsewhere (Telegram). A
 	// remote channel turns holding on: HoldPermissions is then taken as true.
 	Channels []daemon.Channel
-	Version  string
-	Log      *slog.Logger
+	// Hosts are the other machines whose queues this daemon shows beside its own.
+	Hosts   []hosts.Config
+	Version string
+	Log     *slog.Logger
 }
 
 // serveDaemon wires the daemon together and serves until ctx ends, then shuts down
@@ -307,6 +320,11 @@ func serveDaemon(ctx context.Context, cfg daemonConfig) (err error) {
 		Deliver: &deliver.Deliverer{Engine: engine, Tmux: tmuxctl.New, PTY: ptys, Holds: holds, MaxReply: cfg.MaxReply,
 			Off: off, Log: log.With("component", "deliver")}}
 	api := &httpapi.Server{Core: core, Token: token, Version: cfg.Version, Log: log.With("component", "api")}
+	var remotes *hosts.Set
+	if len(cfg.Hosts) > 0 {
+		remotes = hosts.New(cfg.Hosts, cfg.StateDir, log.With("component", "hosts"))
+		api.Hosts = remotes
+	}
 	if off == "" {
 		log.Info("delivery is on: answers from the popup, trailboss reply and the channels are typed into panes")
 	}
@@ -356,6 +374,9 @@ func serveDaemon(ctx context.Context, cfg daemonConfig) (err error) {
 	g.Go(func() error { return status.Run(gctx) })
 	if hook != nil {
 		g.Go(func() error { return hook.Run(gctx) })
+	}
+	if remotes != nil {
+		g.Go(func() error { return remotes.Run(gctx) })
 	}
 	for _, ch := range cfg.Channels {
 		host := daemon.ChannelHost{Engine: engine, Deliver: core.Deliver, Store: st, Tmux: tmuxctl.New,

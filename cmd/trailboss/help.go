@@ -26,6 +26,7 @@ var helps = map[string]commandHelp{
 	"start":          startHelp,
 	"stop":           stopHelp,
 	"bridge":         bridgeHelp,
+	"hosts":          hostsHelp,
 	"systemd-unit":   systemdUnitHelp,
 	"demo":           demoHelp,
 	"demo-agent":     demoAgentHelp,

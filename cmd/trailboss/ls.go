@@ -45,6 +45,7 @@ func runLs(ctx context.Context, e *env, args []string) error {
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "#\tAGE\tREASON\tPANE\tSESSION\tPROJECT\tSUMMARY")
+	// Another host's pane is named host:%N; an item of a host the hub lost is marked (stale).
 	now := time.Now()
 	ids := make([]string, len(items))
 	for i, it := range items {
@@ -59,7 +60,14 @@ func runLs(ctx context.Context, e *env, args []string) error {
 		if it.Detail != "" {
 			reason += "/" + it.Detail
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", pos, queue.Age(now.Sub(it.Since)), reason, it.Pane,
+		pane := it.Pane
+		if it.Host != "" {
+			pane = it.Host + ":" + pane
+			if it.Stale {
+				pane += " (stale)"
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", pos, queue.Age(now.Sub(it.Since)), reason, pane,
 			uniquePrefix(ids[i], ids, 8), filepath.Base(it.Cwd), clipRunes(adapter.ShowFormat(it.Summary), 60))
 	}
 	return tw.Flush()

@@ -119,6 +119,13 @@ func (c *Client) QueueView(ctx context.Context) (wire.Queue, error) {
 	return out, err
 }
 
+// Hosts returns a hub's [[hosts]] and their state (none on a daemon without).
+func (c *Client) Hosts(ctx context.Context) ([]wire.Host, error) {
+	var out wire.Hosts
+	_, err := c.do(ctx, http.MethodGet, wire.RouteHosts, nil, &out)
+	return out.Hosts, err
+}
+
 // Next returns the head for a client of the tmux server at socket that is on pane, or false
 // when nothing is ready.
 func (c *Client) Next(ctx context.Context, socket, pane string) (Item, bool, error) {

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http/httptest"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -85,7 +86,7 @@ func TestClientAgainstTheRealAPI(t *testing.T) {
 		t.Fatalf("Skip from A's pane: %+v found=%v %v, want head B", it, found, err)
 	}
 	status, err := c.Status(ctx)
-	if err != nil || status != (client.Status{Stuck: 2, Cooling: 1, Ready: 1}) {
+	if err != nil || !reflect.DeepEqual(status, client.Status{Stuck: 2, Cooling: 1, Ready: 1}) {
 		t.Fatalf("Status: %+v %v, want 2 stuck (1 cooling) 1 ready", status, err)
 	}
 	items, _ = c.Queue(ctx)

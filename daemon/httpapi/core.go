@@ -84,4 +84,20 @@ type Core interface {
 
 	// Stopping is closed when the daemon stops, ending long polls and streams.
 	Stopping() <-chan struct{}
+	// QueueChanges returns a channel signalled (coalesced, never blocking the core) after
+	// every committed change of the queue, and the function that stops it.
+	QueueChanges() (changed <-chan struct{}, stop func())
+}
+
+// Hosts is what a hub's daemon knows of its other hosts' queues (package hosts); nil on a
+// daemon without [[hosts]].
+type Hosts interface {
+	// Queue returns local, this daemon's own queue, with every host's items merged in
+	// stuck-time order (each host's clock offset taken off), positions renumbered.
+	Queue(local []wire.Item) []wire.Item
+	// Counts returns how many of the other hosts' items are stuck and cooling, and the
+	// hosts not reachable now.
+	Counts() (stuck, cooling int, unreachable []string)
+	// States returns each host's state, in config order.
+	States() []wire.Host
 }

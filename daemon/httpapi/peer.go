@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 
 	"golang.org/x/sys/unix"
 
@@ -50,6 +51,9 @@ type peer struct {
 	local net.Addr    // the daemon's end
 	conn  net.Addr    // the caller's end; a *net.TCPAddr over TCP
 	unix  bool
+
+	bridgeOnce sync.Once // bridged looks at the peer's process once
+	bridge     bool      // the peer is a `trailboss bridge` of the daemon's user
 }
 
 // ConnContext records the peer of c in the context of every request that comes over it

@@ -36,6 +36,9 @@ type Server struct {
 	Token   string
 	Version string
 	Log     *slog.Logger
+	// Hosts, on a hub, holds the other hosts' queues, which GET /v1/queue and
+	// /v1/status merge in; nil otherwise.
+	Hosts Hosts
 }
 
 // Handler returns the routes. Everything but /healthz needs the bearer token; anything that
@@ -51,6 +54,8 @@ func (a *Server) Handler() http.Handler {
 		}
 		r.Post(wire.RouteEvents, a.genericEvent)
 		r.Get(wire.RouteQueue, a.queue)
+		r.Get(wire.RouteQueueStream, a.queueStream)
+		r.Get(wire.RouteHosts, a.hosts)
 		r.Get(wire.RouteNext, a.next)
 		r.Post(wire.RouteSkip, a.skip)
 		r.Post(wire.RouteDismiss, a.dismiss)
@@ -123,6 +128,10 @@ func loopbackHost(hostport string) bool {
 func (a *Server) requireToken(next http.Handler) http.Handler {
 	want := []byte("Bearer " + a.Token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") == "" && bridged(r) {
+			next.ServeHTTP(w, r) // another machine's hub, as this user, through its ssh
+			return
+		}
 		got := []byte(r.Header.Get("Authorization"))
 		if subtle.ConstantTimeCompare(got, want) != 1 {
 			writeError(w, http.StatusUnauthorized, "missing or wrong token: send Authorization: Bearer <token from the state directory>")
@@ -255,6 +264,9 @@ func (a *Server) queue(w http.ResponseWriter, r *http.Request) {
 	for i, it := range items {
 		out.Items[i] = toItem(i+1, it)
 	}
+	if a.Hosts != nil {
+		out.Items = a.Hosts.Queue(out.Items)
+	}
 	writeJSON(w, http.StatusOK, out)
 }
 
@@ -335,7 +347,23 @@ func (a *Server) dismiss(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *Server) status(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, a.Core.Status())
+	st := a.Core.Status()
+	if a.Hosts != nil {
+		stuck, cooling, unreachable := a.Hosts.Counts()
+		st.Stuck += stuck
+		st.Cooling += cooling
+		st.Remote, st.Unreachable = stuck, unreachable
+	}
+	writeJSON(w, http.StatusOK, st)
+}
+
+// hosts lists a hub's [[hosts]] with their state; none on a daemon without.
+func (a *Server) hosts(w http.ResponseWriter, r *http.Request) {
+	out := wire.Hosts{Hosts: []wire.Host{}}
+	if a.Hosts != nil {
+		out.Hosts = a.Hosts.States()
+	}
+	writeJSON(w, http.StatusOK, out)
 }
 
 // watch adds (POST) or removes (DELETE) a pane for the screen adapter to watch:

@@ -19,25 +19,30 @@ const (
 	HeaderProgram = "X-Trailboss-Program"
 )
 
-// Routes of the daemon's HTTP API. Everything but RouteHealth needs the bearer token.
+// Routes of the daemon's HTTP API. Everything but RouteHealth needs the bearer token, but
+// from a `trailboss bridge` of the daemon's own user (another machine's hub, over ssh).
 const (
-	RouteHealth     = "/healthz"
-	RouteHooks      = "/v1/hooks/" // + a harness's name (HookRoute)
-	RouteEvents     = "/v1/events" // one generic envelope
-	RouteQueue      = "/v1/queue"
-	RouteNext       = "/v1/next"
-	RouteSkip       = "/v1/skip"
-	RouteDismiss    = "/v1/dismiss"
-	RouteStatus     = "/v1/status"
-	RouteSessions   = "/v1/sessions"
-	RouteWatch      = "/v1/watch"
-	RouteChannels   = "/v1/channels"
-	RouteAnswer     = "/v1/prompts/{id}/answer" // PromptRoute fills in the id
-	RouteWait       = "/v1/prompts/{id}/wait"   // PromptRoute fills in the id
-	RouteDeliveries = "/v1/deliveries"
-	RoutePTYReport  = "/v1/pty/report"
-	RoutePTYAnswers = "/v1/pty/answers"
-	RoutePTYWritten = "/v1/pty/written"
+	RouteHealth = "/healthz"
+	RouteHooks  = "/v1/hooks/" // + a harness's name (HookRoute)
+	RouteEvents = "/v1/events" // one generic envelope
+	RouteQueue  = "/v1/queue"
+	// RouteQueueStream streams the daemon's own queue (QueueUpdate, a line each) for as
+	// long as the caller reads: what a hub reads another host's daemon by.
+	RouteQueueStream = "/v1/queue/stream"
+	RouteHosts       = "/v1/hosts" // a hub's [[hosts]] and their state
+	RouteNext        = "/v1/next"
+	RouteSkip        = "/v1/skip"
+	RouteDismiss     = "/v1/dismiss"
+	RouteStatus      = "/v1/status"
+	RouteSessions    = "/v1/sessions"
+	RouteWatch       = "/v1/watch"
+	RouteChannels    = "/v1/channels"
+	RouteAnswer      = "/v1/prompts/{id}/answer" // PromptRoute fills in the id
+	RouteWait        = "/v1/prompts/{id}/wait"   // PromptRoute fills in the id
+	RouteDeliveries  = "/v1/deliveries"
+	RoutePTYReport   = "/v1/pty/report"
+	RoutePTYAnswers  = "/v1/pty/answers"
+	RoutePTYWritten  = "/v1/pty/written"
 )
 
 // HookRoute returns the route a harness's hooks post to.

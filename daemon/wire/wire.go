@@ -23,6 +23,12 @@ type Item struct {
 	// PromptClosed is the prompt record of this stuck moment once it takes no answers:
 	// why none can be sent now.
 	PromptClosed *ClosedPrompt `json:"prompt_closed,omitempty"`
+	// Host is the [[hosts]] name of the machine whose daemon queued it; empty for this
+	// machine's own. Only a hub's queue carries other hosts' items.
+	Host string `json:"host,omitempty"`
+	// Stale says that the hub lost its connection to Host: the item is what that host said
+	// last, and may since have been answered there.
+	Stale bool `json:"stale,omitempty"`
 }
 
 // Queue is the answer of GET /v1/queue.
@@ -41,6 +47,47 @@ type Status struct {
 	// Events counts the hook events the daemon applied since it started (from the API and
 	// from the spool), for tests and benchmarks.
 	Events int64 `json:"events"`
+	// Remote counts, of Stuck, the items of other hosts (a hub's [[hosts]]).
+	Remote int `json:"remote,omitempty"`
+	// Unreachable names the hosts the hub cannot reach now, whose items are stale.
+	Unreachable []string `json:"unreachable,omitempty"`
+}
+
+// QueueUpdate is one message of GET /v1/queue/stream: the daemon's own queue, sent when the
+// stream opens, after every change, and as a heartbeat (Beat) when nothing changed for a
+// while. Each is one JSON object on a line.
+type QueueUpdate struct {
+	// ServerTime is the daemon's clock when it sent the message: the hub estimates the
+	// host's clock offset from it.
+	ServerTime  time.Time `json:"server_time"`
+	Beat        bool      `json:"beat,omitempty"` // nothing changed; Items is omitted
+	Items       []Item    `json:"items,omitempty"`
+	DeliveryOff string    `json:"delivery_off,omitempty"`
+}
+
+// Host is one [[hosts]] entry as GET /v1/hosts shows it: whether the hub reaches its
+// daemon now, and since when; or why not.
+type Host struct {
+	Name      string `json:"name"`
+	SSH       string `json:"ssh"`
+	Connected bool   `json:"connected"`
+	// Since is when the host became connected, or unreachable (zero before the first try
+	// ended).
+	Since time.Time `json:"since"`
+	Items int       `json:"items"` // the host's items the hub holds (stale ones too)
+	// RTT is the round trip of the last request through ssh, in milliseconds.
+	RTTMillis float64 `json:"rtt_ms"`
+	// ClockOffsetMillis is how far the host's clock is ahead of the hub's, in
+	// milliseconds: its items' times are taken back by it.
+	ClockOffsetMillis float64 `json:"clock_offset_ms"`
+	// Error is why the host is not connected: ssh's own last line, word for word, or what
+	// the hub saw.
+	Error string `json:"error,omitempty"`
+}
+
+// Hosts is the answer of GET /v1/hosts.
+type Hosts struct {
+	Hosts []Host `json:"hosts"`
 }
 
 // Error is the body of every error answer.

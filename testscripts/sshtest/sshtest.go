@@ -77,6 +77,8 @@ type Host struct {
 
 	sshd    *exec.Cmd
 	sshdLog string
+	hostKey string // sshd's, kept for RestartSSHD
+	stream  bool   // Options.StreamLocalForwarding
 	env     []string // the user's environment, as sshd gives it and AsUser too
 }
 
@@ -140,7 +142,8 @@ func Start(t testing.TB, o Options) *Host {
 	keygen(t, hostKey)
 	h.authorize(t, clientKey+".pub")
 
-	h.startSSHD(t, hostKey, o.StreamLocalForwarding)
+	h.hostKey, h.stream = hostKey, o.StreamLocalForwarding
+	h.startSSHD(t, 0)
 	h.writeClientConfig(t, clientKey, hostKey+".pub")
 	h.Setup = time.Since(began)
 	return h
@@ -330,18 +333,34 @@ func (h *Host) authorize(t testing.TB, pub string) {
 	must(t, os.Chown(p, h.UID, h.GID))
 }
 
-// startSSHD writes sshd_config and starts sshd on a free loopback port, trying another port
-// when the one found free was taken meanwhile, and returns once it answers there.
-func (h *Host) startSSHD(t testing.TB, hostKey string, streamLocal bool) {
+// StopSSHD stops sshd and every connection it serves, as a machine that went away: its
+// users' own processes (a daemon started with AsUser) go on. RestartSSHD brings it back.
+func (h *Host) StopSSHD(t testing.TB) {
+	t.Helper()
+	killAll(append(descendants(h.sshd.Process.Pid), h.sshd.Process.Pid))
+}
+
+// RestartSSHD starts sshd again on its port, and returns once it answers there.
+func (h *Host) RestartSSHD(t testing.TB) {
+	t.Helper()
+	h.startSSHD(t, h.Port)
+}
+
+// startSSHD writes sshd_config and starts sshd on port (0: a free loopback port, another
+// one when the one found free was taken meanwhile), and returns once it answers there.
+func (h *Host) startSSHD(t testing.TB, port int) {
 	t.Helper()
 	// sshd's privilege separation needs its folder, which the package makes at boot.
 	must(t, os.MkdirAll("/run/sshd", 0o755))
 	for attempt := 0; ; attempt++ {
-		h.Port = freePort(t)
+		h.Port = port
+		if port == 0 {
+			h.Port = freePort(t)
+		}
 		cfg := filepath.Join(h.Dir, "sshd", "sshd_config")
-		must(t, os.WriteFile(cfg, []byte(h.sshdConfig(hostKey, streamLocal)), 0o600))
+		must(t, os.WriteFile(cfg, []byte(h.sshdConfig(h.hostKey, h.stream)), 0o600))
 		h.sshdLog = filepath.Join(h.Dir, "sshd", "sshd.log")
-		log, err := os.Create(h.sshdLog)
+		log, err := os.OpenFile(h.sshdLog, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 		must(t, err)
 		cmd := exec.Command(SSHD, "-D", "-e", "-f", cfg)
 		cmd.Stdout, cmd.Stderr = log, log
@@ -359,6 +378,9 @@ func (h *Host) startSSHD(t testing.TB, hostKey string, streamLocal bool) {
 		}
 		out, _ := os.ReadFile(h.sshdLog)
 		if attempt < 3 && bytes.Contains(out, []byte("Address already in use")) {
+			if port != 0 {
+				time.Sleep(100 * time.Millisecond) // the last sshd's socket is still going
+			}
 			continue // another test took the port between freePort and sshd's bind
 		}
 		t.Fatalf("sshd on 127.0.0.1:%d: %v\nits log:\n%s", h.Port, err, out)

@@ -43,6 +43,20 @@ type File struct {
 		Popup string `toml:"popup"`
 		Skip  string `toml:"skip"`
 	} `toml:"keys"`
+	// Hosts are the other machines whose queues this daemon (the hub) shows beside its
+	// own, each reached through the operator's own ssh.
+	Hosts []Host `toml:"hosts"`
+}
+
+// Host is one [[hosts]] entry.
+type Host struct {
+	Name string `toml:"name"` // how the queue and `trailboss hosts` name it
+	// SSH is a destination as ssh takes it: an alias of ~/.ssh/config, user@host.
+	SSH string `toml:"ssh"`
+	// SSHOptions are more arguments for ssh, such as ["-F", "/path/to/ssh_config"].
+	SSHOptions []string `toml:"ssh_options"`
+	// Command is the remote trailboss; "trailboss" (found on the remote PATH) when empty.
+	Command string `toml:"command"`
 }
 
 // Telegram is [telegram] in config.toml.
@@ -80,7 +94,8 @@ func (d *Duration) UnmarshalText(b []byte) error {
 
 // KnownSettings lists the settings, for the error about an unknown one.
 const KnownSettings = "known: addr, cooldown, sweep, settle, on_stuck, prompt_ttl, [keys] next, popup, skip, " +
-	"[delivery] enabled, hold_permissions, max_reply_length, and [telegram] token_file, chat_id, allowed_users, api_url"
+	"[delivery] enabled, hold_permissions, max_reply_length, [telegram] token_file, chat_id, allowed_users, api_url, " +
+	"and [[hosts]] name, ssh, ssh_options, command"
 
 // Path returns where the config file is: $XDG_CONFIG_HOME/trailboss/config.toml, else
 // ~/.config/trailboss/config.toml; "" when there is no home folder.
@@ -133,6 +148,10 @@ func Load(getenv func(string) string) (File, error) {
 					want = "a whole number"
 				case "telegram.allowed_users":
 					want = "a list of whole numbers, such as [123456789]"
+				case "hosts":
+					want = "[[hosts]] tables, one per machine, each with name and ssh"
+				case "hosts.ssh_options":
+					want = "a list of text in quotes, such as [\"-p\", \"2222\"]"
 				}
 				msg = "must be " + want + ", not " + article(strings.ToLower(kind))
 			}

@@ -15,6 +15,9 @@ func TestLoadSaysWhatASettingTakes(t *testing.T) {
 		{"[delivery]\nenabled = \"yes\"\n", `config.toml:2: delivery.enabled: must be true or false, not a string`},
 		{"[telegram]\nchat_id = \"x\"\n", `config.toml:2: telegram.chat_id: must be a whole number, not a string`},
 		{"colour = \"red\"\n", `config.toml:1: unknown setting "colour" (known: addr,`},
+		{"[[hosts]]\nname = \"a\"\nssh_options = \"-p 22\"\n", `config.toml:3: hosts.ssh_options: must be a list of text in quotes, such as ["-p", "2222"], not a string`},
+		{"hosts = \"devbox\"\n", `config.toml:1: hosts: must be [[hosts]] tables, one per machine, each with name and ssh, not a string`},
+		{"[[hosts]]\nname = \"a\"\nport = 22\n", `config.toml:3: unknown setting "hosts.port" (known: addr,`},
 	} {
 		dir := t.TempDir()
 		if err := os.MkdirAll(filepath.Join(dir, "trailboss"), 0o700); err != nil {

@@ -1,0 +1,291 @@
+package hosts
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/trailboss/trailboss/daemon/wire"
+)
+
+// Backoff between attempts: from firstRetry, doubling, up to retryCap while ssh itself
+// fails to connect (a refused or unreachable server costs one TCP attempt, and the host is
+// back within a second of its sshd), up to slowRetryCap when ssh got in but the other end
+// refused (a key not accepted, the remote daemon down), which retrying fast would not mend.
+const (
+	firstRetry   = 100 * time.Millisecond
+	retryCap     = 500 * time.Millisecond
+	slowRetryCap = 10 * time.Second
+)
+
+// Conn is the hub's connection to one host's daemon, and what it last said.
+type Conn struct {
+	cfg Config
+	ctl string // the ControlMaster's socket
+	log *slog.Logger
+	ssh string // the ssh program; "ssh" from PATH
+
+	mu        sync.Mutex
+	connected bool
+	since     time.Time   // when connected, or unreachable
+	lastErr   string      // why not connected
+	items     []wire.Item // the host's queue as it said last; Host set
+	rtt       time.Duration
+	ahead     time.Duration // the largest (server time - receipt) seen on this connection
+	offset    time.Duration // how far the host's clock is ahead of ours
+}
+
+// NewConn returns the manager of host c, its ControlMaster in stateDir.
+func NewConn(c Config, stateDir string, log *slog.Logger) *Conn {
+	return &Conn{cfg: c, ctl: ControlPath(stateDir, c.Name), log: log.With("host", c.Name), ssh: "ssh"}
+}
+
+// Run keeps the host connected until ctx ends: it runs ssh, reads the host's queue while
+// the connection lasts, and when it ends marks the host unreachable and tries again.
+func (c *Conn) Run(ctx context.Context) error {
+	if len(c.ctl) > MaxControlPath {
+		c.fail(fmt.Sprintf("the state directory's path is too long for ssh's control socket %s (at most %d bytes): "+
+			"set TRAILBOSS_STATE_DIR to a shorter folder of yours", c.ctl, MaxControlPath))
+		<-ctx.Done()
+		return nil
+	}
+	wait := firstRetry
+	for ctx.Err() == nil {
+		reached, slow := c.session(ctx)
+		if ctx.Err() != nil {
+			break
+		}
+		if reached {
+			wait = firstRetry
+		}
+		limit := retryCap
+		if slow {
+			limit = slowRetryCap
+		}
+		t := time.NewTimer(min(wait, limit))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+		case <-t.C:
+		}
+		wait = min(wait*2, limit)
+	}
+	_ = os.Remove(c.ctl)
+	return nil
+}
+
+// session runs one ssh until it ends. reached says that the remote daemon's stream was
+// read; slow that ssh got through to the host and was refused there, so that retrying at
+// once would not help.
+func (c *Conn) session(ctx context.Context) (reached, slow bool) {
+	// A ControlMaster killed before it cleaned up leaves its socket, and ssh would then run
+	// without a master; the file is ours, in our own state directory.
+	if fi, err := os.Lstat(c.ctl); err == nil && fi.Mode()&os.ModeSocket != 0 {
+		_ = os.Remove(c.ctl)
+	}
+	cmd := exec.CommandContext(ctx, c.ssh, sshArgs(c.cfg, c.ctl)...)
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = 2 * time.Second
+	stderr := &lastLine{}
+	cmd.Stderr = stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		c.fail("run ssh: " + err.Error())
+		return false, true
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		c.fail("run ssh: " + err.Error())
+		return false, true
+	}
+	if err := cmd.Start(); err != nil {
+		c.fail("run ssh: " + err.Error())
+		return false, true
+	}
+	readErr := c.speak(in, bufio.NewReader(out))
+	reached = readErr == nil || errors.Is(readErr, errStreamEnded)
+	in.Close()
+	waitErr := cmd.Wait()
+	why := stderr.String()
+	if why == "" {
+		switch {
+		case readErr != nil && !errors.Is(readErr, errStreamEnded) && !isEnd(readErr):
+			why = readErr.Error()
+		case waitErr != nil:
+			why = "ssh exited: " + waitErr.Error()
+		default:
+			why = "the remote daemon ended the stream"
+		}
+	}
+	c.fail(why)
+	var ee *exec.ExitError
+	slow = strings.Contains(why, "Permission denied") || (errors.As(waitErr, &ee) && ee.ExitCode() != 255 && ee.ExitCode() != -1)
+	c.log.Info("host unreachable", "why", why)
+	return reached, slow
+}
+
+// errStreamEnded is the remote daemon closing a stream that was read.
+var errStreamEnded = errors.New("the remote daemon ended the stream")
+
+func isEnd(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, os.ErrClosed)
+}
+
+// speak asks the health check twice (the first waits for ssh to connect, the second is the
+// round trip), then opens the queue stream and applies every update until it ends.
+func (c *Conn) speak(in io.Writer, out *bufio.Reader) error {
+	var rtt time.Duration
+	for range 2 {
+		began := time.Now()
+		if err := get(in, out, wire.RouteHealth, io.Discard); err != nil {
+			return err
+		}
+		rtt = time.Since(began)
+	}
+	if _, err := io.WriteString(in, request(wire.RouteQueueStream)); err != nil {
+		return err
+	}
+	resp, err := http.ReadResponse(out, nil)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return refusal(wire.RouteQueueStream, resp)
+	}
+	dec := json.NewDecoder(resp.Body)
+	for first := true; ; first = false {
+		var upd wire.QueueUpdate
+		if err := dec.Decode(&upd); err != nil {
+			if !first && isEnd(err) {
+				return errStreamEnded
+			}
+			return err
+		}
+		c.apply(upd, time.Now(), rtt, first)
+	}
+}
+
+// apply takes one update received at got on a connection whose round trip is rtt.
+func (c *Conn) apply(upd wire.QueueUpdate, got time.Time, rtt time.Duration, first bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	// The server's time reached us one way later than it was read: the least delayed
+	// sample says the most, and half a round trip is that one way.
+	ahead := upd.ServerTime.Sub(got)
+	if first || ahead > c.ahead {
+		c.ahead = ahead
+	}
+	c.offset, c.rtt = c.ahead+rtt/2, rtt
+	if first {
+		c.connected, c.since, c.lastErr = true, got, ""
+		c.log.Info("host connected", "rtt", rtt, "clock_offset", c.offset)
+	}
+	if upd.Beat {
+		return
+	}
+	c.items = make([]wire.Item, len(upd.Items))
+	for i, it := range upd.Items {
+		it.Host, it.Stale = c.cfg.Name, false
+		// Its prompt record is the host's: an answer given here would reach this daemon,
+		// which knows no such record. Until answers are forwarded, none is offered.
+		it.Prompt, it.PromptClosed = nil, nil
+		c.items[i] = it
+	}
+}
+
+// fail marks the host unreachable for why; its items stay, stale.
+func (c *Conn) fail(why string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.connected || c.since.IsZero() {
+		c.since = time.Now()
+	}
+	c.connected, c.lastErr = false, why
+	for i := range c.items {
+		c.items[i].Stale = true
+	}
+}
+
+// request returns a GET of route as the hub sends it through the bridge.
+func request(route string) string {
+	return "GET " + route + " HTTP/1.1\r\nHost: trailboss\r\nUser-Agent: trailboss-hub\r\n\r\n"
+}
+
+// get sends GET route and copies a 200's body to body.
+func get(in io.Writer, out *bufio.Reader, route string, body io.Writer) error {
+	if _, err := io.WriteString(in, request(route)); err != nil {
+		return err
+	}
+	resp, err := http.ReadResponse(out, nil)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return refusal(route, resp)
+	}
+	_, err = io.Copy(body, resp.Body)
+	return err
+}
+
+// refusal says what the remote daemon answered instead of 200.
+func refusal(route string, resp *http.Response) error {
+	var e wire.Error
+	_ = json.NewDecoder(io.LimitReader(resp.Body, 4096)).Decode(&e)
+	msg := e.Error
+	if msg == "" {
+		msg = resp.Status
+	}
+	if resp.StatusCode == http.StatusUnauthorized {
+		return fmt.Errorf("the remote daemon did not take the bridge as its own user's (%s): "+
+			"restart it there (trailboss stop && trailboss start) so that it runs the same trailboss as the bridge", msg)
+	}
+	return fmt.Errorf("the remote daemon answered GET %s with %s", route, msg)
+}
+
+// lastLine keeps the last non-empty line written to it (ssh's stderr), bounded.
+type lastLine struct {
+	mu   sync.Mutex
+	buf  []byte // the line being written
+	last string
+}
+
+func (l *lastLine) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, b := range p {
+		if b == '\n' {
+			if s := strings.TrimSpace(string(l.buf)); s != "" {
+				l.last = s
+			}
+			l.buf = l.buf[:0]
+			continue
+		}
+		if len(l.buf) < 1024 {
+			l.buf = append(l.buf, b)
+		}
+	}
+	return len(p), nil
+}
+
+// String returns the last line, or the unfinished one when nothing else came.
+func (l *lastLine) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if s := strings.TrimSpace(string(l.buf)); s != "" {
+		return s
+	}
+	return l.last
+}

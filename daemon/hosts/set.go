@@ -1,0 +1,147 @@
+package hosts
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/trailboss/trailboss/daemon/wire"
+)
+
+// Set is a hub's hosts: one Conn each, in config order.
+type Set struct {
+	conns []*Conn
+}
+
+// New returns the managers of hosts, their ControlMasters in stateDir.
+func New(hosts []Config, stateDir string, log *slog.Logger) *Set {
+	s := &Set{}
+	for _, h := range hosts {
+		s.conns = append(s.conns, NewConn(h, stateDir, log))
+	}
+	return s
+}
+
+// Run keeps every host connected until ctx ends.
+func (s *Set) Run(ctx context.Context) error {
+	var wg sync.WaitGroup
+	for _, c := range s.conns {
+		wg.Add(1)
+		go func() { defer wg.Done(); _ = c.Run(ctx) }()
+	}
+	wg.Wait()
+	return nil
+}
+
+// HostQueue is one host's items and how far its clock is ahead of this machine's.
+type HostQueue struct {
+	Items  []wire.Item
+	Offset time.Duration
+}
+
+func (c *Conn) snapshot() HostQueue {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return HostQueue{Items: append([]wire.Item(nil), c.items...), Offset: c.offset}
+}
+
+// Queue returns local with every host's items merged in (Merge).
+func (s *Set) Queue(local []wire.Item) []wire.Item {
+	lists := []HostQueue{{Items: local}}
+	for _, c := range s.conns {
+		lists = append(lists, c.snapshot())
+	}
+	return Merge(lists)
+}
+
+// Counts returns how many of the hosts' items are stuck and cooling, and the hosts not
+// connected now.
+func (s *Set) Counts() (stuck, cooling int, unreachable []string) {
+	for _, c := range s.conns {
+		c.mu.Lock()
+		stuck += len(c.items)
+		for _, it := range c.items {
+			if !it.Ready {
+				cooling++
+			}
+		}
+		if !c.connected {
+			unreachable = append(unreachable, c.cfg.Name)
+		}
+		c.mu.Unlock()
+	}
+	return stuck, cooling, unreachable
+}
+
+// States returns each host's state, in config order.
+func (s *Set) States() []wire.Host {
+	out := make([]wire.Host, 0, len(s.conns))
+	for _, c := range s.conns {
+		c.mu.Lock()
+		h := wire.Host{Name: c.cfg.Name, SSH: c.cfg.SSH, Connected: c.connected, Since: c.since, Items: len(c.items),
+			Error: c.lastErr}
+		if c.connected {
+			h.RTTMillis = float64(c.rtt.Microseconds()) / 1000
+			h.ClockOffsetMillis = float64(c.offset.Microseconds()) / 1000
+		}
+		c.mu.Unlock()
+		out = append(out, h)
+	}
+	return out
+}
+
+// Merge returns the items of lists (this host's own first, then each other host's, with
+// its clock offset) as one queue: the ready items, then the cooling ones, each part in
+// stuck-time order on this machine's clock. Each list keeps its own order (a skipped
+// item stays behind the ones its daemon put before it); between lists the earlier stuck
+// time goes first, the earlier list on a tie. Other hosts' times are shown on this
+// machine's clock, and positions are renumbered.
+func Merge(lists []HostQueue) []wire.Item {
+	var ready, cooling [][]wire.Item
+	total := 0
+	for _, l := range lists {
+		var r, c []wire.Item
+		for _, it := range l.Items {
+			if l.Offset != 0 {
+				it.Since = it.Since.Add(-l.Offset)
+				if it.CooldownUntil != nil {
+					u := it.CooldownUntil.Add(-l.Offset)
+					it.CooldownUntil = &u
+				}
+			}
+			if it.Ready {
+				r = append(r, it)
+			} else {
+				c = append(c, it)
+			}
+		}
+		ready, cooling = append(ready, r), append(cooling, c)
+		total += len(l.Items)
+	}
+	out := make([]wire.Item, 0, total)
+	out = mergeByTime(out, ready)
+	out = mergeByTime(out, cooling)
+	for i := range out {
+		out[i].Position = i + 1
+	}
+	return out
+}
+
+// mergeByTime appends to out the heads of lists, the earliest Since first, until all are
+// taken.
+func mergeByTime(out []wire.Item, lists [][]wire.Item) []wire.Item {
+	for {
+		best := -1
+		for i, l := range lists {
+			if len(l) > 0 && (best < 0 || l[0].Since.Before(lists[best][0].Since)) {
+				best = i
+			}
+		}
+		if best < 0 {
+			return out
+		}
+		out = append(out, lists[best][0])
+		lists[best] = lists[best][1:]
+	}
+}

@@ -1,0 +1,52 @@
+package httpapi
+
+// A request that came through `trailboss bridge` (another machine's hub, over the
+// operator's own ssh) is served without the bearer token: the hub never holds this
+// machine's token (SECURITY.md). It is told apart by the kernel, not by anything it says:
+// the unix socket's peer (SO_PEERCRED) runs as the daemon's own user, is this very
+// program (the same executable file as the daemon's), and was started as `trailboss
+// bridge`. Any other caller, of this user too, still sends the token.
+
+import (
+	"bytes"
+	"net/http"
+	"os"
+	"strconv"
+)
+
+// bridged reports whether r came over the unix socket from a `trailboss bridge` process of
+// the daemon's own user. It looks once per connection: the peer is the process that
+// connected, and a bridge carries many requests.
+func bridged(r *http.Request) bool {
+	p, _ := r.Context().Value(peerKey{}).(*peer)
+	if p == nil || !p.unix || p.cred == nil {
+		return false
+	}
+	p.bridgeOnce.Do(func() {
+		p.bridge = int(p.cred.Uid) == os.Getuid() && isBridgeProcess(int(p.cred.Pid))
+	})
+	return p.bridge
+}
+
+// isBridgeProcess reports whether process pid runs the daemon's own executable file as
+// `… bridge [flags]`.
+func isBridgeProcess(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	proc := "/proc/" + strconv.Itoa(pid)
+	self, err := os.Stat("/proc/self/exe")
+	if err != nil {
+		return false
+	}
+	exe, err := os.Stat(proc + "/exe")
+	if err != nil || !os.SameFile(self, exe) {
+		return false
+	}
+	cmdline, err := os.ReadFile(proc + "/cmdline")
+	if err != nil {
+		return false
+	}
+	args := bytes.Split(bytes.TrimSuffix(cmdline, []byte{0}), []byte{0})
+	return len(args) >= 2 && string(args[1]) == "bridge"
+}
