@@ -9,6 +9,7 @@ import (
 	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/adapter/claude"
 	"github.com/trailboss/trailboss/adapter/codex"
+	"github.com/trailboss/trailboss/adapter/gemini"
 	"github.com/trailboss/trailboss/adapter/opencode"
 	"github.com/trailboss/trailboss/daemon/watch"
 	"github.com/trailboss/trailboss/tmuxctl"
@@ -27,6 +28,9 @@ var harnesses = map[string]harness{
 	},
 	codex.Harness:    {hooks: codex.Parse},
 	opencode.Harness: {hooks: opencode.Parse, holdable: opencode.Holdable, fullyHooked: true},
+	// Gemini CLI runs its hooks one at a time and waits for each; none can approve, so
+	// none holds (an answer is keys). An Esc at its dialog fires nothing.
+	gemini.Harness: {hooks: gemini.Parse, spawnOrdered: true, fullyHooked: true},
 }
 
 // harness is what one harness adds to the daemon; a nil or false field adds nothing.

@@ -14,8 +14,8 @@ import (
 // nothing more (after a trailing key hint such as "(y)" is taken off): "allow" picks only
 // such an option, never "Yes, allow reading from … from this project", "Yes, and switch to
 // auto mode" or "Yes, and don't ask again". Codex says "Yes, proceed" and, for network
-// access, "Yes, just this once".
-var plainYes = []string{"yes", "yes, proceed", "yes, just this once", "yes, i trust this folder"}
+// access, "Yes, just this once"; Gemini CLI "Allow once" (beside "Allow for this session").
+var plainYes = []string{"yes", "yes, proceed", "yes, just this once", "yes, i trust this folder", "allow once"}
 
 // reKeyHint matches the key hint at the end of a label: "(y)", "(esc)", "(shift+tab)".
 var reKeyHint = regexp.MustCompile(`\s*\([^()]{1,12}\)$`)

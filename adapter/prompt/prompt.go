@@ -187,6 +187,9 @@ func classify(ls []line) Result {
 	if res, ok := openCodeDialog(ls); ok {
 		return res
 	}
+	if res, ok := geminiDialog(ls); ok {
+		return res
+	}
 	if res, ok := claudeOffer(ls); ok {
 		return res
 	}

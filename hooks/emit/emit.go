@@ -17,6 +17,7 @@ import (
 	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/adapter/claude"
 	"github.com/trailboss/trailboss/adapter/codex"
+	"github.com/trailboss/trailboss/adapter/gemini"
 	"github.com/trailboss/trailboss/daemon/client/hot"
 	"github.com/trailboss/trailboss/daemon/lineage"
 	"github.com/trailboss/trailboss/daemon/spool"
@@ -186,6 +187,8 @@ func (e *Emitter) spoolUnlessAcknowledged(err error, ev spool.Event) error {
 		ev.Body = adapter.Slim(ev.Body, adapter.HookFields)
 	case "codex":
 		ev.Body = adapter.Slim(ev.Body, codex.SpoolFields)
+	case "gemini":
+		ev.Body = adapter.Slim(ev.Body, gemini.SpoolFields)
 	}
 	dropped, serr := spool.Write(e.StateDir, ev)
 	if serr != nil {

@@ -85,18 +85,31 @@ var ErrShape = errors.New("unexpected settings shape")
 // give a new file holding only the hooks. Invalid JSON returns a *SyntaxError; JSON of
 // another shape an error wrapping ErrShape.
 func Install(settings []byte, command string) ([]byte, error) {
+	return claudeHooks.install(settings, command)
+}
+
+// hookSet is what one harness's settings.json takes of ours: its events, and our hook
+// object for each. Claude Code's and Gemini CLI's (gemini.go) share the file's shape.
+type hookSet struct {
+	events func() []Event
+	hook   func(ev Event, command string) ordered
+}
+
+var claudeHooks = hookSet{events: Events, hook: ourHook}
+
+func (s hookSet) install(settings []byte, command string) ([]byte, error) {
 	if len(bytes.TrimSpace(settings)) == 0 {
-		return freshSettings(command), nil
+		return s.fresh(command), nil
 	}
 	b := settings
 	// Each pass makes one edit: an insertion (at most one per event and one for "hooks") or
 	// a rewrite of one hook object's command. The bound only guards against a bug.
-	for range len(settings) + 2*len(Events()) {
+	for range len(settings) + 2*len(s.events()) {
 		d, err := parseSettings(b)
 		if err != nil {
 			return nil, err
 		}
-		next, edited, err := d.installStep(command)
+		next, edited, err := d.installStep(s, command)
 		if err != nil || !edited {
 			return b, err
 		}
@@ -202,8 +215,9 @@ func jsonEqual(a, b any) bool {
 
 // IsTrailbossEmit reports whether a hook command runs `trailboss emit` from any trailboss
 // binary, trailboss-hot included: "trailboss emit", "/opt/bin/trailboss emit",
-// "'/my dir/trailboss-hot' emit".
+// "'/my dir/trailboss-hot' emit"; for Gemini CLI's hooks, with " --gemini" after it.
 func IsTrailbossEmit(command string) bool {
+	command = strings.TrimSuffix(strings.TrimSpace(command), " "+GeminiEmitFlag)
 	prog, ok := strings.CutSuffix(strings.TrimSpace(command), " emit")
 	if !ok {
 		return false
@@ -248,27 +262,27 @@ func ourHook(ev Event, command string) ordered {
 	return append(h, field{"async", true})
 }
 
-func ourGroup(ev Event, command string) ordered {
+func (s hookSet) group(ev Event, command string) ordered {
 	var g ordered
 	if ev.Matcher != "" {
 		g = append(g, field{"matcher", ev.Matcher})
 	}
-	return append(g, field{"hooks", []any{ourHook(ev, command)}})
+	return append(g, field{"hooks", []any{s.hook(ev, command)}})
 }
 
-func allGroups(evs []Event, command string) ordered {
+func (s hookSet) allGroups(command string) ordered {
 	var o ordered
-	for _, ev := range evs {
-		o = append(o, field{ev.Name, []any{ourGroup(ev, command)}})
+	for _, ev := range s.events() {
+		o = append(o, field{ev.Name, []any{s.group(ev, command)}})
 	}
 	return o
 }
 
-// freshSettings is a new settings file holding only our hooks, laid out as Claude Code
+// fresh is a new settings file holding only our hooks, laid out as Claude Code
 // writes its settings (JSON.stringify with two spaces).
-func freshSettings(command string) []byte {
+func (s hookSet) fresh(command string) []byte {
 	l := layout{nl: "\n", unit: "  ", colon: ": ", comma: ", "}
-	root := ordered{{"hooks", allGroups(Events(), command)}}
+	root := ordered{{"hooks", s.allGroups(command)}}
 	return []byte(l.render(root, "", true) + "\n")
 }
 
@@ -729,18 +743,18 @@ func shapeError(d *doc, n *node, what string) error {
 }
 
 // installStep makes the first edit Install needs, if any.
-func (d *doc) installStep(command string) ([]byte, bool, error) {
+func (d *doc) installStep(s hookSet, command string) ([]byte, bool, error) {
 	hooks := d.root.get("hooks")
 	if hooks == nil {
-		return d.insert(d.root, "hooks", allGroups(Events(), command)), true, nil
+		return d.insert(d.root, "hooks", s.allGroups(command)), true, nil
 	}
 	if hooks.kind != kObject {
 		return nil, false, shapeError(d, hooks, `"hooks" is not an object`)
 	}
-	for _, ev := range Events() {
+	for _, ev := range s.events() {
 		list := hooks.get(ev.Name)
 		if list == nil {
-			return d.insert(hooks, ev.Name, []any{ourGroup(ev, command)}), true, nil
+			return d.insert(hooks, ev.Name, []any{s.group(ev, command)}), true, nil
 		}
 		if list.kind != kArray {
 			return nil, false, shapeError(d, list, fmt.Sprintf("hooks.%s is not a list", ev.Name))
@@ -769,7 +783,7 @@ func (d *doc) installStep(command string) ([]byte, bool, error) {
 			}
 		}
 		if !found {
-			return d.insert(list, "", ourGroup(ev, command)), true, nil
+			return d.insert(list, "", s.group(ev, command)), true, nil
 		}
 	}
 	return nil, false, nil

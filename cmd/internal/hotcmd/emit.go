@@ -46,6 +46,9 @@ func Emit(ctx context.Context, e *Env, args []string) error {
 	if len(args) > 0 && args[0] == "--opencode" {
 		return emitOpenCode(ctx, e, args[1:])
 	}
+	if len(args) > 0 && args[0] == "--gemini" {
+		return emitGemini(ctx, e)
+	}
 	dir, err := statedir.Default()
 	if err != nil {
 		return nil // nowhere to even log to
@@ -138,6 +141,26 @@ func emitOpenCode(ctx context.Context, e *Env, args []string) error {
 		defer traceEmit(path, em)()
 	}
 	if err := em.EmitOpenCode(ctx); err != nil {
+		emit.LogFailure(dir, time.Now(), err)
+	}
+	return nil
+}
+
+// emitGemini is `trailboss emit --gemini`, what Gemini CLI's hooks run, with the payload
+// on stdin. Gemini waits for each hook and reads its stdout as JSON: it prints nothing and
+// exits 0, as a Claude Code hook does. Gemini passes its API key in the hook's
+// environment: nothing of the environment but the tmux place is read or kept.
+func emitGemini(ctx context.Context, e *Env) error {
+	dir, err := statedir.Default()
+	if err != nil {
+		return nil
+	}
+	em := newEmitter(e, dir, emit.EmitTimeout-emit.EmitReserve)
+	em.Stdin = e.Stdin
+	if path := e.Getenv("TRAILBOSS_EMIT_TRACE"); path != "" {
+		defer traceEmit(path, em)()
+	}
+	if err := em.EmitGemini(ctx); err != nil {
 		emit.LogFailure(dir, time.Now(), err)
 	}
 	return nil
