@@ -9,6 +9,7 @@ const (
 	HarnessClaude   = "claude"   // Claude Code
 	HarnessCodex    = "codex"    // Codex CLI
 	HarnessOpenCode = "opencode" // OpenCode
+	HarnessCopilot  = "copilot"  // GitHub Copilot CLI
 	HarnessPTY      = "pty"      // a program run under trailboss run
 	// HarnessScreen is a pane the screen adapter was asked to watch with no harness named.
 	HarnessScreen = "screen"

@@ -9,6 +9,7 @@ import (
 	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/adapter/claude"
 	"github.com/trailboss/trailboss/adapter/codex"
+	"github.com/trailboss/trailboss/adapter/copilot"
 	"github.com/trailboss/trailboss/adapter/opencode"
 	"github.com/trailboss/trailboss/daemon/watch"
 	"github.com/trailboss/trailboss/tmuxctl"
@@ -27,6 +28,8 @@ var harnesses = map[string]harness{
 	},
 	codex.Harness:    {hooks: codex.Parse},
 	opencode.Harness: {hooks: opencode.Parse, holdable: opencode.Holdable, fullyHooked: true},
+	copilot.Harness: {hooks: copilot.Parse, holdable: copilot.HoldableEnvelope, fullyHooked: true,
+		transcripts: copilot.Transcripts{}},
 }
 
 // harness is what one harness adds to the daemon; a nil or false field adds nothing.
