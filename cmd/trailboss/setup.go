@@ -23,6 +23,7 @@ import (
 
 type setupFlags struct {
 	undo, dryRun, noTmux, noClaude, codex, opencode bool
+	copilot                                         bool
 	project                                         string
 }
 
@@ -35,11 +36,12 @@ func runSetup(ctx context.Context, e *env, args []string) error {
 	fset.BoolVar(&f.noClaude, "no-claude", false, "leave Claude Code's settings alone")
 	fset.BoolVar(&f.codex, "codex", false, "also add Trail Boss to Codex CLI's config ($CODEX_HOME/config.toml)")
 	fset.BoolVar(&f.opencode, "opencode", false, "also add Trail Boss's plugin to OpenCode ($XDG_CONFIG_HOME/opencode/plugins)")
+	fset.BoolVar(&f.copilot, "copilot", false, "also add Trail Boss's hooks to GitHub Copilot CLI ($COPILOT_HOME/hooks)")
 	fset.StringVar(&f.project, "project", "", "install the hooks in `DIR`/.claude/settings.json instead of the user settings")
 	if err := parse(fset, args, e.stderr); err != nil {
 		return err
 	}
-	if f.noTmux && f.noClaude && !f.codex && !f.opencode {
+	if f.noTmux && f.noClaude && !f.codex && !f.opencode && !f.copilot {
 		return fmt.Errorf("%w: --no-tmux and --no-claude leave nothing to do", errUsage)
 	}
 	home := e.getenv("HOME")
@@ -95,6 +97,14 @@ func runSetup(ctx context.Context, e *env, args []string) error {
 		changes = append(changes, openCodePlan.change)
 		f.opencode = true
 	}
+	copilotPlan, err := planCopilot(e.getenv, home, f, bin, hotProgram())
+	if err != nil {
+		return err
+	}
+	if copilotPlan.change != nil {
+		changes = append(changes, copilotPlan.change)
+		f.copilot = true
+	}
 
 	w := e.stdout
 	if !f.noClaude && !f.undo {
@@ -133,6 +143,7 @@ func runSetup(ctx context.Context, e *env, args []string) error {
 		}
 		printNotes(w, codexPlan.notes)
 		printNotes(w, openCodePlan.notes)
+		printNotes(w, copilotPlan.notes)
 		fmt.Fprintln(w, "Dry run: nothing was changed.")
 		return nil
 	}
@@ -145,6 +156,7 @@ func runSetup(ctx context.Context, e *env, args []string) error {
 	}
 	printNotes(w, codexPlan.notes)
 	printNotes(w, openCodePlan.notes)
+	printNotes(w, copilotPlan.notes)
 	if tmuxSocket != "" && f.undo {
 		done, err := unapplyTmux(ctx, tmuxctl.New(tmuxSocket), keyDefaults)
 		if err != nil {
@@ -215,6 +227,9 @@ func scopeFlags(f setupFlags) string {
 	}
 	if f.opencode {
 		s += " --opencode"
+	}
+	if f.copilot {
+		s += " --copilot"
 	}
 	return s
 }
@@ -289,9 +304,10 @@ func fileExists(path string) bool {
 
 // setupHelp is what `trailboss setup --help` says around the flags.
 var setupHelp = commandHelp{
-	Args: "[--undo] [--dry-run] [--codex] [--opencode] [--no-tmux] [--no-claude]",
+	Args: "[--undo] [--dry-run] [--codex] [--opencode] [--copilot] [--no-tmux] [--no-claude]",
 	About: "Installs Trail Boss's hooks into Claude Code's settings (and Codex's config with\n" +
-		"--codex, its plugin into OpenCode's plugins folder with --opencode), and its keys and\n" +
+		"--codex, its plugin into OpenCode's plugins folder with --opencode, its hooks into\n" +
+		"GitHub Copilot CLI's hooks folder with --copilot), and its keys and\n" +
 		"status segment into tmux. --undo takes them all out again.",
 	Example: "trailboss setup --dry-run",
 }
