@@ -28,7 +28,9 @@ type record struct {
 		Input        struct {
 			Timestamp float64 `json:"timestamp"`
 		} `json:"input"` // hook.start
-		Source string `json:"source"` // user.message: "user", or a system's
+		Result struct {
+			Kind string `json:"kind"`
+		} `json:"result"` // permission.completed: "approved", or how it was refused
 	} `json:"data"`
 }
 
@@ -54,7 +56,14 @@ func (Transcripts) Line(b []byte) adapter.TranscriptLine {
 		}
 	case "tool.execution_start", "permission.requested":
 		l.State = adapter.TailToolPending
-	case "tool.execution_complete", "permission.completed", "human_response.recorded":
+	case "tool.execution_complete", "human_response.recorded":
+		l.State, l.Progress = adapter.TailWorking, true
+	case "permission.completed":
+		if r.Data.Result.Kind != "approved" {
+			// Refused (an Esc at the dialog): no progress; the abort line that follows,
+			// maybe stamped earlier, says the session waits at its prompt.
+			return adapter.TranscriptLine{}
+		}
 		l.State, l.Progress = adapter.TailWorking, true
 	case "abort":
 		l.State, l.Interrupt, l.Detail = adapter.TailWaiting, true, adapter.DetailInterrupted

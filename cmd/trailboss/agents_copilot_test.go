@@ -196,6 +196,7 @@ func TestRealCopilot(t *testing.T) {
 	if _, err := os.Stat(probe2); err == nil {
 		t.Errorf("the command refused with Esc ran")
 	}
+	w.waitScreen(pane, `Operation cancelled by user`, 30*time.Second) // Copilot takes the next prompt after this
 
 	// A question is queued with its options; Enter at the keyboard picks the first.
 	w.typeLine(pane, "ask me")
