@@ -76,7 +76,9 @@ func newCopilotWorld(t *testing.T) *copilotWorld {
 	return w
 }
 
-func jsonString(s string) string { return `"` + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), `"`, `\"`) + `"` }
+func jsonString(s string) string {
+	return `"` + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), `"`, `\"`) + `"`
+}
 
 // copilotCache is where Copilot unpacks its package on first run ($XDG_CACHE_HOME/copilot),
 // kept beside the installs so that only the first run of a machine pays for it.
@@ -198,16 +200,34 @@ func TestRealCopilot(t *testing.T) {
 	}
 	w.waitScreen(pane, `Operation cancelled by user`, 30*time.Second) // Copilot takes the next prompt after this
 
-	// A question is queued with its options; Enter at the keyboard picks the first.
+	// Allowed through the API while no hook holds: typed as keys, the option read by its
+	// label off the dialog on screen (1. Yes); the command runs.
+	probe5 := filepath.Join(w.work, "probe5")
+	w.typeLine(pane, "run touch "+probe5)
+	_, p := w.waitPrompt(pane, "the permission's prompt", wire.KindPermission, 60*time.Second)
+	w.waitScreen(pane, `Do you want to run this command\?`, 30*time.Second)
+	if d, err := w.answer(p.ID, wire.Answer{Choice: "allow"}); err != nil || d.Via != wire.ViaKeys {
+		t.Fatalf("allow through the API, by keys: %+v, %v", d, err)
+	}
+	w.waitFile(probe5, "the command allowed by keys to run")
+	w.waitItem(pane, "the turn after the allow by keys", 60*time.Second, isStopped)
+
+	// A question is queued with its options; answered through the API, the highlight is
+	// moved onto the option chosen by its label, and Copilot takes it.
 	w.typeLine(pane, "ask me")
-	it, p := w.waitPrompt(pane, "the question's prompt", wire.KindChoice, 60*time.Second)
+	it, p = w.waitPrompt(pane, "the question's prompt", wire.KindChoice, 60*time.Second)
 	w.within("question (elicitation_dialog) → queued", time.Since(it.Since))
 	if len(p.Choices) != 2 || p.Choices[0].Label != "Red" || p.Choices[1].Label != "Blue" || it.Detail != "question" {
 		t.Errorf("question: %+v, prompt %+v", it, p)
 	}
-	w.pressWhenShown(pane, `Copilot needs information`, 30*time.Second, "Enter")
-	w.waitMovedOn(pane, "the answered question to leave the queue", it, 10*time.Second)
-	w.waitItem(pane, "the turn after the question", 60*time.Second, isStopped)
+	w.waitScreen(pane, `Copilot needs information`, 30*time.Second)
+	if d, err := w.answer(p.ID, wire.Answer{Choice: "2"}); err != nil || d.Via != wire.ViaKeys {
+		t.Fatalf("the question's answer through the API: %+v, %v", d, err)
+	}
+	w.waitScreen(pane, `done: .*Blue`, 30*time.Second)
+	w.waitItem(pane, "the turn after the question", 60*time.Second, func(it2 client.Item) bool {
+		return isStopped(it2) && it2.Since.After(it.Since)
+	})
 
 	// The daemon down while a turn ends: the hook's event waits in the spool and is queued
 	// once the daemon is back.
