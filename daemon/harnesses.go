@@ -29,7 +29,7 @@ var harnesses = map[string]harness{
 	codex.Harness:    {hooks: codex.Parse},
 	opencode.Harness: {hooks: opencode.Parse, holdable: opencode.Holdable, fullyHooked: true},
 	copilot.Harness: {hooks: copilot.Parse, holdable: copilot.HoldableEnvelope, fullyHooked: true,
-		transcripts: copilot.Transcripts{}},
+		transcripts: copilot.Transcripts{}, live: copilot.LiveStates{}},
 }
 
 // harness is what one harness adds to the daemon; a nil or false field adds nothing.

@@ -153,14 +153,20 @@ func TestRealCopilot(t *testing.T) {
 		t.Fatalf("setup --copilot wrote no hook file, or one with preToolUse: %v\n%s", err, file)
 	}
 	pane := w.startCopilot()
+	// The session appears on its pane at launch, though sessionStart fires only at the
+	// first prompt: Copilot lists it in open-sessions-state.json and locks its folder.
+	launched := w.waitSession(pane, "the session at launch", 30*time.Second)
 	if _, ok := w.item(pane); ok {
 		t.Errorf("Copilot at its input box was queued before any turn")
 	}
 
-	// The first prompt registers the session on its pane (sessionStart fires then); its
+	// The first prompt is the same session on its pane (sessionStart fires then); its
 	// turn's end is queued stopped, with its words.
 	w.typeLine(pane, "say hi")
 	session := w.waitSession(pane, "the session of the first prompt", 60*time.Second)
+	if session != launched {
+		t.Errorf("the first prompt's session %q is not the one registered at launch, %q", session, launched)
+	}
 	it, lat := w.detected(pane, "the turn's end", 60*time.Second, isStopped)
 	if it.Summary != "hi there" || it.Harness != "copilot" {
 		t.Errorf("turn end: %+v", it)
@@ -285,7 +291,4 @@ func TestRealCopilot(t *testing.T) {
 	w.typeLine(pane, "/exit")
 	w.waitGone(pane, "/exit", 30*time.Second)
 	w.waitSessionEnded(pane, 30*time.Second)
-	if session == "" {
-		t.Errorf("no session id")
-	}
 }
