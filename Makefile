@@ -42,7 +42,7 @@ test: vet build
 	[ $$gotest = 0 ] && [ $$lab = 0 ]
 
 # The real-agent suite alone: the real Claude Code (2.1.197, and 2.1.332 in manual and in auto
-# mode; pinned in adapter/claude/version.go), Codex and OpenCode (pinned in
+# mode; pinned in adapter/claude/version.go), Codex, OpenCode and Copilot (pinned in
 # cmd/trailboss/agents_harness_test.go) CLIs,
 # installed from npm into bin/agents on first use, each in a private tmux server with an
 # attached client, against fake model APIs. Fails when the CLIs cannot be installed.

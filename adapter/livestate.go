@@ -25,6 +25,18 @@ type LiveStateSource interface {
 	TranscriptPath(stateFile string, st LiveState) string
 }
 
+// MultiLiveStateSource is a LiveStateSource whose state file names several sessions at once
+// (GitHub Copilot CLI's open-sessions-state.json): the daemon reads it with ReadAll.
+type MultiLiveStateSource interface {
+	LiveStateSource
+	// ReadAll reads and parses the state file at path: one LiveState per session it names.
+	ReadAll(path string) ([]LiveState, error)
+}
+
+// LiveOpen is the status of a session whose process is open and says no more (Copilot CLI's
+// open sessions): it binds the session to its process's pane, and changes no queue state.
+const LiveOpen = "open"
+
 // Live statuses of a harness's process, as Claude Code (2.1.197) writes them.
 const (
 	LiveIdle    = "idle"    // at its prompt

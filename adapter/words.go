@@ -10,6 +10,7 @@ const (
 	HarnessCodex    = "codex"    // Codex CLI
 	HarnessOpenCode = "opencode" // OpenCode
 	HarnessGemini   = "gemini"   // Gemini CLI
+	HarnessCopilot  = "copilot"  // GitHub Copilot CLI
 	HarnessPTY      = "pty"      // a program run under trailboss run
 	// HarnessScreen is a pane the screen adapter was asked to watch with no harness named.
 	HarnessScreen = "screen"

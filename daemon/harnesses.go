@@ -9,6 +9,7 @@ import (
 	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/adapter/claude"
 	"github.com/trailboss/trailboss/adapter/codex"
+	"github.com/trailboss/trailboss/adapter/copilot"
 	"github.com/trailboss/trailboss/adapter/gemini"
 	"github.com/trailboss/trailboss/adapter/opencode"
 	"github.com/trailboss/trailboss/daemon/watch"
@@ -31,6 +32,8 @@ var harnesses = map[string]harness{
 	// Gemini CLI runs its hooks one at a time and waits for each; none can approve, so
 	// none holds (an answer is keys). An Esc at its dialog fires nothing.
 	gemini.Harness: {hooks: gemini.Parse, spawnOrdered: true, fullyHooked: true},
+	copilot.Harness: {hooks: copilot.Parse, holdable: copilot.HoldableEnvelope, fullyHooked: true,
+		transcripts: copilot.Transcripts{}, live: copilot.LiveStates{}},
 }
 
 // harness is what one harness adds to the daemon; a nil or false field adds nothing.

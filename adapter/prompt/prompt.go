@@ -75,6 +75,7 @@ const (
 	HarnessClaude   = adapter.HarnessClaude
 	HarnessCodex    = adapter.HarnessCodex
 	HarnessOpenCode = adapter.HarnessOpenCode
+	HarnessCopilot  = adapter.HarnessCopilot
 
 	ScreenPermission = "permission" // "Do you want to proceed?" over a Yes / Yes, and don't ask again / No menu; Codex's "Would you like to run the following command?"
 	ScreenEdit       = "edit"       // "Do you want to make this edit to X?", "Do you want to create X?"; Codex's "Would you like to make the following edits?"
@@ -188,6 +189,9 @@ func classify(ls []line) Result {
 		return res
 	}
 	if res, ok := geminiDialog(ls); ok {
+		return res
+	}
+	if res, ok := copilotDialog(ls); ok {
 		return res
 	}
 	if res, ok := claudeOffer(ls); ok {

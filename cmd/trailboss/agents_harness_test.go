@@ -46,6 +46,12 @@ var codexCLI = agentPackage{npm: "@openai/codex", version: "0.169.0",
 var openCodeCLI = agentPackage{npm: "opencode-ai", version: "1.18.33",
 	versionEnv: "TRAILBOSS_OPENCODE_VERSION", bin: "opencode"}
 
+// copilotCLI is GitHub Copilot CLI: npm's @github/copilot, a Node loader that runs the
+// native binary of its platform package; its first run unpacks ~235 MB more into
+// $XDG_CACHE_HOME/copilot, which the suite keeps beside the install (copilotCache).
+var copilotCLI = agentPackage{npm: "@github/copilot", version: "1.0.102",
+	versionEnv: "TRAILBOSS_COPILOT_VERSION", bin: "copilot"}
+
 // claudeCodeAt is the Claude Code CLI at version.
 func claudeCodeAt(version string) agentPackage {
 	return agentPackage{npm: "@anthropic-ai/claude-code", version: version, bin: "claude"}

@@ -71,6 +71,7 @@ func runDoctor(ctx context.Context, e *env, args []string) error {
 	out = append(out, d.codexAppServer()...)
 	out = append(out, d.openCode()...)
 	out = append(out, d.gemini()...)
+	out = append(out, d.copilot()...)
 	out = append(out, d.telegram(ctx)...)
 	if socket != "" {
 		out = append(out, d.tmuxSetup(ctx)...)

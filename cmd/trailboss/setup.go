@@ -22,8 +22,8 @@ import (
 )
 
 type setupFlags struct {
-	undo, dryRun, noTmux, noClaude, codex, opencode, gemini bool
-	project                                                 string
+	undo, dryRun, noTmux, noClaude, codex, opencode, gemini, copilot bool
+	project                                                          string
 }
 
 func runSetup(ctx context.Context, e *env, args []string) error {
@@ -36,11 +36,12 @@ func runSetup(ctx context.Context, e *env, args []string) error {
 	fset.BoolVar(&f.codex, "codex", false, "also add Trail Boss to Codex CLI's config ($CODEX_HOME/config.toml)")
 	fset.BoolVar(&f.opencode, "opencode", false, "also add Trail Boss's plugin to OpenCode ($XDG_CONFIG_HOME/opencode/plugins)")
 	fset.BoolVar(&f.gemini, "gemini", false, "also add Trail Boss's hooks to Gemini CLI ($GEMINI_CLI_HOME/.gemini/settings.json, else ~/.gemini)")
+	fset.BoolVar(&f.copilot, "copilot", false, "also add Trail Boss's hooks to GitHub Copilot CLI ($COPILOT_HOME/hooks)")
 	fset.StringVar(&f.project, "project", "", "install the hooks in `DIR`/.claude/settings.json instead of the user settings")
 	if err := parse(fset, args, e.stderr); err != nil {
 		return err
 	}
-	if f.noTmux && f.noClaude && !f.codex && !f.opencode && !f.gemini {
+	if f.noTmux && f.noClaude && !f.codex && !f.opencode && !f.gemini && !f.copilot {
 		return fmt.Errorf("%w: --no-tmux and --no-claude leave nothing to do", errUsage)
 	}
 	home := e.getenv("HOME")
@@ -104,6 +105,14 @@ func runSetup(ctx context.Context, e *env, args []string) error {
 		changes = append(changes, geminiPlan.change)
 		f.gemini = true
 	}
+	copilotPlan, err := planCopilot(e.getenv, home, f, bin, hot)
+	if err != nil {
+		return err
+	}
+	if copilotPlan.change != nil {
+		changes = append(changes, copilotPlan.change)
+		f.copilot = true
+	}
 
 	w := e.stdout
 	if !f.noClaude && !f.undo {
@@ -143,6 +152,7 @@ func runSetup(ctx context.Context, e *env, args []string) error {
 		printNotes(w, codexPlan.notes)
 		printNotes(w, openCodePlan.notes)
 		printNotes(w, geminiPlan.notes)
+		printNotes(w, copilotPlan.notes)
 		fmt.Fprintln(w, "Dry run: nothing was changed.")
 		return nil
 	}
@@ -156,6 +166,7 @@ func runSetup(ctx context.Context, e *env, args []string) error {
 	printNotes(w, codexPlan.notes)
 	printNotes(w, openCodePlan.notes)
 	printNotes(w, geminiPlan.notes)
+	printNotes(w, copilotPlan.notes)
 	if tmuxSocket != "" && f.undo {
 		done, err := unapplyTmux(ctx, tmuxctl.New(tmuxSocket), keyDefaults)
 		if err != nil {
@@ -230,6 +241,9 @@ func scopeFlags(f setupFlags) string {
 	if f.gemini {
 		s += " --gemini"
 	}
+	if f.copilot {
+		s += " --copilot"
+	}
 	return s
 }
 
@@ -303,10 +317,11 @@ func fileExists(path string) bool {
 
 // setupHelp is what `trailboss setup --help` says around the flags.
 var setupHelp = commandHelp{
-	Args: "[--undo] [--dry-run] [--codex] [--opencode] [--gemini] [--no-tmux] [--no-claude]",
+	Args: "[--undo] [--dry-run] [--codex] [--opencode] [--gemini] [--copilot] [--no-tmux] [--no-claude]",
 	About: "Installs Trail Boss's hooks into Claude Code's settings (and Codex's config with\n" +
 		"--codex, its plugin into OpenCode's plugins folder with --opencode, its hooks into\n" +
-		"Gemini CLI's settings.json with --gemini), and its keys and\n" +
+		"Gemini CLI's settings.json with --gemini and into GitHub Copilot CLI's hooks folder\n" +
+		"with --copilot), and its keys and\n" +
 		"status segment into tmux. --undo takes them all out again.",
 	Example: "trailboss setup --dry-run",
 }

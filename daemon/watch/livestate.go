@@ -361,6 +361,18 @@ func (l *LiveStates) read(ctx context.Context, path string) {
 			l.Log.Debug("Claude Code state file of another user", "file", path)
 			return
 		}
+		if multi, ok := l.Source.(adapter.MultiLiveStateSource); ok {
+			// One file of every open session (Copilot CLI's): each binds, none owns it.
+			all, err := multi.ReadAll(path)
+			if err != nil {
+				return // not its state file, or half-written: the next write brings another event
+			}
+			l.seen[path] = fileStamp{info.Size(), info.ModTime()}
+			for _, st := range all {
+				l.take(ctx, path+"#"+st.SessionID, st)
+			}
+			return
+		}
 		st, err := l.Source.Read(path)
 		if err != nil {
 			if !errors.Is(err, os.ErrNotExist) {

@@ -15,7 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/adapter/claude"
+	"github.com/trailboss/trailboss/adapter/copilot"
 	"github.com/trailboss/trailboss/adapter/opencode"
 	"github.com/trailboss/trailboss/daemon/wire"
 )
@@ -77,7 +79,7 @@ func (d *holdingDaemon) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	d.mu.Unlock()
 	switch {
-	case r.Method == http.MethodPost && (r.URL.Path == "/v1/hooks/claude" || r.URL.Path == "/v1/hooks/codex" || r.URL.Path == "/v1/hooks/opencode"):
+	case r.Method == http.MethodPost && (r.URL.Path == "/v1/hooks/claude" || r.URL.Path == "/v1/hooks/codex" || r.URL.Path == "/v1/hooks/opencode" || r.URL.Path == "/v1/hooks/copilot"):
 		body, _ := io.ReadAll(r.Body)
 		if req := permissionRequestOf(body); req != nil {
 			d.mu.Lock()
@@ -87,6 +89,11 @@ func (d *holdingDaemon) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if p, err := opencode.DecodePayload(body); err == nil && r.URL.Path == "/v1/hooks/opencode" {
 			d.mu.Lock()
 			d.subject = p.Properties.ID // what adapter/opencode makes the record's subject
+			d.mu.Unlock()
+		}
+		if evs, err := copilot.Parse(body, adapter.Meta{EmittedAt: time.Now()}); err == nil && evs[0].Ask != nil && r.URL.Path == "/v1/hooks/copilot" {
+			d.mu.Lock()
+			d.subject = evs[0].Ask.Subject // what adapter/copilot makes the record's subject
 			d.mu.Unlock()
 		}
 		time.Sleep(d.slow)

@@ -49,6 +49,9 @@ func Emit(ctx context.Context, e *Env, args []string) error {
 	if len(args) > 0 && args[0] == "--gemini" {
 		return emitGemini(ctx, e)
 	}
+	if len(args) > 0 && args[0] == "--copilot" {
+		return emitCopilot(ctx, e, args[1:])
+	}
 	dir, err := statedir.Default()
 	if err != nil {
 		return nil // nowhere to even log to
@@ -161,6 +164,26 @@ func emitGemini(ctx context.Context, e *Env) error {
 		defer traceEmit(path, em)()
 	}
 	if err := em.EmitGemini(ctx); err != nil {
+		emit.LogFailure(dir, time.Now(), err)
+	}
+	return nil
+}
+
+// emitCopilot is `trailboss emit --copilot EVENT`, what GitHub Copilot CLI runs for each
+// hook Trail Boss registers, with the payload on stdin (which does not name its event).
+// Quiet as a Claude Code hook: it exits 0, and prints only the decision of a permission
+// the daemon had it hold for.
+func emitCopilot(ctx context.Context, e *Env, args []string) error {
+	dir, err := statedir.Default()
+	if err != nil || len(args) == 0 {
+		return nil
+	}
+	em := newEmitter(e, dir, emit.EmitTimeout-emit.EmitReserve)
+	em.Stdin, em.Stdout = e.Stdin, e.Stdout
+	if path := e.Getenv("TRAILBOSS_EMIT_TRACE"); path != "" {
+		defer traceEmit(path, em)()
+	}
+	if err := em.EmitCopilot(ctx, args[0]); err != nil {
 		emit.LogFailure(dir, time.Now(), err)
 	}
 	return nil

@@ -18,9 +18,9 @@ type Help struct {
 // helps is the hot verbs' help, keyed by the flag set's name: a verb's name, or
 // "emit --generic".
 var helps = map[string]Help{
-	"emit": {"[--codex [PAYLOAD] | --opencode | --gemini | --generic …]",
+	"emit": {"[--codex [PAYLOAD] | --opencode | --gemini | --copilot EVENT | --generic …]",
 		"The hook command: Claude Code (Codex with --codex, OpenCode's plugin with --opencode,\n" +
-			"Gemini CLI with --gemini)\n" +
+			"Gemini CLI with --gemini, Copilot CLI with --copilot)\n" +
 			"runs it with the hook's JSON on standard input. It prints nothing (but a held answer),\n" +
 			"always exits 0, and gives up within 300 ms, so it can never slow or break the agent.\n" +
 			"`trailboss setup` installs it; you do not run it.\n" +

@@ -17,6 +17,12 @@ package openai
 //	last user text contains "ask me"         a call of the question tool: "Which colour
 //	                                         do you want?", Red or Blue
 //	anything else                            text "ok"
+//
+// GitHub Copilot CLI 1.0.102 (../shared/COPILOT.md) offers tools of its own shapes, told
+// apart by its ask_user tool in the request's tools: "run COMMAND" calls its bash tool
+// with {command, description, mode "sync", initial_wait}, and "ask me" calls ask_user with
+// {message, requestedSchema} (the older {question, choices} is refused), a colour of Red
+// or Blue.
 
 import (
 	"encoding/json"
@@ -74,6 +80,27 @@ var colourQuestion = map[string]any{"questions": []any{map[string]any{
 	},
 }}}
 
+// copilotColourQuestion is "ask me" as Copilot's ask_user takes it: one enum field.
+var copilotColourQuestion = map[string]any{"message": "Which colour do you want?",
+	"requestedSchema": map[string]any{"type": "object", "required": []string{"colour"},
+		"properties": map[string]any{"colour": map[string]any{"type": "string", "title": "Colour",
+			"enum": []string{"Red", "Blue"}}}}}
+
+// offers reports whether req offers the tool called name.
+func (req chatRequest) offers(name string) bool {
+	for _, raw := range req.Tools {
+		var t struct {
+			Function struct {
+				Name string `json:"name"`
+			} `json:"function"`
+		}
+		if json.Unmarshal(raw, &t) == nil && t.Function.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
 // chooseChat returns the scripted reply to a chat request: a text or a tool call.
 func chooseChat(req chatRequest) (string, *chatCall) {
 	if len(req.Tools) == 0 {
@@ -93,9 +120,16 @@ func chooseChat(req chatRequest) (string, *chatCall) {
 			break
 		}
 	}
+	copilot := req.offers("ask_user")
 	switch {
 	case indexFold(user, "say hi") >= 0:
 		return "hi there", nil
+	case copilot && indexFold(user, "ask me") >= 0:
+		return "", &chatCall{name: "ask_user", args: copilotColourQuestion}
+	case copilot && indexFold(user, "run ") >= 0:
+		cmd := strings.TrimSpace(user[indexFold(user, "run ")+len("run "):])
+		return "", &chatCall{name: "bash", args: map[string]any{"command": cmd, "description": "run " + cmd,
+			"mode": "sync", "initial_wait": 10}}
 	case indexFold(user, "ask me") >= 0:
 		return "", &chatCall{name: "question", args: colourQuestion}
 	case indexFold(user, "run ") >= 0:
