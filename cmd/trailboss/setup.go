@@ -321,7 +321,7 @@ var setupHelp = commandHelp{
 	About: "Installs Trail Boss's hooks into Claude Code's settings (and Codex's config with\n" +
 		"--codex, its plugin into OpenCode's plugins folder with --opencode, its hooks into\n" +
 		"Gemini CLI's settings.json with --gemini and into GitHub Copilot CLI's hooks folder\n" +
-		"with --copilot), and its keys and\n" +
-		"status segment into tmux. --undo takes them all out again.",
+		"with --copilot), and its keys and status segment into tmux. --undo takes them all\n" +
+		"out again.",
 	Example: "trailboss setup --dry-run",
 }
