@@ -77,8 +77,8 @@ type Host struct {
 
 	sshd    *exec.Cmd
 	sshdLog string
-	hostKey string // sshd's, kept for RestartSSHD
-	stream  bool   // Options.StreamLocalForwarding
+	hostKey string   // sshd's, kept for RestartSSHD
+	stream  bool     // Options.StreamLocalForwarding
 	env     []string // the user's environment, as sshd gives it and AsUser too
 }
 
