@@ -82,6 +82,7 @@ func TestParseHookFixtures(t *testing.T) {
 		{"hook-Stop.json", adapter.KindStuck, adapter.ReasonStopped, "", "Rename complete and verified `cargo build` succeeds. Push it too?"},
 		{"hook-StopFailure.json", adapter.KindStuck, adapter.ReasonStopped, "error", "rate_limit: 429 Too Many Requests"},
 		{"hook-SessionEnd.json", adapter.KindEnd, "", "other", ""},
+		{"hook-Interrupt.json", adapter.KindStuck, adapter.ReasonStopped, adapter.DetailInterrupted, InterruptedSummary},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {

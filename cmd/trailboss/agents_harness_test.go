@@ -29,8 +29,8 @@ import (
 )
 
 // agentPackage is one agent CLI as the suite installs it. The versions are pinned in one
-// place each, and verified by the suite: Codex's here, Claude Code's in adapter/claude
-// (claudeSetups); an environment variable overrides each.
+// place each, and verified by the suite: Codex's here (codexVersions), Claude Code's in
+// adapter/claude (claudeSetups); an environment variable overrides each.
 type agentPackage struct {
 	npm        string // package name
 	version    string // the verified version
@@ -38,8 +38,29 @@ type agentPackage struct {
 	bin        string // the command under node_modules/.bin
 }
 
-var codexCLI = agentPackage{npm: "@openai/codex", version: "0.169.0",
-	versionEnv: "TRAILBOSS_CODEX_VERSION", bin: "codex"}
+// codexVersions are the Codex CLIs every real Codex test runs against, newest first: npm's
+// latest, and the oldest still verified (0.170 was never published).
+// TRAILBOSS_CODEX_VERSION=V runs them against V alone: a new release is tried this way
+// before it joins the list.
+var codexVersions = []string{"0.171.0", "0.169.0"}
+
+// codexCLIAt is the Codex CLI at version.
+func codexCLIAt(version string) agentPackage {
+	return agentPackage{npm: "@openai/codex", version: version, bin: "codex"}
+}
+
+// eachCodex runs test once for each Codex version (codexVersions, or
+// $TRAILBOSS_CODEX_VERSION alone), as subtests named by version, one after another (each
+// starts its own tmux server, daemon and Codex).
+func eachCodex(t *testing.T, test func(t *testing.T, cli agentPackage)) {
+	versions := codexVersions
+	if v := os.Getenv("TRAILBOSS_CODEX_VERSION"); v != "" {
+		versions = []string{v}
+	}
+	for _, v := range versions {
+		t.Run(v, func(t *testing.T) { test(t, codexCLIAt(v)) })
+	}
+}
 
 // openCodeCLI is OpenCode: npm's opencode-ai, whose postinstall links the native binary of
 // its platform package to node_modules/.bin/opencode (one process, no Node wrapper).

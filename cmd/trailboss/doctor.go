@@ -69,6 +69,7 @@ func runDoctor(ctx context.Context, e *env, args []string) error {
 	out = append(out, d.hooks()...)
 	out = append(out, d.hotBinary())
 	out = append(out, d.codexAppServer()...)
+	out = append(out, d.codexHookTrust()...)
 	out = append(out, d.openCode()...)
 	out = append(out, d.gemini()...)
 	out = append(out, d.copilot()...)

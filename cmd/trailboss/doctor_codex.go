@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/trailboss/trailboss/hooks/install"
 )
@@ -37,4 +38,28 @@ func (d *doctor) codexAppServer() []finding {
 			fix: "trailboss setup --codex"}}
 	}
 	return []finding{{level: good, what: "each Codex runs its own app-server (daemon_auto_start = false): its events carry its pane"}}
+}
+
+// codexHookTrust reports whether Codex trusts Trail Boss's hooks in its config: Codex runs a
+// hook only once its user has trusted it, and skips the others without a word, so an
+// untrusted PermissionRequest or Interrupt hook leaves its waits unqueued (notify, which
+// needs no trust, still reports turn ends).
+func (d *doctor) codexHookTrust() []finding {
+	path := codexConfigPath(d.getenv, homeDir(d.getenv))
+	config, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	if _, hooksIn := install.CodexInstalled(config); !hooksIn {
+		return nil
+	}
+	if untrusted := install.CodexUntrustedHooks(config, path); len(untrusted) > 0 {
+		return []finding{{level: bad,
+			what: "Codex has not trusted Trail Boss's hooks (" + strings.Join(untrusted, ", ") + "): it skips them without a word, " +
+				"so Trail Boss does not see those events",
+			detail: []string{"Codex runs a hook from " + path + " only once you have trusted it"},
+			fix: "start codex and, when it says \"Hooks need review\", choose \"Trust all and continue\" " +
+				"(or trust them in Codex's /hooks)"}}
+	}
+	return []finding{{level: good, what: "Codex trusts Trail Boss's hooks"}}
 }

@@ -49,9 +49,11 @@ const CodexHookTimeout = 5
 
 // CodexHookEvents returns the Codex hook events Trail Boss installs. Turn ends come from
 // notify; Stop is installed as well only when notify is the user's own (withStop), since
-// both fire at every turn end.
+// both fire at every turn end. Interrupt fires the moment the human presses Esc mid-turn
+// (0.169 and 0.171 both fire it; neither fires Stop or notify then), so an interrupted
+// session is queued at once rather than when its screen goes quiet.
 func CodexHookEvents(withStop bool) []string {
-	evs := []string{"SessionStart", "UserPromptSubmit", "PermissionRequest", "PostToolUse"}
+	evs := []string{"SessionStart", "UserPromptSubmit", "PermissionRequest", "PostToolUse", "Interrupt"}
 	if withStop {
 		evs = append(evs, "Stop")
 	}
@@ -358,7 +360,7 @@ func isOurCodexLine(text, start string) bool {
 }
 
 var (
-	ourHookHeader = regexp.MustCompile(`^\[\[hooks\.(SessionStart|UserPromptSubmit|PermissionRequest|PostToolUse|Stop)(\.hooks)?\]\]$`)
+	ourHookHeader = regexp.MustCompile(`^\[\[hooks\.(SessionStart|UserPromptSubmit|PermissionRequest|PostToolUse|Interrupt|Stop)(\.hooks)?\]\]$`)
 	ourTimeout    = regexp.MustCompile(`^timeout = [0-9]+$`)
 )
 
