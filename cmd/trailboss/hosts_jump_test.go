@@ -1,0 +1,99 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/trailboss/trailboss/tmuxctl/tmuxtest"
+)
+
+// remoteClients returns the remote tmux server's clients as "name pane" lines.
+func (w *remoteWorld) remoteClients(t testing.TB) []string {
+	t.Helper()
+	cmd := w.h.AsUser(context.Background(), "tmux", "-S", w.tmuxSock, "list-clients", "-F", "#{client_name} #{pane_id}")
+	cmd.SysProcAttr.Setsid = false
+	out, err := cmd.Output()
+	if err != nil {
+		return nil // no client yet may read as an error on some tmux versions
+	}
+	return strings.Fields(strings.ReplaceAll(strings.TrimSpace(string(out)), " ", "|"))
+}
+
+// hostWindows returns the ids of the hub tmux session's windows named for remote1, and the
+// window the hub's client is on.
+func hostWindows(t testing.TB, e *tmuxtest.Env, client string) (named []string, current string) {
+	t.Helper()
+	for _, line := range strings.Split(strings.TrimSpace(e.Tmux(t, "list-windows", "-t", "main", "-F", "#{window_id}\t#{window_name}")), "\n") {
+		if id, name, _ := strings.Cut(line, "\t"); name == "⇄ remote1" {
+			named = append(named, id)
+		}
+	}
+	current = strings.TrimSpace(e.Tmux(t, "display-message", "-p", "-c", client, "#{window_id}"))
+	return named, current
+}
+
+// TestJumpToARemotePaneThroughTheHostWindow: from the hub's real tmux client (on a PTY),
+// jump-next to another host's stuck item puts the client on a window "⇄ remote1" made for
+// that host, whose `ssh -t remote1 trailboss attach` leaves a tmux client of the remote
+// server on the item's pane (the remote server's list-clients says so); the next jump to
+// that host, to another pane, reuses that window (no second window, no second remote
+// client) and the remote daemon moves its client to the new pane.
+func TestJumpToARemotePaneThroughTheHostWindow(t *testing.T) {
+	w := newRemoteWorld(t)
+	e := tmuxtest.New(t)
+	client := e.Attach(t, "main")
+	waitUntil(t, "the hub to connect to remote1", 30*time.Second, func() bool { return w.host(t).Connected })
+
+	jump := func() {
+		t.Helper()
+		out, errOut, code := runTrailboss(t, w.hubEnv, "jump-next", "--socket", e.Socket, "--client", client,
+			"--state-dir", w.hub.stateDir)
+		if code != 0 {
+			t.Fatalf("trailboss jump-next: exit %d: %q %q", code, out, errOut)
+		}
+	}
+	onPane := func(pane string) func() bool {
+		return func() bool {
+			cs := w.remoteClients(t)
+			return len(cs) == 1 && strings.HasSuffix(cs[0], "|"+pane)
+		}
+	}
+
+	pane1 := w.startAgent(t, "remote-j1")
+	waitUntil(t, "remote-j1 in the hub's queue", 10*time.Second, func() bool {
+		_, ok := findItem(w.queue(t), "remote-j1")
+		return ok
+	})
+	if cs := w.remoteClients(t); len(cs) != 0 {
+		t.Fatalf("the remote tmux server has clients %q before any jump", cs)
+	}
+	jump()
+	named, current := hostWindows(t, e, client)
+	if len(named) != 1 || current != named[0] {
+		t.Fatalf("after the first jump: windows named for remote1 %q, the hub's client on %s; want one, and the client on it", named, current)
+	}
+	waitUntil(t, "a remote tmux client on "+pane1, 20*time.Second, onPane(pane1))
+	first := named[0]
+
+	// The first item answered there, a second one stuck on another remote pane.
+	w.answerInPane(t, pane1, "8080")
+	pane2 := w.startAgent(t, "remote-j2")
+	waitUntil(t, "remote-j2 alone in the hub's queue", 10*time.Second, func() bool {
+		items := w.queue(t)
+		_, ok := findItem(items, "remote-j2")
+		return ok && len(items) == 1
+	})
+	// The operator went back to another window of the hub meanwhile.
+	e.Tmux(t, "select-window", "-t", "main:0")
+	if _, cur := hostWindows(t, e, client); cur == first {
+		t.Fatal("the hub's client did not leave the host window")
+	}
+	jump()
+	named, current = hostWindows(t, e, client)
+	if len(named) != 1 || named[0] != first || current != first {
+		t.Fatalf("after the second jump: windows named for remote1 %q (first was %s), the client on %s; want the first reused", named, first, current)
+	}
+	waitUntil(t, "the remote tmux client moved to "+pane2, 10*time.Second, onPane(pane2))
+}
