@@ -85,7 +85,10 @@ func TestJumpToARemotePaneThroughTheHostWindow(t *testing.T) {
 		_, ok := findItem(items, "remote-j2")
 		return ok && len(items) == 1
 	})
-	// The operator went back to another window of the hub meanwhile.
+	// Its window opened in front on the remote session; someone there went back to the
+	// first, and the operator to another window of the hub.
+	w.asUser(t, "tmux", "-S", w.tmuxSock, "select-window", "-t", pane1)
+	waitUntil(t, "the remote tmux client back on "+pane1, 10*time.Second, onPane(pane1))
 	e.Tmux(t, "select-window", "-t", "main:0")
 	if _, cur := hostWindows(t, e, client); cur == first {
 		t.Fatal("the hub's client did not leave the host window")

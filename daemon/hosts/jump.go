@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os/exec"
 	"strings"
@@ -84,7 +85,12 @@ func (c *Conn) post(ctx context.Context, route string, body any) error {
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%s: %w", c.cfg.Name, refusal(route, resp))
+		var e wire.Error
+		_ = json.NewDecoder(io.LimitReader(resp.Body, 4096)).Decode(&e)
+		if e.Error == "" {
+			e.Error = resp.Status
+		}
+		return fmt.Errorf("%s's daemon: %s", c.cfg.Name, e.Error)
 	}
 	return nil
 }

@@ -96,7 +96,9 @@ func (a *Server) attachedSwitch(w http.ResponseWriter, r *http.Request) {
 			adapter.CleanText(in.Socket, 200)+" yet: press the key again once it shows")
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
+	// Applied whatever becomes of the request: a hub's one-shot bridge may close its side
+	// once the request is sent.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), 5*time.Second)
 	defer cancel()
 	if err := tmuxctl.New(in.Socket).SwitchClient(ctx, client, in.Pane); err != nil {
 		code := http.StatusServiceUnavailable
@@ -124,7 +126,8 @@ func (a *Server) hostJump(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := a.Hosts.Jump(r.Context(), in.Host, in.Socket, in.Pane); err != nil {
-		writeError(w, http.StatusBadGateway, err.Error())
+		// A 4xx: the hot client shows the message as it is.
+		writeError(w, http.StatusConflict, err.Error())
 		return
 	}
 	writeJSON(w, http.StatusOK, wire.OK{OK: true})
