@@ -2,6 +2,9 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -99,4 +102,49 @@ func TestJumpToARemotePaneThroughTheHostWindow(t *testing.T) {
 		t.Fatalf("after the second jump: windows named for remote1 %q (first was %s), the client on %s; want the first reused", named, first, current)
 	}
 	waitUntil(t, "the remote tmux client moved to "+pane2, 10*time.Second, onPane(pane2))
+}
+
+// TestDoctorChecksEachHost: trailboss doctor on the hub checks every [[hosts]] entry over
+// the real ssh: ssh gets in and Trail Boss is there with its version, its daemon answers
+// through the bridge; a command that is not there, a daemon stopped there and an sshd gone
+// are each said as such, with the fix, and doctor exits 1.
+func TestDoctorChecksEachHost(t *testing.T) {
+	w := newRemoteWorld(t)
+	config := filepath.Join(envValue(w.hubEnv, "XDG_CONFIG_HOME"), "trailboss", "config.toml")
+	conf := fmt.Sprintf("[[hosts]]\nname = \"remote1\"\nssh = %q\nssh_options = [\"-F\", %q]\n\n"+
+		"[[hosts]]\nname = \"nothere\"\nssh = %q\nssh_options = [\"-F\", %q]\ncommand = \"/nowhere/trailboss\"\n",
+		w.h.Alias, w.h.Config, w.h.Alias, w.h.Config)
+	if err := os.WriteFile(config, []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	doctor := func() (string, int) {
+		out, _, code := runTrailboss(t, w.hubEnv, "doctor", "--state-dir", w.hub.stateDir)
+		return out, code
+	}
+	out, code := doctor()
+	remoteVersion := strings.TrimSpace(w.asUser(t, "trailboss", "version"))
+	for _, want := range []string{
+		"✓ host remote1: ssh gets in; Trail Boss " + strings.TrimPrefix(remoteVersion, "trailboss "),
+		"✓ host remote1: its daemon runs, and answers through trailboss bridge",
+		"✗ host nothere: ssh gets in, but /nowhere/trailboss is not there",
+	} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("doctor says:\n%s\nwant a line %q", out, want)
+		}
+	}
+	if code != 1 || strings.Contains(out, "host nothere: its daemon") {
+		t.Fatalf("doctor exited %d and said:\n%s\nwant 1, and no daemon check where trailboss is not there", code, out)
+	}
+
+	w.asUser(t, "trailboss", "stop")
+	out, _ = doctor()
+	if !strings.Contains(out, "✗ host remote1: its daemon does not answer") || !strings.Contains(out, "trailboss start") {
+		t.Fatalf("doctor with the remote daemon stopped says:\n%s\nwant that its daemon does not answer, and to start it", out)
+	}
+
+	w.h.StopSSHD(t)
+	out, _ = doctor()
+	if !strings.Contains(out, "✗ host remote1: ssh "+w.h.Alias+" does not get in: ") || !strings.Contains(out, "Connection refused") {
+		t.Fatalf("doctor with sshd gone says:\n%s\nwant that ssh does not get in, in ssh's words", out)
+	}
 }

@@ -60,11 +60,7 @@ func (c *Conn) post(ctx context.Context, route string, body any) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	args := []string{"-o", "ControlMaster=no", "-o", "ControlPath=" + c.ctl, "-o", "BatchMode=yes",
-		"-o", "ClearAllForwardings=yes", "-o", "ForwardAgent=no", "-o", "RequestTTY=no"}
-	args = append(args, c.cfg.Options...)
-	args = append(args, "--", c.cfg.SSH, remoteCommand(c.cfg.Command)+" bridge")
-	cmd := exec.CommandContext(ctx, c.ssh, args...)
+	cmd := exec.CommandContext(ctx, c.ssh, OneShotArgs(c.cfg, c.ctl, "bridge")...)
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = 2 * time.Second
 	cmd.Stdin = strings.NewReader(fmt.Sprintf("POST %s HTTP/1.1\r\nHost: trailboss\r\nUser-Agent: trailboss-hub\r\n"+
@@ -93,4 +89,15 @@ func (c *Conn) post(ctx context.Context, route string, body any) error {
 		return fmt.Errorf("%s's daemon: %s", c.cfg.Name, e.Error)
 	}
 	return nil
+}
+
+// OneShotArgs returns the arguments of an ssh that runs `trailboss VERB` once on c's host:
+// through the hub's ControlMaster at ctl when it is up (else a connection of its own), with
+// no question asked and nothing forwarded. Doctor's checks and the jump's requests use it.
+func OneShotArgs(c Config, ctl, verb string) []string {
+	args := []string{"-o", "ControlMaster=no", "-o", "ControlPath=" + ctl, "-o", "BatchMode=yes",
+		"-o", "ClearAllForwardings=yes", "-o", "ForwardAgent=no", "-o", "RequestTTY=no"}
+	args = append(args, c.Options...)
+	args = append(args, "-o", "ConnectTimeout=10")
+	return append(args, "--", c.SSH, remoteCommand(c.Command)+" "+verb)
 }
