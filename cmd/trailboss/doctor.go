@@ -77,6 +77,7 @@ func runDoctor(ctx context.Context, e *env, args []string) error {
 	if socket != "" {
 		out = append(out, d.tmuxSetup(ctx)...)
 	}
+	out = append(out, d.hostsChecks(ctx)...)
 	out = append(out, d.emitLog())
 
 	broken := 0

@@ -25,6 +25,7 @@ var helps = map[string]commandHelp{
 	"doctor":         doctorHelp,
 	"start":          startHelp,
 	"stop":           stopHelp,
+	"attach":         attachHelp,
 	"bridge":         bridgeHelp,
 	"hosts":          hostsHelp,
 	"systemd-unit":   systemdUnitHelp,

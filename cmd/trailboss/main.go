@@ -72,6 +72,7 @@ var commands = slices.Concat([]command{
 	{"start", "start the daemon in a detached tmux session if none runs", runStart},
 	{"stop", "stop the running daemon", runStop},
 	{"hosts", "list the other machines whose queues this daemon shows ([[hosts]]), and their state", runHosts},
+	{"attach", "attach a hub's window to this machine's tmux, on a pane (what another machine runs through ssh -t)", runAttach},
 	{"bridge", "join standard input and output to the daemon's socket (what another machine runs through ssh)", runBridge},
 	{"systemd-unit", "print a systemd --user unit for the daemon", runSystemdUnit},
 	{"version", "print the version", runVersion},

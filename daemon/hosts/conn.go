@@ -201,6 +201,9 @@ func (c *Conn) apply(upd wire.QueueUpdate, got time.Time, rtt time.Duration, fir
 		// Its prompt record is the host's: an answer given here would reach this daemon,
 		// which knows no such record. Until answers are forwarded, none is offered.
 		it.Prompt, it.PromptClosed = nil, nil
+		if it.Pane != "" {
+			it.Attach = shellLine(attachArgs(c.cfg, c.ctl, it.TmuxSocket, it.Pane))
+		}
 		c.items[i] = it
 	}
 }

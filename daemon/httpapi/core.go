@@ -100,4 +100,7 @@ type Hosts interface {
 	Counts() (stuck, cooling int, unreachable []string)
 	// States returns each host's state, in config order.
 	States() []wire.Host
+	// Jump asks host's daemon to move the tmux client of the hub's host window there to
+	// pane of the tmux server at socket.
+	Jump(ctx context.Context, host, socket, pane string) error
 }

@@ -39,6 +39,8 @@ type Server struct {
 	// Hosts, on a hub, holds the other hosts' queues, which GET /v1/queue and
 	// /v1/status merge in; nil otherwise.
 	Hosts Hosts
+
+	attached attachedClients // the tmux clients of other machines' host windows here
 }
 
 // Handler returns the routes. Everything but /healthz needs the bearer token; anything that
@@ -57,6 +59,9 @@ func (a *Server) Handler() http.Handler {
 		r.Get(wire.RouteQueueStream, a.queueStream)
 		r.Get(wire.RouteHosts, a.hosts)
 		r.Get(wire.RouteNext, a.next)
+		r.Post(wire.RouteHostJump, a.hostJump)
+		r.Post(wire.RouteAttached, a.attach)
+		r.Post(wire.RouteAttachedSwitch, a.attachedSwitch)
 		r.Post(wire.RouteSkip, a.skip)
 		r.Post(wire.RouteDismiss, a.dismiss)
 		r.Get(wire.RouteStatus, a.status)
@@ -283,6 +288,10 @@ func filter(w http.ResponseWriter, r *http.Request) (queue.Filter, bool) {
 func (a *Server) next(w http.ResponseWriter, r *http.Request) {
 	f, ok := filter(w, r)
 	if !ok {
+		return
+	}
+	if a.Hosts != nil {
+		a.nextOfAll(w, f)
 		return
 	}
 	head, found := a.Core.Head(f)

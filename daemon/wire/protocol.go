@@ -30,19 +30,25 @@ const (
 	// long as the caller reads: what a hub reads another host's daemon by.
 	RouteQueueStream = "/v1/queue/stream"
 	RouteHosts       = "/v1/hosts" // a hub's [[hosts]] and their state
-	RouteNext        = "/v1/next"
-	RouteSkip        = "/v1/skip"
-	RouteDismiss     = "/v1/dismiss"
-	RouteStatus      = "/v1/status"
-	RouteSessions    = "/v1/sessions"
-	RouteWatch       = "/v1/watch"
-	RouteChannels    = "/v1/channels"
-	RouteAnswer      = "/v1/prompts/{id}/answer" // PromptRoute fills in the id
-	RouteWait        = "/v1/prompts/{id}/wait"   // PromptRoute fills in the id
-	RouteDeliveries  = "/v1/deliveries"
-	RoutePTYReport   = "/v1/pty/report"
-	RoutePTYAnswers  = "/v1/pty/answers"
-	RoutePTYWritten  = "/v1/pty/written"
+	// RouteHostJump, on a hub, moves its host window's client on another host to a pane.
+	RouteHostJump = "/v1/hosts/jump"
+	// RouteAttached registers the tmux client a hub's host window holds on this machine
+	// (`trailboss attach`); RouteAttachedSwitch moves it to a pane.
+	RouteAttached       = "/v1/attached"
+	RouteAttachedSwitch = "/v1/attached/switch"
+	RouteNext           = "/v1/next"
+	RouteSkip           = "/v1/skip"
+	RouteDismiss        = "/v1/dismiss"
+	RouteStatus         = "/v1/status"
+	RouteSessions       = "/v1/sessions"
+	RouteWatch          = "/v1/watch"
+	RouteChannels       = "/v1/channels"
+	RouteAnswer         = "/v1/prompts/{id}/answer" // PromptRoute fills in the id
+	RouteWait           = "/v1/prompts/{id}/wait"   // PromptRoute fills in the id
+	RouteDeliveries     = "/v1/deliveries"
+	RoutePTYReport      = "/v1/pty/report"
+	RoutePTYAnswers     = "/v1/pty/answers"
+	RoutePTYWritten     = "/v1/pty/written"
 )
 
 // HookRoute returns the route a harness's hooks post to.

@@ -29,6 +29,9 @@ type Item struct {
 	// Stale says that the hub lost its connection to Host: the item is what that host said
 	// last, and may since have been answered there.
 	Stale bool `json:"stale,omitempty"`
+	// Attach is, on a hub, the shell command its host window runs for another host's item:
+	// `ssh -t HOST trailboss attach --socket S --pane P` through the hub's own connection.
+	Attach string `json:"attach,omitempty"`
 }
 
 // Queue is the answer of GET /v1/queue.
@@ -109,4 +112,26 @@ type Session struct {
 // Sessions is the answer of GET /v1/sessions.
 type Sessions struct {
 	Sessions []Session `json:"sessions"`
+}
+
+// HostJump is the body of a hub's POST /v1/hosts/jump: move the client that the hub's host
+// window holds on Host to Pane of the tmux server at Socket there.
+type HostJump struct {
+	Host   string `json:"host"`
+	Socket string `json:"socket"`
+	Pane   string `json:"pane"`
+}
+
+// Attached is the body of POST /v1/attached (`trailboss attach`, on the machine it runs on):
+// the tmux client that a hub's host window is about to be, on the server at Socket.
+type Attached struct {
+	Socket string `json:"socket"`
+	Client string `json:"client"`
+}
+
+// AttachedSwitch is the body of POST /v1/attached/switch: move the client that
+// `trailboss attach` registered for Socket to Pane.
+type AttachedSwitch struct {
+	Socket string `json:"socket"`
+	Pane   string `json:"pane"`
 }

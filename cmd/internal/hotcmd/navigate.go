@@ -115,6 +115,8 @@ func (n *Navigator) Land(ctx context.Context, it wire.Item, found bool, err erro
 		return n.Say(ctx, "trailboss: "+err.Error())
 	case !found:
 		return n.Say(ctx, empty)
+	case it.Host != "":
+		return n.landRemote(ctx, it)
 	}
 	if err := n.Tmux.SwitchClient(ctx, n.Client, it.Pane); err != nil {
 		if errors.Is(err, tmuxctl.ErrNoPane) {
@@ -145,3 +147,28 @@ func navigate(ctx context.Context, e *Env, name string, args []string,
 	it, found, err := ask(n.Daemon, ctx, n.Tmux.Socket, n.Pane)
 	return n.Land(ctx, it, found, err, empty)
 }
+
+// landRemote puts the client on the hub's window for it.Host, made running it.Attach (ssh to
+// that host, `trailboss attach` of the item's pane there) on first use. A window that was
+// there already shows that host's tmux as it was left: the hub asks that host's daemon to
+// move the window's client to the item's pane.
+func (n *Navigator) landRemote(ctx context.Context, it wire.Item) error {
+	if it.Attach == "" {
+		return n.Say(ctx, "trailboss: "+it.Host+" gave no way to attach to "+it.Pane+": update the hub's trailboss")
+	}
+	made, err := n.Tmux.HostWindow(ctx, n.Client, hostWindowName(it.Host), it.Attach)
+	if err != nil {
+		return n.Say(ctx, "trailboss: could not open the window for "+it.Host+": "+err.Error())
+	}
+	if made {
+		return nil // its `trailboss attach` lands on the pane itself
+	}
+	if err := n.Daemon.HostJump(ctx, it.Host, it.TmuxSocket, it.Pane); err != nil {
+		return n.Say(ctx, "trailboss: "+err.Error())
+	}
+	return nil
+}
+
+// hostWindowName is the name of the hub's window for host (hosts.WindowName, which this
+// binary does not link).
+func hostWindowName(host string) string { return "⇄ " + host }

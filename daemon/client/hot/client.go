@@ -184,3 +184,13 @@ func (c *Client) WaitPrompt(ctx context.Context, id string, timeout time.Duratio
 	_, err := c.do(ctx, "GET", wire.PromptRoute(wire.RouteWait, id), url.Values{"timeout": {timeout.String()}}, &out)
 	return out, err
 }
+
+// HostJump asks a hub to move its host window's client on host to pane of the tmux server at
+// socket there (through ssh: it may take longer than a local request).
+func (c *Client) HostJump(ctx context.Context, host, socket, pane string) error {
+	body, err := json.Marshal(wire.HostJump{Host: host, Socket: socket, Pane: pane})
+	if err != nil {
+		return err
+	}
+	return c.WithTimeout(max(c.timeout, 10*time.Second)).PostFor(ctx, wire.RouteHostJump, body, nil, nil)
+}
