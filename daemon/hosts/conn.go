@@ -198,9 +198,9 @@ func (c *Conn) apply(upd wire.QueueUpdate, got time.Time, rtt time.Duration, fir
 	c.items = make([]wire.Item, len(upd.Items))
 	for i, it := range upd.Items {
 		it.Host, it.Stale = c.cfg.Name, false
-		// Its prompt record is the host's: an answer given here would reach this daemon,
-		// which knows no such record. Until answers are forwarded, none is offered.
-		it.Prompt, it.PromptClosed = nil, nil
+		// Its prompt records are the host's: named "host/id" here, so that they never meet
+		// this daemon's own, and an answer to one is forwarded there (Forward).
+		namespacePrompts(c.cfg.Name, &it)
 		c.items[i] = it
 	}
 }
