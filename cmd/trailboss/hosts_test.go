@@ -34,7 +34,11 @@ type remoteWorld struct {
 	tmuxSock string // the remote user's tmux server
 }
 
-func newRemoteWorld(t testing.TB) *remoteWorld {
+func newRemoteWorld(t testing.TB) *remoteWorld { t.Helper(); return newRemoteWorldConf(t, "") }
+
+// newRemoteWorldConf is newRemoteWorld with remoteConfig as the remote user's config.toml
+// ("" for none: delivery off there).
+func newRemoteWorldConf(t testing.TB, remoteConfig string) *remoteWorld {
 	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
@@ -43,6 +47,15 @@ func newRemoteWorld(t testing.TB) *remoteWorld {
 	// sshd refuses socket forwarding: the hub needs none.
 	h := sshtest.Start(t, sshtest.Options{Programs: map[string]string{"trailboss": self}})
 	ctx := context.Background()
+	if remoteConfig != "" {
+		dir := filepath.Join(h.Home, ".config", "trailboss")
+		write := h.AsUser(ctx, "sh", "-c", `mkdir -p "$1" && cat > "$1/config.toml"`, "sh", dir)
+		write.SysProcAttr.Setsid = false
+		write.Stdin = strings.NewReader(remoteConfig)
+		if out, err := write.CombinedOutput(); err != nil {
+			t.Fatalf("write the remote user's config: %v\n%s", err, out)
+		}
+	}
 	startRemoteDaemon(t, ctx, h)
 	w := &remoteWorld{h: h, tmuxSock: filepath.Join(h.Home, "tmux", "agents")}
 	w.asUser(t, "tmux", "-S", w.tmuxSock, "-f", "/dev/null", "new-session", "-d", "-s", "agents", "-x", "120", "-y", "30", "sh")
