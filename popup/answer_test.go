@@ -610,6 +610,8 @@ func TestARemoteItemIsAnsweredFromTheList(t *testing.T) {
 	d.items[0].Host, d.items[0].Pane, d.items[0].TmuxSocket = "devbox", "%7", "/remote/s"
 	d.items[0].Prompt.ID = "devbox/p00000000000000a1"
 	d.answerErr = &client.AnswerRefusedError{Reason: "delivery_off", Message: "devbox: delivery is off, so nothing was typed"}
+	// Delivery off on the hub itself does not decide for devbox: devbox's daemon does.
+	d.deliveryOff = "delivery is off here"
 	m := newModel(t, d, tm)
 	if v := m.View(); !strings.Contains(v, "devbox:%7") {
 		t.Fatalf("the remote row's WHERE does not name its host and pane:\n%s", v)
