@@ -154,7 +154,8 @@ func names(body []byte, name string) []string {
 }
 
 func notHostNameRune(r rune) bool {
-	return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-')
+	word := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-'
+	return !word
 }
 
 // count returns the number field name of body, a flat JSON object of numbers (wire.Status),
