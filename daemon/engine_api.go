@@ -288,3 +288,9 @@ func (e *Engine) RecordEvent(ctx context.Context, id string, at time.Time) error
 func (e *Engine) Deliveries(ctx context.Context, limit int) ([]wire.Delivery, error) {
 	return e.store.Deliveries(ctx, limit)
 }
+
+// RecordDelivery adds one attempt to deliver an answer (one the hub forwarded to another
+// host) to the audit log.
+func (c *Core) RecordDelivery(ctx context.Context, d wire.Delivery) error {
+	return c.Engine.RecordDelivery(ctx, d)
+}

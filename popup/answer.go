@@ -155,7 +155,7 @@ func isTimeout(err error) bool {
 // cannotAnswer returns why r's prompt cannot be answered from the popup now, or "".
 func (m Model) cannotAnswer(r row) string {
 	switch {
-	case m.deliveryOff != "":
+	case m.offFor(r):
 		return "nothing sent: " + m.deliveryOff
 	case r.item.Prompt == nil:
 		return "nothing sent to " + r.where + ": " + client.WhyNoPrompt(r.item, m.now()) + " — enter jumps to its pane"
@@ -173,9 +173,14 @@ func (m Model) cannotAnswer(r row) string {
 const secretHint = "it asks for a password or secret, which Trail Boss never carries — type it in the pane (enter jumps there)"
 
 // anyPrompt reports whether a row carries a prompt.
+// offFor reports whether this machine's delivery being off keeps r from being answered
+// here. Another host's item is not: its answer goes to its own daemon, whose delivery
+// rules decide (and refuse with their words).
+func (m Model) offFor(r row) bool { return m.deliveryOff != "" && r.item.Host == "" }
+
 func (m Model) anyPrompt() bool {
 	for _, r := range m.rows {
-		if r.item.Prompt != nil {
+		if r.item.Prompt != nil && r.item.Host == "" {
 			return true
 		}
 	}

@@ -600,3 +600,27 @@ func TestSecretPromptTakesNoAnswerFromThePopup(t *testing.T) {
 		t.Fatalf("r on a secret prompt: reply line focused %v, answers %+v; want nothing", m.reply.Focused(), d.answered())
 	}
 }
+
+// Another host's item on a hub: WHERE names the host and its pane; its prompt (named
+// host/id by the hub) is answered from the list like a local one, and the other host's
+// refusal is shown in its own words, host named.
+func TestARemoteItemIsAnsweredFromTheList(t *testing.T) {
+	d, tm := fixture()
+	withPrompts(d.items)
+	d.items[0].Host, d.items[0].Pane, d.items[0].TmuxSocket = "devbox", "%7", "/remote/s"
+	d.items[0].Prompt.ID = "devbox/p00000000000000a1"
+	d.answerErr = &client.AnswerRefusedError{Reason: "delivery_off", Message: "devbox: delivery is off, so nothing was typed"}
+	// Delivery off on the hub itself does not decide for devbox: devbox's daemon does.
+	d.deliveryOff = "delivery is off here"
+	m := newModel(t, d, tm)
+	if v := m.View(); !strings.Contains(v, "devbox:%7") {
+		t.Fatalf("the remote row's WHERE does not name its host and pane:\n%s", v)
+	}
+	m, quit := press(t, m, "a")
+	if got := d.answered(); quit || len(got) != 1 || got[0].prompt != "devbox/p00000000000000a1" || got[0].Choice != "allow" {
+		t.Fatalf("quit %v, answers %+v; want allow sent to devbox/p00000000000000a1", quit, got)
+	}
+	if v := m.View(); !strings.Contains(v, "Nothing was sent to devbox:%7: devbox: delivery is off, so nothing was typed.") {
+		t.Errorf("the remote host's refusal is not shown in its words:\n%s", v)
+	}
+}

@@ -71,7 +71,12 @@ func newRow(it client.Item, pos int, s Snapshot, socket string) row {
 	switch {
 	case it.Host != "":
 		// Another machine's pane: the jump there (ssh -t HOST trailboss attach) is to come.
+		// Its prompt is answered from here all the same: the hub forwards the answer to
+		// that machine's daemon, which decides.
 		r.where, r.jumpErr = sanitize(it.Host)+":"+it.Pane, "its pane is on "+sanitize(it.Host)+": go there to answer it"
+		if it.Prompt != nil {
+			r.jumpErr = "its pane is on " + sanitize(it.Host) + ": answer its prompt from here, or go there"
+		}
 	case it.Pane == "":
 		r.where, r.jumpErr = "no pane", "it has no tmux pane"
 	case socket != "" && it.TmuxSocket != "" && it.TmuxSocket != socket:

@@ -412,7 +412,7 @@ func (m Model) promptBlock() []string {
 	expired := r.expired(now)
 	title := " answer from here "
 	switch {
-	case m.deliveryOff != "":
+	case m.offFor(r):
 		title = " delivery is off: answer it in the pane (enter jumps there) "
 		expired = true // its question, and no keys
 	case expired:
@@ -540,7 +540,7 @@ func (m Model) helpKeys() []key.Binding {
 		return m.keys.ShortHelp()
 	case m.answering != nil:
 		return m.keys.answerHelp(r)
-	case r.item.Prompt != nil && !r.expired(m.now()) && m.deliveryOff == "":
+	case r.item.Prompt != nil && !r.expired(m.now()) && !m.offFor(r):
 		return m.keys.listHelp(&r)
 	}
 	return m.keys.ShortHelp()

@@ -371,6 +371,9 @@ func serveDaemon(ctx context.Context, cfg daemonConfig) (err error) {
 		g.Go(func() error { return screens.Run(gctx) })
 	}
 	status := &tmuxstatus.Publisher{Engine: engine, Tmux: tmuxctl.New, Log: log.With("component", "status")}
+	if remotes != nil {
+		status.Hosts = remotes
+	}
 	g.Go(func() error { return status.Run(gctx) })
 	if hook != nil {
 		g.Go(func() error { return hook.Run(gctx) })

@@ -34,7 +34,11 @@ type remoteWorld struct {
 	tmuxSock string // the remote user's tmux server
 }
 
-func newRemoteWorld(t testing.TB) *remoteWorld {
+func newRemoteWorld(t testing.TB) *remoteWorld { t.Helper(); return newRemoteWorldConf(t, "") }
+
+// newRemoteWorldConf is newRemoteWorld with remoteConfig as the remote user's config.toml
+// ("" for none: delivery off there).
+func newRemoteWorldConf(t testing.TB, remoteConfig string) *remoteWorld {
 	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
@@ -43,6 +47,15 @@ func newRemoteWorld(t testing.TB) *remoteWorld {
 	// sshd refuses socket forwarding: the hub needs none.
 	h := sshtest.Start(t, sshtest.Options{Programs: map[string]string{"trailboss": self}})
 	ctx := context.Background()
+	if remoteConfig != "" {
+		dir := filepath.Join(h.Home, ".config", "trailboss")
+		write := h.AsUser(ctx, "sh", "-c", `mkdir -p "$1" && cat > "$1/config.toml"`, "sh", dir)
+		write.SysProcAttr.Setsid = false
+		write.Stdin = strings.NewReader(remoteConfig)
+		if out, err := write.CombinedOutput(); err != nil {
+			t.Fatalf("write the remote user's config: %v\n%s", err, out)
+		}
+	}
 	startRemoteDaemon(t, ctx, h)
 	w := &remoteWorld{h: h, tmuxSock: filepath.Join(h.Home, "tmux", "agents")}
 	w.asUser(t, "tmux", "-S", w.tmuxSock, "-f", "/dev/null", "new-session", "-d", "-s", "agents", "-x", "120", "-y", "30", "sh")
@@ -184,6 +197,9 @@ func TestHubShowsARemoteQueueOverSSH(t *testing.T) {
 	if st, err := w.client.Status(context.Background()); err != nil || st.Stuck != 1 || st.Remote != 1 || len(st.Unreachable) != 0 {
 		t.Fatalf("the hub's status: %+v %v, want 1 stuck, on another host, none unreachable", st, err)
 	}
+	if line, errOut := statusLine(t, w); line != "⚠ 1 stuck\n" {
+		t.Fatalf("trailboss-status on the hub: %q %q, want ⚠ 1 stuck, no host named", line, errOut)
+	}
 	out, errOut, code := runTrailboss(t, w.hubEnv, "ls", "--state-dir", w.hub.stateDir)
 	if code != 0 || !strings.Contains(out, "remote1:"+pane) || strings.Contains(out, "stale") {
 		t.Fatalf("trailboss ls on the hub: %d %q %q, want remote1:%s", code, out, errOut, pane)
@@ -242,6 +258,10 @@ func TestHubKeepsAnUnreachableHostsItems(t *testing.T) {
 	}
 	if st, err := w.client.Status(context.Background()); err != nil || st.Stuck != 1 || !slices.Equal(st.Unreachable, []string{"remote1"}) {
 		t.Fatalf("the hub's status: %+v %v, want the item counted and remote1 unreachable", st, err)
+	}
+	// The status line counts the item and names the host it cannot reach.
+	if line, errOut := statusLine(t, w); line != "⚠ 1 stuck · remote1 ✗\n" {
+		t.Fatalf("trailboss-status on the hub: %q %q, want ⚠ 1 stuck · remote1 ✗", line, errOut)
 	}
 	out, _, _ := runTrailboss(t, w.hubEnv, "ls", "--state-dir", w.hub.stateDir)
 	if !strings.Contains(out, "remote1:"+pane+" (stale)") {
@@ -330,6 +350,17 @@ func TestOnlyABridgeOfTheDaemonsOwnUserGoesWithoutTheToken(t *testing.T) {
 }
 
 // runTrailboss runs the real trailboss with env and returns its output and exit status.
+// statusLine returns what `trailboss-status` prints on the hub, and its stderr.
+func statusLine(t *testing.T, w *remoteWorld) (stdout, stderr string) {
+	t.Helper()
+	cmd := exec.Command("trailboss-status", "--state-dir", w.hub.stateDir)
+	cmd.Env = w.hubEnv
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	_ = cmd.Run()
+	return out.String(), errOut.String()
+}
+
 func runTrailboss(t *testing.T, env []string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	cmd := exec.Command("trailboss", args...)

@@ -35,6 +35,8 @@ type Conn struct {
 	ctl string // the ControlMaster's socket
 	log *slog.Logger
 	ssh string // the ssh program; "ssh" from PATH
+	// notify, when set, is called after the items or the state changed; it must not block.
+	notify func()
 
 	mu        sync.Mutex
 	connected bool
@@ -181,6 +183,9 @@ func (c *Conn) speak(in io.Writer, out *bufio.Reader) error {
 func (c *Conn) apply(upd wire.QueueUpdate, got time.Time, rtt time.Duration, first bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.notify != nil && (first || !upd.Beat) {
+		defer c.notify() // it never blocks nor takes mu
+	}
 	// The server's time reached us one way later than it was read: the least delayed
 	// sample says the most, and half a round trip is that one way.
 	ahead := upd.ServerTime.Sub(got)
@@ -198,9 +203,9 @@ func (c *Conn) apply(upd wire.QueueUpdate, got time.Time, rtt time.Duration, fir
 	c.items = make([]wire.Item, len(upd.Items))
 	for i, it := range upd.Items {
 		it.Host, it.Stale = c.cfg.Name, false
-		// Its prompt record is the host's: an answer given here would reach this daemon,
-		// which knows no such record. Until answers are forwarded, none is offered.
-		it.Prompt, it.PromptClosed = nil, nil
+		// Its prompt records are the host's: named "host/id" here, so that they never meet
+		// this daemon's own, and an answer to one is forwarded there (Forward).
+		namespacePrompts(c.cfg.Name, &it)
 		if it.Pane != "" {
 			it.Attach = shellLine(attachArgs(c.cfg, c.ctl, it.TmuxSocket, it.Pane))
 		}
@@ -212,6 +217,9 @@ func (c *Conn) apply(upd wire.QueueUpdate, got time.Time, rtt time.Duration, fir
 func (c *Conn) fail(why string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.notify != nil {
+		defer c.notify() // it never blocks nor takes mu
+	}
 	if c.connected || c.since.IsZero() {
 		c.since = time.Now()
 	}

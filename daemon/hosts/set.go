@@ -11,14 +11,17 @@ import (
 
 // Set is a hub's hosts: one Conn each, in config order.
 type Set struct {
-	conns []*Conn
+	conns   []*Conn
+	changed chan struct{} // signalled (coalesced) when a host's items or state change
 }
 
 // New returns the managers of hosts, their ControlMasters in stateDir.
 func New(hosts []Config, stateDir string, log *slog.Logger) *Set {
-	s := &Set{}
+	s := &Set{changed: make(chan struct{}, 1)}
 	for _, h := range hosts {
-		s.conns = append(s.conns, NewConn(h, stateDir, log))
+		c := NewConn(h, stateDir, log)
+		c.notify = s.signal
+		s.conns = append(s.conns, c)
 	}
 	return s
 }
@@ -32,6 +35,17 @@ func (s *Set) Run(ctx context.Context) error {
 	}
 	wg.Wait()
 	return nil
+}
+
+// Changed is signalled, coalesced, after a host's items or its reachability changed: the
+// status line's publisher (daemon/tmuxstatus) reads Counts again then.
+func (s *Set) Changed() <-chan struct{} { return s.changed }
+
+func (s *Set) signal() {
+	select {
+	case s.changed <- struct{}{}:
+	default:
+	}
 }
 
 // HostQueue is one host's items and how far its clock is ahead of this machine's.

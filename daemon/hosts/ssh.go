@@ -29,9 +29,16 @@ func ControlPath(stateDir, name string) string {
 // side, no agent or display handed to the remote), no question asked (the daemon has no
 // terminal). The operator's options follow, then defaults they may override: a dead
 // connection noticed within about ten seconds.
-func sshArgs(c Config, ctl string) []string {
+func sshArgs(c Config, ctl string) []string { return sshArgsAs(c, ctl, "yes") }
+
+// sshForwardArgs returns the arguments of an ssh that carries one forwarded request (an
+// answer) to c's host as a new session of the ControlMaster at ctl, which is there while
+// the host is connected.
+func sshForwardArgs(c Config, ctl string) []string { return sshArgsAs(c, ctl, "no") }
+
+func sshArgsAs(c Config, ctl, master string) []string {
 	args := []string{
-		"-o", "ControlMaster=yes", "-o", "ControlPath=" + ctl, "-o", "ControlPersist=no",
+		"-o", "ControlMaster=" + master, "-o", "ControlPath=" + ctl, "-o", "ControlPersist=no",
 		"-o", "BatchMode=yes", "-o", "ClearAllForwardings=yes", "-o", "ForwardAgent=no",
 		"-o", "ForwardX11=no", "-o", "PermitLocalCommand=no", "-o", "RequestTTY=no",
 	}

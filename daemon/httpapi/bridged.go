@@ -12,6 +12,10 @@ import (
 	"net/http"
 	"os"
 	"strconv"
+	"strings"
+
+	"github.com/trailboss/trailboss/adapter"
+	"github.com/trailboss/trailboss/daemon/hosts"
 )
 
 // bridged reports whether r came over the unix socket from a `trailboss bridge` process of
@@ -49,4 +53,40 @@ func isBridgeProcess(pid int) bool {
 	}
 	args := bytes.Split(bytes.TrimSuffix(cmdline, []byte{0}), []byte{0})
 	return len(args) >= 2 && string(args[1]) == "bridge"
+}
+
+// fromHub says, after actorOf, which hub a bridged request came from: the ssh client's
+// address as sshd gave it to the bridge (SSH_CONNECTION in its environment, which the
+// daemon reads from /proc, not from the request), and the name the hub gives itself
+// (hosts.HeaderHub, its word only).
+func fromHub(r *http.Request, pid int) string {
+	out := " via bridge"
+	if name := r.Header.Get(hosts.HeaderHub); name != "" {
+		out += " from hub " + adapter.CleanText(name, 32) + " (its word)"
+	}
+	if from := sshClientOf(pid); from != "" {
+		return out + ", ssh " + from
+	}
+	return out
+}
+
+// sshClientOf returns "ADDRESS:PORT" of the ssh client that started process pid,
+// from its SSH_CONNECTION; "" when it has none or it cannot be read.
+func sshClientOf(pid int) string {
+	env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	if err != nil {
+		return ""
+	}
+	for _, kv := range bytes.Split(env, []byte{0}) {
+		v, ok := bytes.CutPrefix(kv, []byte("SSH_CONNECTION="))
+		if !ok {
+			continue
+		}
+		f := strings.Fields(string(v))
+		if len(f) < 2 {
+			return ""
+		}
+		return adapter.CleanText(f[0], 46) + ":" + adapter.CleanText(f[1], 6)
+	}
+	return ""
 }

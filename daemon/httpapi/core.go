@@ -9,6 +9,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/trailboss/trailboss/daemon/hosts"
 	"github.com/trailboss/trailboss/daemon/lineage"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/wire"
@@ -73,6 +74,8 @@ type Core interface {
 	// TookAnswer says that the holding hook of prompt id was sent its answer.
 	TookAnswer(id string)
 	Deliveries(ctx context.Context, limit int) ([]wire.Delivery, error) // newest first
+	// RecordDelivery adds an attempt the hub forwarded to another host to the audit log.
+	RecordDelivery(ctx context.Context, d wire.Delivery) error
 
 	// PTYReport applies a trailboss run supervisor's report. Errors: *fault.RefusedError;
 	// any other is the store's.
@@ -103,4 +106,9 @@ type Hosts interface {
 	// Jump asks host's daemon to move the tmux client of the hub's host window there to
 	// pane of the tmux server at socket.
 	Jump(ctx context.Context, host, socket, pane string) error
+	// Forward sends req to host's daemon and returns its answer as it came. Errors:
+	// hosts.ErrUnknownHost; any other says why the host could not be asked.
+	Forward(ctx context.Context, host string, req hosts.Request) (hosts.Response, error)
+	// HostOf returns the one host whose queue holds session id; "" when none (or several).
+	HostOf(session string) string
 }

@@ -29,6 +29,10 @@ func (h *oneHost) Jump(_ context.Context, host, socket, pane string) error {
 	h.jumps = append(h.jumps, wire.HostJump{Host: host, Socket: socket, Pane: pane})
 	return nil
 }
+func (h *oneHost) Forward(context.Context, string, hosts.Request) (hosts.Response, error) {
+	return hosts.Response{}, hosts.ErrUnknownHost
+}
+func (h *oneHost) HostOf(string) string { return "" }
 
 // TestHubNextReachesAnotherHostsPane: on a hub, /v1/next may answer another host's item,
 // whatever tmux server the caller is on, and the caller's pane is passed over only among

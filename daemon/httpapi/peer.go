@@ -91,6 +91,8 @@ func actorOf(r *http.Request) string {
 		return "unknown"
 	case p.unix && p.cred == nil:
 		return "a local process (its credentials could not be read)"
+	case p.unix && bridged(r):
+		return fmt.Sprintf("uid %d pid %d %s", p.cred.Uid, p.cred.Pid, command(int(p.cred.Pid))) + fromHub(r, int(p.cred.Pid))
 	case p.unix:
 		return fmt.Sprintf("uid %d pid %d %s", p.cred.Uid, p.cred.Pid, command(int(p.cred.Pid)))
 	}

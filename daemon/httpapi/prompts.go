@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/daemon/fault"
+	"github.com/trailboss/trailboss/daemon/hosts"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/wire"
 )
@@ -20,6 +22,11 @@ import (
 // promptRoutes adds the delivery routes (docs/delivery.md).
 func (a *Server) promptRoutes(r chi.Router) {
 	r.Post(wire.RouteAnswer, a.answerPrompt)
+	// Another host's prompt, "host/id", when its "/" came unescaped.
+	r.Post("/v1/prompts/{host}/{rid}/answer", func(w http.ResponseWriter, r *http.Request) {
+		chi.RouteContext(r.Context()).URLParams.Add("id", hosts.Namespaced(chi.URLParam(r, "host"), chi.URLParam(r, "rid")))
+		a.answerPrompt(w, r)
+	})
 	r.Get(wire.RouteWait, a.waitPrompt)
 	r.Get(wire.RouteDeliveries, a.deliveries)
 	r.Post(wire.RoutePTYReport, a.ptyReport)
@@ -81,6 +88,18 @@ func (a *Server) answerPrompt(w http.ResponseWriter, r *http.Request) {
 	}
 	if (ans.Choice == "") == (ans.Text == "") {
 		writeError(w, http.StatusBadRequest, "give exactly one of \"choice\" and \"text\"")
+		return
+	}
+	// Another host's prompt is "host/id" (hosts.Namespaced), which arrives escaped.
+	if raw, err := url.PathUnescape(id); err == nil {
+		id = raw
+	}
+	if host, remote, ok := hosts.SplitPrompt(id); ok && a.Hosts != nil {
+		if !validPromptID(remote) {
+			writeError(w, http.StatusNotFound, "no prompt has id "+adapter.CleanText(id, 80))
+			return
+		}
+		a.forwardAnswer(w, r, host, remote, ans)
 		return
 	}
 	if !validPromptID(id) {

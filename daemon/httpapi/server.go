@@ -328,9 +328,7 @@ func answerSessionOp(w http.ResponseWriter, id string, err error) {
 // new head.
 func (a *Server) skip(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Query().Has("session") {
-		if id, ok := sessionParam(w, r); ok {
-			answerSessionOp(w, id, a.Core.SkipSession(r.Context(), id))
-		}
+		a.sessionOp(w, r, wire.RouteSkip, func(id string) error { return a.Core.SkipSession(r.Context(), id) })
 		return
 	}
 	f, ok := filter(w, r)
@@ -350,9 +348,7 @@ func (a *Server) skip(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *Server) dismiss(w http.ResponseWriter, r *http.Request) {
-	if id, ok := sessionParam(w, r); ok {
-		answerSessionOp(w, id, a.Core.Dismiss(r.Context(), id))
-	}
+	a.sessionOp(w, r, wire.RouteDismiss, func(id string) error { return a.Core.Dismiss(r.Context(), id) })
 }
 
 func (a *Server) status(w http.ResponseWriter, r *http.Request) {

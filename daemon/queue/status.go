@@ -16,3 +16,16 @@ func StatusText(stuck, cooling int) string {
 	}
 	return fmt.Sprintf("⚠ %d stuck", waiting)
 }
+
+// StatusLine is StatusText with the hosts a hub cannot reach now after it, each marked ✗:
+// "⚠ 3 stuck · devbox ✗", or "devbox ✗" alone when nothing waits (their items may).
+func StatusLine(stuck, cooling int, unreachable []string) string {
+	text := StatusText(stuck, cooling)
+	for _, h := range unreachable {
+		if text != "" {
+			text += " · "
+		}
+		text += h + " ✗"
+	}
+	return text
+}

@@ -32,12 +32,25 @@ type Engine interface {
 	Now() time.Time
 }
 
+// Hosts is, on a hub, the other hosts' items as the status line counts them (package
+// hosts); nil elsewhere.
+type Hosts interface {
+	// Counts returns how many of the hosts' items are stuck and cooling, and the hosts not
+	// reachable now.
+	Counts() (stuck, cooling int, unreachable []string)
+	// Changed is signalled after those change.
+	Changed() <-chan struct{}
+}
+
 // Publisher sets the status options on each tmux server after every change, and when a
 // skipped item's cooldown ends (the ready count changes with no event).
 type Publisher struct {
 	Engine Engine
 	Tmux   func(socket string) *tmuxctl.Server
 	Log    *slog.Logger
+	// Hosts, on a hub, adds every other host's items to the counts and names the hosts
+	// it cannot reach: "⚠ 3 stuck · devbox ✗".
+	Hosts Hosts
 
 	servers map[string]string // socket → the value last published there ("" = never)
 }
@@ -46,6 +59,10 @@ type Publisher struct {
 func (p *Publisher) Run(ctx context.Context) error {
 	p.servers = make(map[string]string)
 	changed := p.Engine.Subscribe()
+	var hostsChanged <-chan struct{} // nil, never ready, without hosts
+	if p.Hosts != nil {
+		hostsChanged = p.Hosts.Changed()
+	}
 	cooled := time.NewTimer(time.Hour)
 	defer cooled.Stop()
 	for {
@@ -55,6 +72,7 @@ func (p *Publisher) Run(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		case <-changed:
+		case <-hostsChanged:
 		case <-cooled.C:
 		}
 	}
@@ -83,10 +101,15 @@ func (p *Publisher) publish(ctx context.Context) time.Duration {
 			ready++
 		}
 	}
+	var unreachable []string
+	if p.Hosts != nil {
+		rs, rc, down := p.Hosts.Counts()
+		stuck, cooling, ready, unreachable = stuck+rs, cooling+rc, ready+rs-rc, down
+	}
 	opts := map[string]string{
 		OptionStuck:  strconv.Itoa(stuck),
 		OptionReady:  strconv.Itoa(ready),
-		OptionStatus: queue.StatusText(stuck, cooling),
+		OptionStatus: queue.StatusLine(stuck, cooling, unreachable),
 	}
 	key := opts[OptionStuck] + "/" + opts[OptionReady] + "/" + opts[OptionStatus]
 	for socket, last := range p.servers {

@@ -30,7 +30,7 @@ func Status(ctx context.Context, e *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if text := queue.StatusText(st.Stuck, st.Cooling); text != "" {
+	if text := queue.StatusLine(st.Stuck, st.Cooling, st.Unreachable); text != "" {
 		fmt.Fprintln(e.Stdout, text)
 	}
 	return nil

@@ -116,7 +116,46 @@ func status(dir string) (string, error) {
 	if !ok1 || !ok2 {
 		return "", fmt.Errorf("GET %s: the daemon's answer has no counts: %.200q", wire.RouteStatus, body)
 	}
-	return queue.StatusText(stuck, cooling), nil
+	return queue.StatusLine(stuck, cooling, names(body, "unreachable")), nil
+}
+
+// names returns the array of host names field name of body holds (wire.Status's
+// unreachable), nil when it has none. Host names are letters, digits, '.', '_' and '-'
+// (config.toml's [[hosts]]): anything else is not one of them, and left out.
+func names(body []byte, name string) []string {
+	s := string(body)
+	i := strings.Index(s, `"`+name+`"`)
+	if i < 0 {
+		return nil
+	}
+	s = strings.TrimLeft(s[i+len(name)+2:], " \t\r\n")
+	if !strings.HasPrefix(s, ":") {
+		return nil
+	}
+	s = strings.TrimLeft(s[1:], " \t\r\n")
+	if !strings.HasPrefix(s, "[") {
+		return nil
+	}
+	end := strings.IndexByte(s, ']')
+	if end < 0 {
+		return nil
+	}
+	var out []string
+	for _, f := range strings.Split(s[1:end], ",") {
+		f = strings.TrimSpace(f)
+		if len(f) < 3 || f[0] != '"' || f[len(f)-1] != '"' {
+			continue
+		}
+		if h := f[1 : len(f)-1]; strings.IndexFunc(h, notHostNameRune) < 0 {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+func notHostNameRune(r rune) bool {
+	word := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-'
+	return !word
 }
 
 // count returns the number field name of body, a flat JSON object of numbers (wire.Status),

@@ -73,6 +73,10 @@ func TestItPrintsTheCountsTheDaemonGives(t *testing.T) {
 		`{ "cooling" : 0 , "stuck" : 12 }`:                     "⚠ 12 stuck\n",
 		`{"stuck":0,"cooling":0,"ready":0,"events":0}` + "\n":  "",
 		`{"stuck":2,"cooling":2,"ready":0,"events":40}` + "\n": "",
+		// A hub's: every host's items counted, the hosts it cannot reach named.
+		`{"stuck":3,"cooling":0,"ready":3,"events":9,"remote":2,"unreachable":["devbox"]}` + "\n":  "⚠ 3 stuck · devbox ✗\n",
+		`{"stuck":0,"cooling":0,"ready":0,"events":9,"unreachable":["devbox","gpu-1"]}` + "\n":     "devbox ✗ · gpu-1 ✗\n",
+		`{"stuck":1,"cooling":0,"ready":1,"events":9,"unreachable":["dev\u001b[31m","ok"]}` + "\n": "⚠ 1 stuck · ok ✗\n",
 	} {
 		dir, got := fakeDaemon(t, answer("200 OK", "application/json", body))
 		code, out, errOut := run(t, "--state-dir", dir)
