@@ -132,12 +132,42 @@ func TestRealGemini(t *testing.T) {
 	if d, err := w.answer(p.ID, wire.Answer{Choice: "deny"}); err != nil || d.Via != wire.ViaKeys {
 		t.Fatalf("deny through the API: %+v, %v", d, err)
 	}
-	// Gemini cancels the call and fires no hook (as for Esc): the transcript's cancelled
-	// call is the only record, which Trail Boss does not read yet, so the session leaves
-	// the queue with the next prompt.
+	// Gemini cancels the call and fires no hook (as for Esc): the chat file's cancelled
+	// call says it, and the session is queued as stopped, denied.
+	it, _ = w.waitItem(pane, "the denied permission queued as stopped", 10*time.Second, isStopped)
+	if it.Detail != "denied" {
+		t.Errorf("denied permission: %+v", it)
+	}
 	w.waitScreen(pane, `Request cancelled`, 30*time.Second)
 	if _, err := os.Stat(y); err == nil {
 		t.Errorf("the denied command ran")
+	}
+
+	// Esc at the dialog: no hook fires; the transcript's cancelled call says the session
+	// waits at its prompt, and it is queued as stopped within a second.
+	z := filepath.Join(w.work, "z")
+	w.typeLine(pane, "run touch "+z)
+	w.waitPrompt(pane, "the third permission", wire.KindPermission, 60*time.Second)
+	w.pressWhenShown(pane, `Allow execution of`, 30*time.Second, "Escape")
+	pressed := time.Now()
+	it, _ = w.waitItem(pane, "the Esc-ed dialog queued as stopped", 10*time.Second, isStopped)
+	lat = time.Since(pressed)
+	t.Logf("Esc → queued as stopped: %v", lat.Round(time.Millisecond))
+	if lat > detectWithin {
+		t.Errorf("the Esc-ed dialog was queued as stopped %v after the Esc, want within %v", lat, detectWithin)
+	}
+	if it.Detail != "refused" {
+		t.Errorf("Esc-ed permission: %+v", it)
+	}
+	if _, err := os.Stat(z); err == nil {
+		t.Errorf("the command refused with Esc ran")
+	}
+	// After a cancel Gemini writes its history again (old prompts and replies, stamped
+	// now): none of it takes the session out of the queue, through a whole sweep.
+	for end := time.Now().Add(1500 * time.Millisecond); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		if now, ok := w.item(pane); !ok || now.Since != it.Since || now.Detail != "refused" {
+			t.Fatalf("the Esc-ed session moved after the history was written again: %+v (queued: %v)", now, ok)
+		}
 	}
 
 	// A question keeps its options (its BeforeTool named them); answered by choice through
