@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trailboss/trailboss/daemon/client"
 	"github.com/trailboss/trailboss/daemon/wire"
 	"github.com/trailboss/trailboss/hooks"
 	"github.com/trailboss/trailboss/testscripts/fakeapi/gemini"
@@ -183,6 +184,23 @@ func TestRealGemini(t *testing.T) {
 		t.Fatalf("the question's answer through the API: %+v, %v", d, err)
 	}
 	w.waitItem(pane, "the turn after the question", 60*time.Second, isStopped)
+
+	// The daemon down while a turn ends: the hooks' events wait in the spool and the turn's
+	// end is queued once the daemon is back.
+	w.stopDaemon()
+	typed := time.Now()
+	w.typeLine(pane, "say hi again")
+	w.tm.WaitFor(t, "the turn to end while the daemon is down", 60*time.Second, func() bool {
+		left, _ := os.ReadDir(filepath.Join(w.daemon.stateDir, "spool"))
+		return len(left) > 1 // BeforeAgent's and AfterAgent's
+	})
+	w.restartDaemon()
+	it, _ = w.waitItem(pane, "the turn that ended while the daemon was down", 10*time.Second, func(it client.Item) bool {
+		return isStopped(it) && it.Since.After(typed)
+	})
+	if it.Summary != "FAKE: hello from the fake model." {
+		t.Errorf("the spooled turn's end: %+v", it)
+	}
 
 	// /exit retires the session (SessionEnd fires twice: once is enough).
 	w.typeLine(pane, "/quit")
