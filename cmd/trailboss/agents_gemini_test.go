@@ -201,6 +201,10 @@ func TestRealGemini(t *testing.T) {
 	if it.Summary != "FAKE: hello from the fake model." {
 		t.Errorf("the spooled turn's end: %+v", it)
 	}
+	w.tm.WaitFor(t, "the spool to be drained", 10*time.Second, func() bool {
+		left, _ := os.ReadDir(filepath.Join(w.daemon.stateDir, "spool"))
+		return len(left) == 0
+	})
 
 	// /exit retires the session (SessionEnd fires twice: once is enough).
 	w.typeLine(pane, "/quit")
