@@ -82,7 +82,9 @@ func (Transcripts) Line(b []byte) adapter.TranscriptLine {
 		case words == "":
 			l.State = adapter.TailToolPending // the record of a reply that calls a tool, before the call
 		default:
-			l.State, l.Progress = adapter.TailWaiting, true
+			// A reply is stamped when it began, before its turn's AfterAgent: one after the
+			// moment a session got stuck says it was answered (a lost BeforeAgent).
+			l.State, l.Progress, l.Resumed = adapter.TailWaiting, true, true
 			l.Text = adapter.CleanText(words, 300)
 		}
 	default:

@@ -103,3 +103,30 @@ func TestReconcileGeminiEscThenReplay(t *testing.T) {
 		t.Fatal("the replayed history started a wait")
 	}
 }
+
+// A Gemini session queued at its turn's end whose next prompt's BeforeAgent was lost (and
+// whose AfterAgent came before it, or never): the new reply in its chat file says it was
+// answered and waits again, with the new words, from the reply's moment.
+func TestReconcileGeminiLostPrompt(t *testing.T) {
+	e, _ := newEngine(t)
+	r := newReconciler(e, 50*time.Millisecond)
+	path := filepath.Join(t.TempDir(), "session-2026-11-21T09-00-abcd1234.jsonl")
+	appendLines(t, path, geminiPromptJSON(at(1), "hello"), geminiReplyJSON(at(2), "first words"))
+	ev := event("G", adapter.KindStart, at(0), "%1")
+	ev.Harness, ev.TranscriptPath = adapter.HarnessGemini, path
+	ingest(t, e, ev)
+	stop := event("G", adapter.KindStuck, at(3), "%1")
+	stop.Harness, stop.Summary = adapter.HarnessGemini, "first words"
+	ingest(t, e, stop)
+	reconcileNow(t, r, "G")
+	if s := session(t, e, "G"); !s.Stuck || !s.Since.Equal(at(3)) || s.Summary != "first words" {
+		t.Fatalf("the first look moved the stopped session: %+v", s)
+	}
+
+	appendLines(t, path, geminiPromptJSON(at(4), "again"), geminiReplyJSON(at(5), "second words"))
+	reconcileNow(t, r, "G")
+	settleUntil(t, r, "the new turn's end to be queued", func() bool { return session(t, e, "G").Since.Equal(at(5)) })
+	if s := session(t, e, "G"); !s.Stuck || s.Reason != adapter.ReasonStopped || s.Summary != "second words" {
+		t.Fatalf("after the lost prompt's turn: %+v, want stopped since %v with the new words", s, at(5))
+	}
+}
