@@ -60,8 +60,8 @@ type TranscriptLine struct {
 	// the harness's prompts cannot be read as Prompt lines: a reply of Gemini's model
 	// (adapter/gemini). It counts as a prompt does for a session stuck before it.
 	Resumed bool
-	Detail       string    // for waiting lines: DetailInterrupted for interrupt markers, "" otherwise
-	Text         string    // for an assistant text line: its text, CleanText(..., 300); empty otherwise
+	Detail  string // for waiting lines: DetailInterrupted for interrupt markers, "" otherwise
+	Text    string // for an assistant text line: its text, CleanText(..., 300); empty otherwise
 	// By says, for a prompt, who submitted it (ByHuman, ByOther), as 2.1.332
 	// writes it (origin.kind "human", promptSource "typed"; origin.kind "task-notification",
 	// promptSource "system"); "" when the line does not say (older versions).

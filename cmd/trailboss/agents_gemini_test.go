@@ -206,6 +206,27 @@ func TestRealGemini(t *testing.T) {
 		return len(left) == 0
 	})
 
+	// Hooks lost (the daemon down and the spool gone): the chat file's new reply says the
+	// session was answered and waits again, and it is queued with the reply's words.
+	w.stopDaemon()
+	typed = time.Now()
+	w.typeLine(pane, "say hi once more")
+	spool := filepath.Join(w.daemon.stateDir, "spool")
+	w.tm.WaitFor(t, "the turn to end while the daemon is down", 60*time.Second, func() bool {
+		left, _ := os.ReadDir(spool)
+		return len(left) > 1
+	})
+	if err := os.RemoveAll(spool); err != nil {
+		t.Fatal(err)
+	}
+	w.restartDaemon()
+	it, _ = w.waitItem(pane, "the turn whose hooks were lost, from the chat file", 10*time.Second, func(it client.Item) bool {
+		return isStopped(it) && it.Since.After(typed)
+	})
+	if it.Summary != "FAKE: hello from the fake model." {
+		t.Errorf("the turn reconciled from the chat file: %+v", it)
+	}
+
 	// /exit retires the session (SessionEnd fires twice: once is enough).
 	w.typeLine(pane, "/quit")
 	w.waitSessionEnded(pane, 30*time.Second)
