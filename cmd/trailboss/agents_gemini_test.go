@@ -40,8 +40,10 @@ func geminiProcesses(home string) []int {
 
 // TestRealGemini walks the real Gemini CLI through a working day: each wait is queued
 // within a second with what it waits for; a permission approved through the API is typed
-// as keys and runs, a denied one does not; a question keeps its options; /exit retires the
-// session.
+// as keys and runs, a denied one does not and is queued as denied; an Esc (no hook) is
+// queued as stopped from the chat file within a second; a question keeps its options; a
+// turn that ends while the daemon is down is queued from the spool once it is back, and
+// one whose hooks were lost from the chat file; /exit retires the session.
 func TestRealGemini(t *testing.T) {
 	bin := requireAgent(t, geminiCLI)
 	w := newAgentWorld(t, "--sweep", "1s")
