@@ -56,8 +56,12 @@ type TranscriptLine struct {
 	Prompt       bool      // a human prompt: a user line that is not isMeta, not isCompactSummary, not a tool_result, not an interrupt marker
 	Progress     bool      // evidence the session moved on: a prompt, a tool_result, or an assistant line (text, thinking or tool_use)
 	Interrupt    bool      // a user line whose text is an interrupt marker
-	Detail       string    // for waiting lines: DetailInterrupted for interrupt markers, "" otherwise
-	Text         string    // for an assistant text line: its text, CleanText(..., 300); empty otherwise
+	// Resumed says the session went on at this moment after whatever it waited for, when
+	// the harness's prompts cannot be read as Prompt lines: a reply of Gemini's model
+	// (adapter/gemini). It counts as a prompt does for a session stuck before it.
+	Resumed bool
+	Detail  string // for waiting lines: DetailInterrupted for interrupt markers, "" otherwise
+	Text    string // for an assistant text line: its text, CleanText(..., 300); empty otherwise
 	// By says, for a prompt, who submitted it (ByHuman, ByOther), as 2.1.332
 	// writes it (origin.kind "human", promptSource "typed"; origin.kind "task-notification",
 	// promptSource "system"); "" when the line does not say (older versions).

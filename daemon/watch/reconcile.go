@@ -52,8 +52,13 @@ func decide(s queue.Session, rec *queue.Prompt, lines []adapter.TranscriptLine) 
 			if l.Progress && l.At.After(s.Since) {
 				progress = l.At
 			}
-			if l.Prompt && l.At.After(s.Since) {
+			switch {
+			case l.Prompt && l.At.After(s.Since):
 				prompt, by = l.At, l.By
+			case l.Resumed && l.At.After(s.Since):
+				// The answer came before the line that says it was answered, which is also
+				// the new wait's: just before it, so that the wait is after it.
+				prompt, by = l.At.Add(-time.Nanosecond), l.By
 			}
 		}
 		switch {
