@@ -43,7 +43,7 @@ type Env struct {
 	Dir     string          // temporary directory holding the socket, HOME and the rest
 	Socket  string          // the private server's socket
 	Server  *tmuxctl.Server // runs commands against the private server, with Environ
-	Environ []string        // HOME, TMUX_TMPDIR, XDG_* set to temp dirs, TMUX and TMUX_PANE unset
+	Environ []string        // HOME, TMUX_TMPDIR, XDG_* set to temp dirs, TMUX, TMUX_PANE and CI unset
 
 	mu      sync.Mutex
 	outputs map[string]string   // client name → its typescript file
@@ -169,10 +169,13 @@ func New(t testing.TB) *Env {
 		"XDG_RUNTIME_DIR": "run",
 		"TMPDIR":          "tmpdir", // programs in panes (Claude Code's claude-UID) keep theirs here
 	}
+	// Nor CI: a pane is a person's terminal, and an agent that sees CI=true (as .ci/run sets
+	// it) may take itself for a job with no one at the keyboard: Gemini CLI 0.61.0 then
+	// reads its prompt from stdin and exits.
 	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
 		k, _, _ := strings.Cut(kv, "=")
 		_, ours := dirs[k]
-		return ours || k == "TMUX" || k == "TMUX_PANE" || k == "SHELL" || k == "TERM"
+		return ours || k == "TMUX" || k == "TMUX_PANE" || k == "SHELL" || k == "TERM" || k == "CI"
 	})
 	for k, sub := range dirs {
 		p := filepath.Join(dir, sub)
