@@ -182,6 +182,14 @@ func TestScreenFindsAnAgentUnderAnInterpreter(t *testing.T) {
 		w.DiscoverNow(ctx)
 		return strings.Contains(strings.Join(w.Watched(), "\n"), agent+"@"+env.Socket+" codex (found)")
 	})
+	// On a loaded machine a pane may still be starting its program at the first looks (its
+	// command changes, a new run): wait until a look reads no children, every run seen once.
+	// Without the once-per-run rule every look reads them, and this wait fails.
+	env.WaitFor(t, "every run looked at once", 5*time.Second, func() bool {
+		before := looks.Load()
+		w.DiscoverNow(ctx)
+		return looks.Load() == before
+	})
 	n := looks.Load()
 	for range 3 {
 		w.DiscoverNow(ctx)

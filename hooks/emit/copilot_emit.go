@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/trailboss/trailboss/adapter/copilot"
-	"github.com/trailboss/trailboss/daemon/wire"
 )
 
 // CopilotReadWait bounds how long a Copilot hook waits for events.jsonl to hold its own
@@ -54,17 +53,7 @@ func (e *Emitter) EmitCopilot(ctx context.Context, event string) error {
 		defer cancel()
 		return e.emitHook(postCtx, copilot.Harness, at, body, nil)
 	}
-	ackCtx, cancelAck := context.WithTimeout(ctx, max(e.Timeout, HoldAckTimeout))
-	defer cancelAck()
-	var ack wire.HookAck
-	if err := e.emitHook(ackCtx, copilot.Harness, at, body, &ack); err != nil || ack.Hold == nil {
-		return err
-	}
-	cancelAck()
-	if e.Holding != nil {
-		e.Holding(ack.Hold.PromptID)
-	}
-	w, err := e.awaitAnswer(ctx, *ack.Hold, started)
+	w, hold, err := e.postAndAwait(ctx, copilot.Harness, at, started, body)
 	if err != nil || w == nil {
 		return err
 	}
@@ -74,18 +63,18 @@ func (e *Emitter) EmitCopilot(ctx context.Context, event string) error {
 	}
 	_ = json.Unmarshal(raw, &in) // decoded by the daemon already
 	if want := copilot.Subject(in.ToolName, in.ToolInput); w.Subject != want {
-		return fmt.Errorf("prompt %s was answered, but it asks about another tool call than this hook's; nothing decided, the dialog is left to the keyboard", ack.Hold.PromptID)
+		return fmt.Errorf("prompt %s was answered, but it asks about another tool call than this hook's; nothing decided, the dialog is left to the keyboard", hold.PromptID)
 	}
 	if w.Answer == nil {
-		return fmt.Errorf("prompt %s was answered with nothing; nothing decided, the dialog is left to the keyboard", ack.Hold.PromptID)
+		return fmt.Errorf("prompt %s was answered with nothing; nothing decided, the dialog is left to the keyboard", hold.PromptID)
 	}
 	d, err := copilot.DecisionFor(w.Answer.Choice)
 	if err != nil {
-		return fmt.Errorf("prompt %s was answered, but: %w (nothing decided; the dialog is left to the keyboard)", ack.Hold.PromptID, err)
+		return fmt.Errorf("prompt %s was answered, but: %w (nothing decided; the dialog is left to the keyboard)", hold.PromptID, err)
 	}
 	out, err := json.Marshal(d)
 	if err != nil {
 		return err
 	}
-	return e.print(ack.Hold.PromptID, append(out, '\n'))
+	return e.print(hold.PromptID, append(out, '\n'))
 }

@@ -106,17 +106,11 @@ func (e *Emitter) Emit(ctx context.Context) error {
 		return e.emitHook(postCtx, claude.Harness, emittedAt, body, nil)
 	}
 	cancel()
-	ackCtx, cancelAck := context.WithTimeout(ctx, max(e.Timeout, HoldAckTimeout))
-	defer cancelAck()
-	var ack wire.HookAck
-	if err := e.emitHook(ackCtx, claude.Harness, emittedAt, body, &ack); err != nil || ack.Hold == nil {
+	w, h, err := e.postAndAwait(ctx, claude.Harness, emittedAt, emittedAt, body)
+	if err != nil || w == nil {
 		return err
 	}
-	cancelAck()
-	if e.Holding != nil {
-		e.Holding(ack.Hold.PromptID)
-	}
-	return e.hold(ctx, req, *ack.Hold, emittedAt)
+	return e.hold(req, h, w)
 }
 
 // emitHook posts body, a payload of harness that ran at emittedAt, to its route with the tmux

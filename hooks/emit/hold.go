@@ -27,16 +27,29 @@ const pollGrace = 10 * time.Second
 // never spins.
 const holdRetry = 250 * time.Millisecond
 
-// hold waits for the answer to the prompt h names and prints Claude Code's decision for it
-// on Stdout. It returns nil having printed nothing when the prompt stops waiting without an
-// answer (expired, withdrawn, failed), when its time (h.ExpiresAt, and the hook's timeout
-// counted from startedAt) runs out, or when ctx ends; an error, having printed nothing,
-// when the daemon cannot be asked or the answer decides nothing.
-func (e *Emitter) hold(ctx context.Context, req *permissionRequest, h wire.Hold, startedAt time.Time) error {
-	w, err := e.awaitAnswer(ctx, h, startedAt)
-	if err != nil || w == nil {
-		return err
+// postAndAwait posts body, a payload of harness that can hold, saying so, within
+// HoldAckTimeout (a holdable request must not be spooled on a busy machine: it would never
+// be held); when the daemon answers that it holds, it waits for the person's answer to the
+// prompt it names (awaitAnswer). It returns that answer and the hold, or a nil answer when
+// the daemon did not hold or the prompt stopped waiting without one.
+func (e *Emitter) postAndAwait(ctx context.Context, harness string, at, startedAt time.Time, body []byte) (*wire.PromptWait, wire.Hold, error) {
+	ackCtx, cancelAck := context.WithTimeout(ctx, max(e.Timeout, HoldAckTimeout))
+	defer cancelAck()
+	var ack wire.HookAck
+	if err := e.emitHook(ackCtx, harness, at, body, &ack); err != nil || ack.Hold == nil {
+		return nil, wire.Hold{}, err
 	}
+	cancelAck()
+	if e.Holding != nil {
+		e.Holding(ack.Hold.PromptID)
+	}
+	w, err := e.awaitAnswer(ctx, *ack.Hold, startedAt)
+	return w, *ack.Hold, err
+}
+
+// hold prints Claude Code's decision for w, the answer to the prompt h names, on Stdout; an
+// error, having printed nothing, when the answer is for another request or decides nothing.
+func (e *Emitter) hold(req *permissionRequest, h wire.Hold, w *wire.PromptWait) error {
 	if err := req.owns(w.Subject); err != nil {
 		return fmt.Errorf("prompt %s was answered, but %w; nothing decided, the dialog is left to the keyboard", h.PromptID, err)
 	}

@@ -12,7 +12,6 @@ import (
 	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/adapter/opencode"
 	"github.com/trailboss/trailboss/daemon/statedir"
-	"github.com/trailboss/trailboss/daemon/wire"
 )
 
 // EmitOpenCode posts one event of Trail Boss's OpenCode plugin (hooks/install/opencode.js),
@@ -41,37 +40,27 @@ func (e *Emitter) EmitOpenCode(ctx context.Context) error {
 		defer cancel()
 		return e.emitHook(ctx, opencode.Harness, at, body, nil)
 	}
-	ackCtx, cancelAck := context.WithTimeout(ctx, max(e.Timeout, HoldAckTimeout))
-	defer cancelAck()
-	var ack wire.HookAck
-	if err := e.emitHook(ackCtx, opencode.Harness, at, body, &ack); err != nil || ack.Hold == nil {
-		return err
-	}
-	cancelAck()
-	if e.Holding != nil {
-		e.Holding(ack.Hold.PromptID)
-	}
-	w, err := e.awaitAnswer(ctx, *ack.Hold, started)
+	w, hold, err := e.postAndAwait(ctx, opencode.Harness, at, started, body)
 	if err != nil || w == nil {
 		return err
 	}
 	p, _ := opencode.DecodePayload(body) // decoded by the daemon already
 	if w.Subject != p.Properties.ID {
 		return fmt.Errorf("prompt %s was answered, but it is not OpenCode's request %s (it names %q); nothing replied, the dialog is left to the keyboard",
-			ack.Hold.PromptID, p.Properties.ID, w.Subject)
+			hold.PromptID, p.Properties.ID, w.Subject)
 	}
 	if w.Answer == nil {
-		return fmt.Errorf("prompt %s was answered with nothing; nothing replied, the dialog is left to the keyboard", ack.Hold.PromptID)
+		return fmt.Errorf("prompt %s was answered with nothing; nothing replied, the dialog is left to the keyboard", hold.PromptID)
 	}
 	reply, err := opencode.ReplyFor(body, w.Answer.Choice)
 	if err != nil {
-		return fmt.Errorf("prompt %s was answered, but: %w (nothing replied; the dialog is left to the keyboard)", ack.Hold.PromptID, err)
+		return fmt.Errorf("prompt %s was answered, but: %w (nothing replied; the dialog is left to the keyboard)", hold.PromptID, err)
 	}
 	out, err := json.Marshal(reply)
 	if err != nil {
 		return err
 	}
-	return e.print(ack.Hold.PromptID, append(out, '\n'))
+	return e.print(hold.PromptID, append(out, '\n'))
 }
 
 // OpenCodePluginLoaded, in the state directory, says which plugin the OpenCode that started
