@@ -398,9 +398,10 @@ func plan(rec queue.Prompt, a wire.Answer, screen string) (keystrokes, error) {
 
 // showsTextPrompt reports whether res, a fresh reading of the pane, shows the text prompt
 // rec asks: Claude Code's own input box for Claude Code; for Codex and Copilot CLI, whose
-// input boxes the classifier does not name as theirs, a screen that shows no other prompt (sameProgram has checked
-// that Codex itself runs there, not a shell); for any other program, a text prompt with the
-// record's question. Never a screen it cannot read: that may be a shell.
+// input boxes the classifier does not name as theirs, a screen that shows no other prompt
+// (sameProgram has checked that the agent itself runs there, in the pane's foreground, not
+// a shell); for any other program, a text prompt with the record's question. Never a
+// screen it cannot read: that may be a shell.
 func showsTextPrompt(rec queue.Prompt, res termprompt.Result) bool {
 	switch rec.Harness {
 	case termprompt.HarnessClaude:
