@@ -24,8 +24,8 @@ func init() {
 
 // waitnoproc REGEXP waits until no process's command line (its words joined by spaces)
 // matches REGEXP: what must not outlive what started it.
-func cmdWaitNoProc(ts *testscript.TestScript, neg bool, args []string) {
-	if len(args) != 1 || neg {
+func cmdWaitNoProc(ts *testscript.TestScript, args []string) {
+	if len(args) != 1 {
 		ts.Fatalf("usage: waitnoproc REGEXP")
 	}
 	re := regexp.MustCompile(args[0])
@@ -49,8 +49,8 @@ func cmdWaitNoProc(ts *testscript.TestScript, neg bool, args []string) {
 
 // waitcapture PANE REGEXP waits until PANE's screen and history (capture-pane, lines
 // joined) match REGEXP: what an answer typed into a pane did there.
-func cmdWaitCapture(ts *testscript.TestScript, neg bool, args []string) {
-	if len(args) != 2 || neg {
+func cmdWaitCapture(ts *testscript.TestScript, args []string) {
+	if len(args) != 2 {
 		ts.Fatalf("usage: waitcapture PANE REGEXP")
 	}
 	re := regexp.MustCompile(args[1])
@@ -64,8 +64,8 @@ func cmdWaitCapture(ts *testscript.TestScript, neg bool, args []string) {
 
 // session NAME SESSION opens a window running a shell in $WORK, with the script's
 // environment, in tmux session SESSION (created when missing), and sets NAME to its pane.
-func cmdSession(ts *testscript.TestScript, neg bool, args []string) {
-	if len(args) != 2 || neg {
+func cmdSession(ts *testscript.TestScript, args []string) {
+	if len(args) != 2 {
 		ts.Fatalf("usage: session NAME SESSION")
 	}
 	targs := []string{"new-window", "-d", "-t", "=" + args[1] + ":"}
@@ -85,8 +85,8 @@ func cmdSession(ts *testscript.TestScript, neg bool, args []string) {
 // the server is a trailboss (a popup's program, zombies included) or a tmux client still
 // waiting on its display-popup, and the server has let go of the popup's terminal. A key pressed before then goes to the closing popup and is
 // lost, as it would be for a person.
-func cmdWaitNoPopup(ts *testscript.TestScript, neg bool, args []string) {
-	if len(args) != 0 || neg {
+func cmdWaitNoPopup(ts *testscript.TestScript, args []string) {
+	if len(args) != 0 {
 		ts.Fatalf("usage: waitnopopup")
 	}
 	out, err := runTmux(ts, "display-message", "-p", "#{pid}")

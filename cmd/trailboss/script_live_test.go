@@ -22,9 +22,9 @@ func init() {
 
 // waitsession [-within D] SESSION PANE waits (2 s by default) until the daemon has session
 // SESSION bound to PANE; PANE "-" waits until it has no such session.
-func cmdWaitSession(ts *testscript.TestScript, neg bool, args []string) {
+func cmdWaitSession(ts *testscript.TestScript, args []string) {
 	timeout, args := within(ts, args, 2*time.Second)
-	if len(args) != 2 || neg {
+	if len(args) != 2 {
 		ts.Fatalf("usage: waitsession [-within D] SESSION PANE|-")
 	}
 	got := "no such session"
@@ -52,7 +52,7 @@ func cmdWaitSession(ts *testscript.TestScript, neg bool, args []string) {
 // with -pane, another pane's id instead, as a lying file would; with -no-tmux none, as when
 // it started without TMUX_PANE). It sets LIVE_FILE to the file and LIVE_TRANSCRIPT to where
 // that Claude Code keeps its transcript.
-func cmdLiveState(ts *testscript.TestScript, neg bool, args []string) {
+func cmdLiveState(ts *testscript.TestScript, args []string) {
 	named, tmux := "", true
 	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
 		switch args[0] {
@@ -67,7 +67,7 @@ func cmdLiveState(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("unknown flag %s", args[0])
 		}
 	}
-	if len(args) < 3 || neg {
+	if len(args) < 3 {
 		ts.Fatalf("usage: livestate [-no-tmux] [-pane OTHER] PANE SESSION STATUS [WAITING FOR...]")
 	}
 	pane, session, status := args[0], args[1], args[2]

@@ -16,9 +16,9 @@ func init() { scriptCommands["waitqueuepane"] = cmdWaitQueuePane }
 
 // waitqueuepane [-within D] NAME PANE waits until the queue holds exactly one session, the
 // one in tmux pane PANE, and sets NAME to its id.
-func cmdWaitQueuePane(ts *testscript.TestScript, neg bool, args []string) {
+func cmdWaitQueuePane(ts *testscript.TestScript, args []string) {
 	timeout, args := within(ts, args, 5*time.Second)
-	if len(args) != 2 || neg {
+	if len(args) != 2 {
 		ts.Fatalf("usage: waitqueuepane [-within D] NAME PANE")
 	}
 	c := daemonClient(ts)

@@ -54,10 +54,7 @@ func fakeBotOf(ts *testscript.TestScript) *fakeBotState {
 // fakebot start [--no-config] | message REGEXP | buttons KEY… | tap USER KEY | acked REGEXP |
 // redeliver | edited REGEXP | say USER TEXT [reply] | replied REGEXP | never REGEXP | sends N |
 // relay STATE | shown N | outage on|off | conflict on|off
-func cmdFakeBot(ts *testscript.TestScript, neg bool, args []string) {
-	if neg {
-		ts.Fatalf("unsupported: ! fakebot (say what must not happen with fakebot never)")
-	}
+func cmdFakeBot(ts *testscript.TestScript, args []string) {
 	if len(args) == 0 {
 		ts.Fatalf("usage: fakebot start|message|buttons|tap|acked|redeliver|edited|say|replied|never|sends|relay|shown|outage|conflict …")
 	}

@@ -91,7 +91,7 @@ func TestScripts(t *testing.T) {
 		WorkdirRoot:         root,
 		Dir:                 filepath.Join("..", "..", "testscripts"),
 		Setup:               setupScript,
-		Cmds:                scriptCommands,
+		Cmds:                scriptCmds(),
 		RequireExplicitExec: true,
 	})
 }
@@ -144,9 +144,12 @@ func setupScript(env *testscript.Env) error {
 	return nil
 }
 
-var scriptCommands = map[string]func(ts *testscript.TestScript, neg bool, args []string){
+// scriptCommands are the scripts' own commands that state a fact and have no negative form:
+// `! name` fails with "unsupported: ! name" (go-internal's own convention), where it once
+// quietly asserted the positive. Say what must not happen with a command made for it
+// (queuestays, stayspane, waitnoproc, fakebot never).
+var scriptCommands = map[string]func(ts *testscript.TestScript, args []string){
 	"tmux-start":   cmdTmuxStart,
-	"tmux":         cmdTmux,
 	"tmux-use":     cmdTmuxUse,
 	"tmux-restart": cmdTmuxRestart,
 	"pane":         cmdPane,
@@ -159,7 +162,6 @@ var scriptCommands = map[string]func(ts *testscript.TestScript, neg bool, args [
 	"emit":         cmdEmit,
 	"transcript":   cmdTranscript,
 	"waitqueue":    cmdWaitQueue,
-	"queuefield":   cmdQueueField,
 	"queuestays":   cmdQueueStays,
 	"http":         cmdHTTP,
 	"timed":        cmdTimed,
@@ -170,6 +172,30 @@ var scriptCommands = map[string]func(ts *testscript.TestScript, neg bool, args [
 	"waitscreen":   cmdWaitScreen,
 	"waitoption":   cmdWaitOption,
 	"lateanswer":   cmdLateAnswer,
+}
+
+// negatableCommands are the commands whose negative means something: `! tmux …` expects
+// tmux to fail, `! queuefield …` the field not to match.
+var negatableCommands = map[string]func(ts *testscript.TestScript, neg bool, args []string){
+	"tmux":       cmdTmux,
+	"queuefield": cmdQueueField,
+}
+
+// scriptCmds is every script command as testscript takes them, the positive ones refusing `!`.
+func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
+	cmds := map[string]func(ts *testscript.TestScript, neg bool, args []string){}
+	for name, run := range scriptCommands {
+		cmds[name] = func(ts *testscript.TestScript, neg bool, args []string) {
+			if neg {
+				ts.Fatalf("unsupported: ! %s", name)
+			}
+			run(ts, args)
+		}
+	}
+	for name, run := range negatableCommands {
+		cmds[name] = run
+	}
+	return cmds
 }
 
 // ---- tmux -------------------------------------------------------------------------------
@@ -207,7 +233,7 @@ func scriptEnv(ts *testscript.TestScript) []string {
 
 // tmux-start starts a tmux server on a private socket with a session "main" and sets
 // TMUX_SOCK. The socket lives in a short temp path: unix socket paths are limited.
-func cmdTmuxStart(ts *testscript.TestScript, neg bool, args []string) {
+func cmdTmuxStart(ts *testscript.TestScript, args []string) {
 	var dir, sock string
 	if len(args) == 1 && args[0] == "-default" {
 		// The user's default server, as plain `tmux` starts it: where commands run outside
@@ -232,7 +258,7 @@ func cmdTmuxStart(ts *testscript.TestScript, neg bool, args []string) {
 // tmux-restart starts a new tmux server on the socket of one that was killed, with a
 // session "main", as a user who runs tmux again would.
 // The old server may still be on its way out ("server exited unexpectedly"): it retries.
-func cmdTmuxRestart(ts *testscript.TestScript, neg bool, args []string) {
+func cmdTmuxRestart(ts *testscript.TestScript, args []string) {
 	var err error
 	poll(ts, "a new tmux server on the socket", 5*time.Second, func() bool {
 		_, err = runTmux(ts, "-f", "/dev/null", "new-session", "-d", "-s", "main", "-x", "160", "-y", "40")
@@ -242,7 +268,7 @@ func cmdTmuxRestart(ts *testscript.TestScript, neg bool, args []string) {
 
 // tmux-use SOCKET points the tmux commands at a server someone else started (the demo's),
 // and kills it when the script ends.
-func cmdTmuxUse(ts *testscript.TestScript, neg bool, args []string) {
+func cmdTmuxUse(ts *testscript.TestScript, args []string) {
 	if len(args) != 1 {
 		ts.Fatalf("usage: tmux-use SOCKET")
 	}
@@ -274,7 +300,7 @@ func cmdTmux(ts *testscript.TestScript, neg bool, args []string) {
 
 // pane NAME [command…] opens a window running command (a shell by default) and sets NAME to
 // its pane id.
-func cmdPane(ts *testscript.TestScript, neg bool, args []string) {
+func cmdPane(ts *testscript.TestScript, args []string) {
 	if len(args) < 1 {
 		ts.Fatalf("usage: pane NAME [command...]")
 	}
@@ -301,7 +327,7 @@ var (
 
 // attach NAME [SESSION] attaches a real tmux client on a PTY (script(1)) to SESSION (main by
 // default) and sets NAME to the client's name. Keys are typed into it with press.
-func cmdAttach(ts *testscript.TestScript, neg bool, args []string) {
+func cmdAttach(ts *testscript.TestScript, args []string) {
 	if len(args) != 1 && len(args) != 2 {
 		ts.Fatalf("usage: attach NAME [SESSION]")
 	}
@@ -351,7 +377,7 @@ func mkfifo(path string) error {
 
 // press CLIENTVAR key… types keys into the client's terminal, as a person would: C-b, Tab,
 // Enter, Escape, or literal text.
-func cmdPress(ts *testscript.TestScript, neg bool, args []string) {
+func cmdPress(ts *testscript.TestScript, args []string) {
 	if len(args) < 2 {
 		ts.Fatalf("usage: press CLIENTVAR key...")
 	}
@@ -382,7 +408,7 @@ func cmdPress(ts *testscript.TestScript, neg bool, args []string) {
 
 // bindkeys installs Trail Boss's key bindings (prefix Tab, g, S) and status segment on the
 // script's tmux server: the lines `trailboss tmux-conf` prints.
-func cmdBindKeys(ts *testscript.TestScript, neg bool, args []string) {
+func cmdBindKeys(ts *testscript.TestScript, args []string) {
 	bin, err := exec.LookPath("trailboss")
 	ts.Check(err)
 	conf := filepath.Join(ts.Getenv("WORK"), "trailboss.tmux.conf")
@@ -424,7 +450,7 @@ func clientOf(ts *testscript.TestScript, name string) string {
 
 // waitpane CLIENTVAR PANE waits until the client attached as CLIENTVAR shows PANE (a pane
 // id, or any tmux target such as session:window).
-func cmdWaitPane(ts *testscript.TestScript, neg bool, args []string) {
+func cmdWaitPane(ts *testscript.TestScript, args []string) {
 	if len(args) != 2 {
 		ts.Fatalf("usage: waitpane CLIENTVAR PANE")
 	}
@@ -443,7 +469,7 @@ func cmdWaitPane(ts *testscript.TestScript, neg bool, args []string) {
 
 // stayspane CLIENTVAR PANE DURATION checks that the client does not leave PANE for
 // DURATION: the daemon must never switch a client on its own.
-func cmdStaysPane(ts *testscript.TestScript, neg bool, args []string) {
+func cmdStaysPane(ts *testscript.TestScript, args []string) {
 	if len(args) != 3 {
 		ts.Fatalf("usage: stayspane CLIENTVAR PANE DURATION")
 	}
@@ -484,7 +510,7 @@ func rawHTTP(ts *testscript.TestScript) (*http.Client, string) {
 }
 
 // daemon-wait waits until the daemon answers its health check and its token exists.
-func cmdDaemonWait(ts *testscript.TestScript, neg bool, args []string) {
+func cmdDaemonWait(ts *testscript.TestScript, args []string) {
 	hc, base := rawHTTP(ts)
 	poll(ts, "the daemon to answer", 10*time.Second, func() bool {
 		resp, err := hc.Get(base + "/healthz")
@@ -501,7 +527,7 @@ func cmdDaemonWait(ts *testscript.TestScript, neg bool, args []string) {
 // in PANE ("-" for none) would: the payload on stdin, TMUX and TMUX_PANE in its environment.
 // Keys: msg (Stop's last_assistant_message), cmd (PermissionRequest's Bash command),
 // tool (PreToolUse's tool_name), transcript (default $TRANSCRIPTS/SESSION.jsonl).
-func cmdEmit(ts *testscript.TestScript, neg bool, args []string) {
+func cmdEmit(ts *testscript.TestScript, args []string) {
 	if len(args) < 3 {
 		ts.Fatalf("usage: emit PANE EVENT SESSION [key=value...]")
 	}
@@ -551,7 +577,7 @@ func cmdEmit(ts *testscript.TestScript, neg bool, args []string) {
 
 // transcript SESSION KIND [TEXT] appends one line to $TRANSCRIPTS/SESSION.jsonl as Claude
 // Code writes it. KIND: prompt, text, interrupt, tool-use, tool-result, system, meta.
-func cmdTranscript(ts *testscript.TestScript, neg bool, args []string) {
+func cmdTranscript(ts *testscript.TestScript, args []string) {
 	if len(args) < 2 {
 		ts.Fatalf("usage: transcript SESSION KIND [TEXT]")
 	}
@@ -594,7 +620,7 @@ func cmdTranscript(ts *testscript.TestScript, neg bool, args []string) {
 
 // waitqueue [-within D] [ID…] waits until the queue holds exactly these sessions in this
 // order; a cooling item is written ID~. No IDs: until the queue is empty.
-func cmdWaitQueue(ts *testscript.TestScript, neg bool, args []string) {
+func cmdWaitQueue(ts *testscript.TestScript, args []string) {
 	timeout, args := within(ts, args, 5*time.Second)
 	want := strings.Join(args, " ")
 	c := daemonClient(ts)
@@ -620,7 +646,7 @@ func cmdWaitQueue(ts *testscript.TestScript, neg bool, args []string) {
 
 // queuestays DURATION [ID…] checks that the queue stays exactly these sessions for
 // DURATION: for things that must not happen (a spinner queued, an item queued twice).
-func cmdQueueStays(ts *testscript.TestScript, neg bool, args []string) {
+func cmdQueueStays(ts *testscript.TestScript, args []string) {
 	if len(args) < 1 {
 		ts.Fatalf("usage: queuestays DURATION [ID...]")
 	}
@@ -648,7 +674,7 @@ func cmdQueueField(ts *testscript.TestScript, neg bool, args []string) {
 	if wait {
 		args = args[1:]
 	}
-	if len(args) != 3 || wait && neg {
+	if len(args) != 3 {
 		ts.Fatalf("usage: queuefield [-wait] SESSION FIELD REGEXP")
 	}
 	re := regexp.MustCompile(args[2])
@@ -664,6 +690,9 @@ func cmdQueueField(ts *testscript.TestScript, neg bool, args []string) {
 			}
 		}
 		return "", false
+	}
+	if wait && neg {
+		ts.Fatalf("unsupported: ! queuefield -wait (check the field with ! queuefield once it has settled)")
 	}
 	if wait {
 		poll(ts, args[0]+"."+args[1]+" to match "+args[2], 5*time.Second, func() bool {
@@ -683,7 +712,7 @@ func cmdQueueField(ts *testscript.TestScript, neg bool, args []string) {
 
 // http [-notoken] [-token T] [-H Name:Value]… METHOD PATH [BODYFILE|-size N] prints
 // "status N" and the body. For probing the API with bad requests.
-func cmdHTTP(ts *testscript.TestScript, neg bool, args []string) {
+func cmdHTTP(ts *testscript.TestScript, args []string) {
 	token := ""
 	if b, err := os.ReadFile(filepath.Join(ts.Getenv("TRAILBOSS_STATE_DIR"), "token")); err == nil {
 		token = strings.TrimSpace(string(b))
@@ -741,8 +770,8 @@ func cmdHTTP(ts *testscript.TestScript, neg bool, args []string) {
 // lateanswer PANE KEY DELAY SESSION is a person answering SESSION's prompt at the keyboard
 // (KEY and Enter typed into PANE) while an answer to that same prompt, made from afar with
 // the key, arrives DELAY later: it prints "delivered" or "refused: REASON".
-func cmdLateAnswer(ts *testscript.TestScript, neg bool, args []string) {
-	if len(args) != 4 || neg {
+func cmdLateAnswer(ts *testscript.TestScript, args []string) {
+	if len(args) != 4 {
 		ts.Fatalf("usage: lateanswer PANE KEY DELAY SESSION")
 	}
 	delay, err := time.ParseDuration(args[2])
@@ -773,7 +802,7 @@ func cmdLateAnswer(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // timed MAX command args… runs a program and fails if it takes longer than MAX.
-func cmdTimed(ts *testscript.TestScript, neg bool, args []string) {
+func cmdTimed(ts *testscript.TestScript, args []string) {
 	if len(args) < 2 {
 		ts.Fatalf("usage: timed MAX command [args...]")
 	}
@@ -792,7 +821,7 @@ func cmdTimed(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // copy-fixture NAME DEST copies a real Claude Code transcript from the adapter's testdata.
-func cmdCopyFixture(ts *testscript.TestScript, neg bool, args []string) {
+func cmdCopyFixture(ts *testscript.TestScript, args []string) {
 	if len(args) != 2 {
 		ts.Fatalf("usage: copy-fixture NAME DEST")
 	}
@@ -802,7 +831,7 @@ func cmdCopyFixture(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // waitfile FILE REGEXP waits until FILE exists and matches REGEXP.
-func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
+func cmdWaitFile(ts *testscript.TestScript, args []string) {
 	if len(args) != 2 {
 		ts.Fatalf("usage: waitfile FILE REGEXP")
 	}
@@ -820,7 +849,7 @@ var ansi = regexp.MustCompile(`\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07
 // with escape sequences taken out, matches REGEXP. Cursor moves become spaces, so match
 // words, not layout. Each match moves a mark: the next waitscreen looks only at what was
 // drawn after it, so a script can wait for a screen to change.
-func cmdWaitScreen(ts *testscript.TestScript, neg bool, args []string) {
+func cmdWaitScreen(ts *testscript.TestScript, args []string) {
 	if len(args) != 2 {
 		ts.Fatalf("usage: waitscreen CLIENTVAR REGEXP")
 	}
@@ -850,7 +879,7 @@ func cmdWaitScreen(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // waitoption [-within D] NAME VALUE waits until the global tmux option NAME is VALUE.
-func cmdWaitOption(ts *testscript.TestScript, neg bool, args []string) {
+func cmdWaitOption(ts *testscript.TestScript, args []string) {
 	timeout := 5 * time.Second
 	if len(args) >= 2 && args[0] == "-within" {
 		d, err := time.ParseDuration(args[1])
@@ -901,8 +930,8 @@ func poll(ts *testscript.TestScript, what string, timeout time.Duration, cond fu
 // envfile VAR FILE sets VAR to FILE's contents, trimmed.
 // cmdEnvMatch is `envmatch VAR FILE REGEXP`: VAR is set to REGEXP's first group in FILE
 // (stdout and stderr are the last command's), as a person reads a value off a message.
-func cmdEnvMatch(ts *testscript.TestScript, neg bool, args []string) {
-	if len(args) != 3 || neg {
+func cmdEnvMatch(ts *testscript.TestScript, args []string) {
+	if len(args) != 3 {
 		ts.Fatalf("usage: envmatch VAR FILE REGEXP")
 	}
 	m := regexp.MustCompile(args[2]).FindStringSubmatch(ts.ReadFile(args[1]))
@@ -912,7 +941,7 @@ func cmdEnvMatch(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Setenv(args[0], m[1])
 }
 
-func cmdEnvFile(ts *testscript.TestScript, neg bool, args []string) {
+func cmdEnvFile(ts *testscript.TestScript, args []string) {
 	if len(args) != 2 {
 		ts.Fatalf("usage: envfile VAR FILE")
 	}

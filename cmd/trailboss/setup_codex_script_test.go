@@ -40,11 +40,11 @@ func codexEnv(ts *testscript.TestScript, pane string) []string {
 
 // runQuiet runs cmd and fails unless it exits 0 and prints nothing, as a notify program or
 // hook that never disturbs Codex must.
-func runQuiet(ts *testscript.TestScript, neg bool, cmd *exec.Cmd) {
+func runQuiet(ts *testscript.TestScript, cmd *exec.Cmd) {
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
-	if (err != nil || out.Len() > 0) != neg {
+	if err != nil || out.Len() > 0 {
 		ts.Fatalf("%s must exit 0 and print nothing: err=%v output=%q", strings.Join(cmd.Args, " "), err, out.String())
 	}
 }
@@ -52,7 +52,7 @@ func runQuiet(ts *testscript.TestScript, neg bool, cmd *exec.Cmd) {
 // codex-notify CONFIG PANE PAYLOADFILE runs the notify program of CONFIG as Codex runs it
 // when a turn ends in PANE: its argv with the payload appended as one more argument, no
 // shell, stdin empty.
-func cmdCodexNotify(ts *testscript.TestScript, neg bool, args []string) {
+func cmdCodexNotify(ts *testscript.TestScript, args []string) {
 	if len(args) != 3 {
 		ts.Fatalf("usage: codex-notify CONFIG PANE PAYLOADFILE")
 	}
@@ -65,12 +65,12 @@ func cmdCodexNotify(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Logf("notify: %q + payload", c.Notify)
 	cmd := exec.Command(c.Notify[0], append(c.Notify[1:], strings.TrimSpace(string(payload)))...)
 	cmd.Env = codexEnv(ts, args[1])
-	runQuiet(ts, neg, cmd)
+	runQuiet(ts, cmd)
 }
 
 // codex-hook CONFIG EVENT PANE PAYLOADFILE runs the one Trail Boss hook CONFIG installs for
 // EVENT as Codex runs a command hook: its command through a shell, the payload on stdin.
-func cmdCodexHook(ts *testscript.TestScript, neg bool, args []string) {
+func cmdCodexHook(ts *testscript.TestScript, args []string) {
 	if len(args) != 4 {
 		ts.Fatalf("usage: codex-hook CONFIG EVENT PANE PAYLOADFILE")
 	}
@@ -95,5 +95,5 @@ func cmdCodexHook(ts *testscript.TestScript, neg bool, args []string) {
 	cmd := exec.Command("sh", "-c", commands[0])
 	cmd.Env = codexEnv(ts, args[2])
 	cmd.Stdin = bytes.NewReader(payload)
-	runQuiet(ts, neg, cmd)
+	runQuiet(ts, cmd)
 }

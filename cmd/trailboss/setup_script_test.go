@@ -23,7 +23,7 @@ func init() {
 // SETTINGS (a settings.json) installs for EVENT: its command through sh, a hook payload on
 // stdin, TMUX and TMUX_PANE of PANE in its environment. It fails unless there is exactly
 // one such hook, and unless it exits 0 and prints nothing.
-func cmdRunHook(ts *testscript.TestScript, neg bool, args []string) {
+func cmdRunHook(ts *testscript.TestScript, args []string) {
 	if len(args) != 4 {
 		ts.Fatalf("usage: runhook SETTINGS EVENT PANE SESSION")
 	}
@@ -57,13 +57,13 @@ func cmdRunHook(ts *testscript.TestScript, neg bool, args []string) {
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err = cmd.Run()
-	if (err != nil || out.Len() > 0) != neg {
+	if err != nil || out.Len() > 0 {
 		ts.Fatalf("the hook must exit 0 and print nothing: err=%v output=%q", err, out.String())
 	}
 }
 
 // which-trailboss VAR sets VAR to the absolute path of the trailboss on PATH.
-func cmdWhichTrailboss(ts *testscript.TestScript, neg bool, args []string) {
+func cmdWhichTrailboss(ts *testscript.TestScript, args []string) {
 	if len(args) != 1 {
 		ts.Fatalf("usage: which-trailboss VAR")
 	}
