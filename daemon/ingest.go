@@ -145,7 +145,7 @@ func (in *Ingestor) apply(ctx context.Context, harness string, parse hookParser,
 		out, err := in.Engine.ingest(ctx, ev, true)
 		if err != nil {
 			in.Log.Error("ingest", "session", ev.SessionID, "err", err)
-			return Ingested{}, fmt.Errorf("%w: %v", fault.ErrNotStored, err)
+			return Ingested{}, fmt.Errorf("%w: %w", fault.ErrNotStored, err)
 		}
 		in.ended.record(ev)
 		res.Changed = res.Changed || out.Changed
@@ -235,7 +235,7 @@ func (in *Ingestor) Generic(ctx context.Context, body []byte) (Ingested, error) 
 	defer release()
 	seen, err := in.Engine.EventSeen(ctx, p.ID)
 	if err != nil {
-		return Ingested{}, fmt.Errorf("%w: %v", fault.ErrNotStored, err)
+		return Ingested{}, fmt.Errorf("%w: %w", fault.ErrNotStored, err)
 	}
 	if seen {
 		return Ingested{Duplicate: true}, nil
@@ -249,7 +249,7 @@ func (in *Ingestor) Generic(ctx context.Context, body []byte) (Ingested, error) 
 	}
 	if err != nil {
 		in.Log.Error("ingest generic event", "id", p.ID, "err", err)
-		return Ingested{}, fmt.Errorf("%w: %v", fault.ErrNotStored, err)
+		return Ingested{}, fmt.Errorf("%w: %w", fault.ErrNotStored, err)
 	}
 	in.events.Add(1)
 	return Ingested{Changed: out.Changed}, nil

@@ -32,7 +32,7 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 func runDemoAgent(ctx context.Context, e *env, args []string) error {
 	err := simagent.Run(ctx, args, e.stdin, e.stdout, e.stderr, selfPath())
 	if err != nil && !errors.Is(err, flag.ErrHelp) {
-		return fmt.Errorf("%w: %v (see trailboss demo-agent --help)", errUsage, err)
+		return fmt.Errorf("%w: %w (see trailboss demo-agent --help)", errUsage, err)
 	}
 	return err
 }

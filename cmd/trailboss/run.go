@@ -140,7 +140,7 @@ func (l *ptyLink) outcome(err error) error {
 	}
 	var refused *client.RefusedError
 	if errors.As(err, &refused) && !strings.HasPrefix(refused.Status, "401") {
-		return fmt.Errorf("%w: %v", pty.ErrRefused, err)
+		return fmt.Errorf("%w: %w", pty.ErrRefused, err)
 	}
 	l.daemon.Drop() // a 401 too: the daemon may have a new token
 	return err

@@ -37,11 +37,11 @@ func writeError(err error) error {
 	}
 	switch se.Code {
 	case sqlite3.ErrFull:
-		return fmt.Errorf("%w: %v", ErrDiskFull, err)
+		return fmt.Errorf("%w: %w", ErrDiskFull, err)
 	case sqlite3.ErrReadonly, sqlite3.ErrCantOpen, sqlite3.ErrPerm:
-		return fmt.Errorf("%w: %v", ErrReadOnly, err)
+		return fmt.Errorf("%w: %w", ErrReadOnly, err)
 	case sqlite3.ErrIoErr:
-		return fmt.Errorf("%w: %v", ErrIO, err)
+		return fmt.Errorf("%w: %w", ErrIO, err)
 	}
 	return err
 }
@@ -98,7 +98,7 @@ func (s *Store) check(ctx context.Context) error {
 func corrupt(err error) error {
 	msg := err.Error()
 	if strings.Contains(msg, "not a database") || strings.Contains(msg, "malformed") {
-		return fmt.Errorf("%w: %v", ErrCorrupt, err)
+		return fmt.Errorf("%w: %w", ErrCorrupt, err)
 	}
 	return err
 }

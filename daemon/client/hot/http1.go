@@ -68,7 +68,7 @@ func roundTrip(ctx context.Context, t Target, timeout time.Duration, req request
 	conn, err := t.Connect(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
-			err = fmt.Errorf("%w (%v)", ctx.Err(), err)
+			err = fmt.Errorf("%w (%w)", ctx.Err(), err)
 		}
 		return nil, fail(err)
 	}
