@@ -77,15 +77,8 @@ func usage(w io.Writer, fs *flag.FlagSet) { WriteUsage(w, fs, helps[fs.Name()]) 
 // command's help with usage to out (flag.ErrHelp, exit 0); a bad flag is reported once,
 // with the way to the help.
 func Parse(fs *flag.FlagSet, args []string, out io.Writer, usage func(io.Writer, *flag.FlagSet)) error {
-	rest, err := ParseArgs(fs, args, out, 0, usage)
-	if err != nil {
-		return err
-	}
-	if len(rest) > 0 {
-		return fmt.Errorf("%w: %s takes no arguments, got %q (see trailboss %s --help)",
-			ErrUsage, fs.Name(), strings.Join(rest, " "), fs.Name())
-	}
-	return nil
+	_, err := ParseArgs(fs, args, out, 0, usage)
+	return err
 }
 
 // ParseArgs parses flags anywhere among args and returns the other arguments, at most max
@@ -109,7 +102,11 @@ func ParseArgs(fs *flag.FlagSet, args []string, out io.Writer, max int, usage fu
 		rest = append(rest, args[0])
 		args = args[1:]
 	}
-	if len(rest) > max {
+	switch {
+	case len(rest) > 0 && max == 0:
+		return nil, fmt.Errorf("%w: %s takes no arguments, got %q (see trailboss %s --help)",
+			ErrUsage, fs.Name(), strings.Join(rest, " "), fs.Name())
+	case len(rest) > max:
 		return nil, fmt.Errorf("%w: %s takes at most %d argument(s), got %q (see trailboss %s --help)",
 			ErrUsage, fs.Name(), max, strings.Join(rest, " "), fs.Name())
 	}
