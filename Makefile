@@ -7,22 +7,19 @@ BIN := bin/trailboss
 # The hot-path binary: emit, status, jump-next and skip alone, pure Go (CGO_ENABLED=0), so
 # that a hook or a key press starts it about as fast as an empty Go program.
 HOT := bin/trailboss-hot
-# The status line for shell prompts and bars: `trailboss status` in a program of its own,
-# as small as a client of the daemon can be (tmux needs none: #{@trailboss_status}).
-STATUS := bin/trailboss-status
 AGENTS := $(CURDIR)/bin/agents
 
 .PHONY: all build test test-agents test-short vet lint demo bench fuzz stress clean
 
 all: build
 
-# Build the binaries into bin/: trailboss; beside it trailboss-hot, which setup wires the
-# hooks and keys to; and trailboss-status, for a shell prompt or a status bar.
+# Build the two binaries into bin/: trailboss, and beside it trailboss-hot, which setup wires
+# the hooks, keys and status line to. (A shell prompt needs no program: it reads the status
+# file the daemon keeps; docs/status-line.md.)
 build:
 	@test -e $(BIN) || echo "Building $(BIN). The first build compiles SQLite (cgo) and takes a minute or two; later ones take seconds."
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/trailboss
 	CGO_ENABLED=0 $(GO) build -o $(HOT) ./cmd/trailboss-hot
-	CGO_ENABLED=0 $(GO) build -o $(STATUS) ./cmd/trailboss-status
 
 # Vet and run every test: unit tests, fuzz seeds, and the end-to-end scripts against a real
 # tmux server on a private socket. TRAILBOSS_REQUIRE_TMUX=1 makes a missing tmux a failure.
@@ -84,8 +81,8 @@ stress:
 
 # Benchmarks: the figures of issue 5, each guarded by a Go benchmark (the daemon's in
 # process; the commands, the daemon and tmux as real processes on a private socket; the
-# hooks' and keys' commands as bin/trailboss-hot, the status line's as bin/trailboss-status,
-# beside a bare Go binary's start), run
+# hooks', keys' and status line's commands as bin/trailboss-hot, beside a bare Go binary's
+# start), run
 # with fixed iteration counts, then one table of p50/p99 against the targets and the
 # polling baseline beside ours (BENCHMARKS.md keeps the last one). About twenty minutes.
 # A missed target is a FAIL in the table; only a harness error makes it exit non-zero.
@@ -94,7 +91,7 @@ bench:
 	@set -e; started=$$(date +%s); load=$$(cut -d' ' -f1-3 /proc/loadavg); \
 	$(MAKE) --no-print-directory build; \
 	rm -rf $(BENCH_OUT); mkdir -p $(BENCH_OUT); \
-	export TRAILBOSS_BENCH_BIN="$(CURDIR)/$(BIN)" TRAILBOSS_BENCH_HOT_BIN="$(CURDIR)/$(HOT)" TRAILBOSS_BENCH_STATUS_BIN="$(CURDIR)/$(STATUS)" TRAILBOSS_BENCH_SLOW=1; \
+	export TRAILBOSS_BENCH_BIN="$(CURDIR)/$(BIN)" TRAILBOSS_BENCH_HOT_BIN="$(CURDIR)/$(HOT)" TRAILBOSS_BENCH_SLOW=1; \
 	run() { name=$$1; shift; echo "bench: $$name"; \
 		if ! $(GO) test -run '^$$' -timeout 15m "$$@" > $(BENCH_OUT)/$$name.txt 2>&1; then \
 			cat $(BENCH_OUT)/$$name.txt; echo "bench: $$name: harness error" >&2; exit 1; fi; }; \

@@ -470,19 +470,11 @@ func (e *Engine) Status() (stuck, cooling, ready int) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	now := e.now()
+	var c queue.Counts
 	for _, s := range e.sessions {
-		if !s.Stuck || s.Ended {
-			continue
-		}
-		stuck++
-		switch {
-		case !queue.IsReady(s, now):
-			cooling++
-		case s.Pane != "":
-			ready++
-		}
+		c.Add(s, now)
 	}
-	return stuck, cooling, ready
+	return c.Stuck, c.Cooling, c.Ready
 }
 
 // Now is the engine's clock: the time against which cooldowns and prompt deadlines end.

@@ -7,15 +7,12 @@ import (
 	"testing"
 )
 
-// TestSmallBinariesLinkNothingHeavy: trailboss-hot and trailboss-status, built as make build
-// builds them (CGO_ENABLED=0), link no cgo, no SQLite, no TUI and no regexp package. Each
+// TestSmallBinariesLinkNothingHeavy: trailboss-hot, built as make build builds it (CGO_ENABLED=0), link no cgo, no SQLite, no TUI and no regexp package. Each
 // would cost every hook, key press or prompt at start: a dynamic cgo binary's loading, Bubble
 // Tea's and the clipboard's package init, and a package-level regexp compiled at init (match
 // by hand on this path, as hooks.ShellWord and config.Load do). Nor net/http, crypto/tls or
 // crypto/x509: their init was half of trailboss-hot's start (package daemon/client/hot speaks
 // HTTP without them), nor package net at all (hot.Target.Connect dials with syscalls).
-// trailboss-status, whose whole cost is its start, links none of what trailboss-hot does
-// besides asking the daemon: no hooks, adapters, tmux, signals or config file.
 func TestSmallBinariesLinkNothingHeavy(t *testing.T) {
 	heavy := []string{"runtime/cgo", "sqlite", "bubbletea", "bubbles", "lipgloss", "termenv", "clipboard", "fsnotify",
 		"regexp", "trailboss/daemon/store", "trailboss/popup"}
@@ -26,9 +23,6 @@ func TestSmallBinariesLinkNothingHeavy(t *testing.T) {
 		heavy, forbidden []string
 	}{
 		{".", heavy, forbidden},
-		{"../trailboss-status", append(heavy, "trailboss/adapter/", "trailboss/hooks", "trailboss/tmuxctl",
-			"trailboss/cmd/internal/hotcmd", "trailboss/cmd/internal/config", "go-toml"),
-			append(forbidden, "os/exec", "os/signal")},
 	} {
 		cmd := exec.Command("go", "list", "-deps", bin.dir)
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")

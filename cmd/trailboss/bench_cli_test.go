@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/trailboss/trailboss/daemon/statusfile"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -142,11 +143,11 @@ func BenchmarkHookToQueue(b *testing.B) {
 	b.ReportMetric(percentileMS(socket, 50)/percentileMS(tcp, 50), "socket-over-tcp")
 }
 
-// BenchmarkStatusProcess times the status line as a program draws it: `trailboss-status`,
-// the whole process, start to exit, with ten items queued, reaching the daemon through its
-// socket; and, in turn with it, `trailboss-hot status` (hot-p50-ms, …), the same verb in
-// the hooks' binary. Each iteration also starts a bare Go binary: the floor (floor-p50-ms,
-// …).
+// BenchmarkStatusProcess times the status line as a shell prompt or a bar gets it, with
+// ten items queued: the daemon's status file read (what a prompt's `read` builtin does: no
+// process at all), and, in turn with it, `trailboss-hot status` (hot-p50-ms, …), the whole
+// process asking the daemon through its socket. Each iteration also starts a bare Go
+// binary: the floor under any program (floor-p50-ms, …).
 func BenchmarkStatusProcess(b *testing.B) {
 	bare := bareGoBin(b)
 	env := isolatedEnv(b)
@@ -155,26 +156,43 @@ func BenchmarkStatusProcess(b *testing.B) {
 		d.hook(b, hookPayload("Stop", fmt.Sprintf("s%02d", i), "/src", "", nil), "", "")
 	}
 	env = d.clientEnv(env)
-	status := func(bin string, args ...string) time.Duration {
-		cmd := exec.Command(bin, args...)
+	const want = "⚠ 10 stuck"
+	deadline := time.Now().Add(5 * time.Second)
+	for line, _, _ := statusfile.Read(d.stateDir); line != want; line, _, _ = statusfile.Read(d.stateDir) {
+		if time.Now().After(deadline) {
+			b.Fatalf("the status file says %q, want %q", line, want)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	readFile := func() time.Duration {
+		t0 := time.Now()
+		line, _, err := statusfile.Read(d.stateDir)
+		took := time.Since(t0)
+		if err != nil || line != want {
+			b.Fatalf("status file: %q, %v", line, err)
+		}
+		return took
+	}
+	hotStatus := func() time.Duration {
+		cmd := exec.Command(benchHotBin(), "status")
 		cmd.Env = env
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
 		t0 := time.Now()
 		err := cmd.Run()
 		took := time.Since(t0)
-		if err != nil || out.String() != "⚠ 10 stuck\n" {
-			b.Fatalf("%s %s: %v, printed %q", bin, strings.Join(args, " "), err, out.String())
+		if err != nil || out.String() != want+"\n" {
+			b.Fatalf("trailboss-hot status: %v, printed %q", err, out.String())
 		}
 		return took
 	}
-	var samples, hot, floor []time.Duration
+	var file, hot, floor []time.Duration
 	for b.Loop() {
 		floor = append(floor, floorSample(b, bare, env))
-		samples = append(samples, status(benchStatusBin()))
-		hot = append(hot, status(benchHotBin(), "status"))
+		file = append(file, readFile())
+		hot = append(hot, hotStatus())
 	}
-	reportLatency(b, "", samples)
+	reportLatency(b, "", file)
 	reportLatency(b, "hot-", hot)
 	reportLatency(b, "floor-", floor)
 }

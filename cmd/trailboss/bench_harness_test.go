@@ -55,16 +55,6 @@ func benchHotBin() string {
 	return "trailboss-hot"
 }
 
-// benchStatusBin is the status line's binary the status benchmark runs:
-// $TRAILBOSS_BENCH_STATUS_BIN (make bench sets it to bin/trailboss-status), else the
-// trailboss-status that testscript.Main put on PATH.
-func benchStatusBin() string {
-	if b := os.Getenv("TRAILBOSS_BENCH_STATUS_BIN"); b != "" {
-		return b
-	}
-	return "trailboss-status"
-}
-
 // bareGoBin builds `package main; func main() {}` with the Go toolchain that built this
 // test (the go on PATH, checked) (CGO_ENABLED=0, in a temp folder) and returns its path: the start of a Go program
 // doing nothing, the floor under every figure of a process we start.

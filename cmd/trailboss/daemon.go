@@ -24,6 +24,7 @@ import (
 	"github.com/trailboss/trailboss/daemon/onstuck"
 	"github.com/trailboss/trailboss/daemon/ptyhub"
 	"github.com/trailboss/trailboss/daemon/statedir"
+	"github.com/trailboss/trailboss/daemon/statusfile"
 	"github.com/trailboss/trailboss/daemon/store"
 	"github.com/trailboss/trailboss/daemon/tmuxstatus"
 	"github.com/trailboss/trailboss/daemon/watch"
@@ -370,7 +371,13 @@ func serveDaemon(ctx context.Context, cfg daemonConfig) (err error) {
 	if screens != nil {
 		g.Go(func() error { return screens.Run(gctx) })
 	}
-	status := &tmuxstatus.Publisher{Engine: engine, Tmux: tmuxctl.New, Log: log.With("component", "status")}
+	status := &tmuxstatus.Publisher{Engine: engine, Tmux: tmuxctl.New, Log: log.With("component", "status"),
+		OnLine: func(line string) {
+			if err := statusfile.Write(cfg.StateDir, line, os.Getpid()); err != nil {
+				log.Warn("the status file for shell prompts is not current", "err", err)
+			}
+		}}
+	defer func() { _ = statusfile.Remove(cfg.StateDir, os.Getpid()) }()
 	if remotes != nil {
 		status.Hosts = remotes
 	}

@@ -408,8 +408,7 @@ func (d *doctor) tmuxSetup(ctx context.Context) []finding {
 	switch status := left + right; {
 	case strings.Contains(status, "@trailboss_status"):
 		out = append(out, finding{level: good, what: "status line shows #{@trailboss_status}"})
-	case strings.Contains(status, "trailboss status"), strings.Contains(status, "trailboss-hot status"),
-		strings.Contains(status, "trailboss-status"):
+	case strings.Contains(status, "trailboss status"), strings.Contains(status, "trailboss-hot status"):
 		out = append(out, finding{level: note, what: "status line runs #(trailboss status) on every redraw",
 			fix: "use #{@trailboss_status} instead: the daemon keeps it current at no cost"})
 	default:

@@ -198,7 +198,7 @@ func TestHubShowsARemoteQueueOverSSH(t *testing.T) {
 		t.Fatalf("the hub's status: %+v %v, want 1 stuck, on another host, none unreachable", st, err)
 	}
 	if line, errOut := statusLine(t, w); line != "⚠ 1 stuck\n" {
-		t.Fatalf("trailboss-status on the hub: %q %q, want ⚠ 1 stuck, no host named", line, errOut)
+		t.Fatalf("trailboss-hot status on the hub: %q %q, want ⚠ 1 stuck, no host named", line, errOut)
 	}
 	out, errOut, code := runTrailboss(t, w.hubEnv, "ls", "--state-dir", w.hub.stateDir)
 	if code != 0 || !strings.Contains(out, "remote1:"+pane) || strings.Contains(out, "stale") {
@@ -261,7 +261,7 @@ func TestHubKeepsAnUnreachableHostsItems(t *testing.T) {
 	}
 	// The status line counts the item and names the host it cannot reach.
 	if line, errOut := statusLine(t, w); line != "⚠ 1 stuck · remote1 ✗\n" {
-		t.Fatalf("trailboss-status on the hub: %q %q, want ⚠ 1 stuck · remote1 ✗", line, errOut)
+		t.Fatalf("trailboss-hot status on the hub: %q %q, want ⚠ 1 stuck · remote1 ✗", line, errOut)
 	}
 	out, _, _ := runTrailboss(t, w.hubEnv, "ls", "--state-dir", w.hub.stateDir)
 	if !strings.Contains(out, "remote1:"+pane+" (stale)") {
@@ -350,10 +350,10 @@ func TestOnlyABridgeOfTheDaemonsOwnUserGoesWithoutTheToken(t *testing.T) {
 }
 
 // runTrailboss runs the real trailboss with env and returns its output and exit status.
-// statusLine returns what `trailboss-status` prints on the hub, and its stderr.
+// statusLine returns what `trailboss-hot status` prints on the hub, and its stderr.
 func statusLine(t *testing.T, w *remoteWorld) (stdout, stderr string) {
 	t.Helper()
-	cmd := exec.Command("trailboss-status", "--state-dir", w.hub.stateDir)
+	cmd := exec.Command("trailboss-hot", "status", "--state-dir", w.hub.stateDir)
 	cmd.Env = w.hubEnv
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut

@@ -25,7 +25,6 @@ import (
 	"time"
 
 	"github.com/trailboss/trailboss/cmd/internal/hotcmd"
-	"github.com/trailboss/trailboss/cmd/internal/statuscmd"
 	"github.com/trailboss/trailboss/hooks"
 	"github.com/trailboss/trailboss/tmuxctl/tmuxtest"
 
@@ -42,10 +41,8 @@ func TestMain(m *testing.M) {
 		// trailboss-hot beside trailboss, as make build puts it: setup wires the hooks and
 		// keys to it, and the benchmarks run it (benchHotBin).
 		"trailboss-hot": func() { os.Exit(hotcmd.Main()) },
-		// trailboss-status, the status line for prompts and bars, beside them too.
-		"trailboss-status": func() { os.Exit(statuscmd.Main()) },
-		"impostor":         impostorMain, // transport_test.go
-		"flood":            floodMain,    // flood_test.go
+		"impostor":      impostorMain, // transport_test.go
+		"flood":         floodMain,    // flood_test.go
 		// auto-dialog: Claude Code 2.1.332's auto-mode dialog (script_autodialog_test.go).
 		"auto-dialog": autoDialogMain,
 		// other-web-server FILE: another program on a loopback port (an HTML page on every

@@ -3,8 +3,7 @@ package main
 // The private socket is trusted only when it is the user's own (issue 29, SECURITY.md
 // "Transport"): another user who made the state directory (or a link to one) with a token
 // and a listening socket in it, or whose program listens on a socket put where the daemon's
-// is, receives no byte from any client — emit, trailboss-hot, status, ls, reply,
-// trailboss-status, run. Real parts: the real binaries, and an impostor that is a real
+// is, receives no byte from any client — emit, trailboss-hot, status, ls, reply, run. Real parts: the real binaries, and an impostor that is a real
 // process of uid 65534 answering every hook "allow".
 
 import (
@@ -23,7 +22,7 @@ import (
 // holdOn is a config with delivery and holding on: an "allow" heard would be printed.
 const holdOn = "[delivery]\nenabled = true\nhold_permissions = true\n"
 
-// run runs the real binary bin (trailboss, trailboss-hot, trailboss-status) with w's
+// run runs the real binary bin (trailboss, trailboss-hot) with w's
 // environment, TRAILBOSS_STATE_DIR set to stateDir, and stdin; it returns its stdout, stderr
 // and exit code.
 func (w *transportWorld) run(t *testing.T, stateDir, stdin, bin string, args ...string) (string, string, int) {
@@ -66,7 +65,6 @@ var asks = [][]string{
 	{"trailboss", "ls"},
 	{"trailboss", "reply", "--choice", "allow", "victim-1"},
 	{"trailboss-hot", "status"},
-	{"trailboss-status"},
 }
 
 // checkClientsRefuse runs every client with TRAILBOSS_STATE_DIR=stateDir: the hooks print
@@ -217,7 +215,7 @@ func TestEveryClientReachesTheUsersOwnDaemon(t *testing.T) {
 	if out, errOut, code := w.run(t, w.stateDir, "", "trailboss", "ls"); code != 0 || !strings.Contains(out, "own-1") {
 		t.Errorf("ls: exit %d, stdout %q, stderr %q; want own-1 listed", code, out, errOut)
 	}
-	for _, a := range [][]string{{"trailboss", "status"}, {"trailboss-hot", "status"}, {"trailboss-status"}} {
+	for _, a := range [][]string{{"trailboss", "status"}, {"trailboss-hot", "status"}} {
 		waitUntil(t, fmt.Sprintf("%v to say own-1 waits", a), 10e9, func() bool {
 			out, _, code := w.run(t, w.stateDir, "", a[0], a[1:]...)
 			return code == 0 && strings.Contains(out, "1 stuck")

@@ -51,8 +51,12 @@ type Publisher struct {
 	// Hosts, on a hub, adds every other host's items to the counts and names the hosts
 	// it cannot reach: "⚠ 3 stuck · devbox ✗".
 	Hosts Hosts
+	// OnLine, when set, is given the status line at start and whenever it changes: the
+	// daemon keeps it in the state directory's status file for shell prompts.
+	OnLine func(line string)
 
-	servers map[string]string // socket → the value last published there ("" = never)
+	servers  map[string]string // socket → the value last published there ("" = never)
+	lastLine *string           // the line OnLine was last given; nil before the first
 }
 
 // Run publishes until ctx ends.
@@ -83,24 +87,19 @@ func (p *Publisher) Run(ctx context.Context) error {
 func (p *Publisher) publish(ctx context.Context) time.Duration {
 	now := p.Engine.Now()
 	wait := time.Hour
-	stuck, cooling, ready := 0, 0, 0
+	var c queue.Counts
 	for _, s := range p.Engine.Snapshot() {
 		if s.TmuxSocket != "" {
 			if _, known := p.servers[s.TmuxSocket]; !known {
 				p.servers[s.TmuxSocket] = ""
 			}
 		}
-		if !s.Stuck {
-			continue
-		}
-		stuck++
-		if until := s.CooldownUntil.Sub(now); until > 0 {
-			cooling++
+		c.Add(&s, now)
+		if until := s.CooldownUntil.Sub(now); s.Stuck && until > 0 {
 			wait = min(wait, until+time.Millisecond)
-		} else if s.Pane != "" {
-			ready++
 		}
 	}
+	stuck, cooling, ready := c.Stuck, c.Cooling, c.Ready
 	var unreachable []string
 	if p.Hosts != nil {
 		rs, rc, down := p.Hosts.Counts()
@@ -110,6 +109,10 @@ func (p *Publisher) publish(ctx context.Context) time.Duration {
 		OptionStuck:  strconv.Itoa(stuck),
 		OptionReady:  strconv.Itoa(ready),
 		OptionStatus: queue.StatusLine(stuck, cooling, unreachable),
+	}
+	if line := opts[OptionStatus]; p.OnLine != nil && (p.lastLine == nil || *p.lastLine != line) {
+		p.OnLine(line)
+		p.lastLine = &line
 	}
 	key := opts[OptionStuck] + "/" + opts[OptionReady] + "/" + opts[OptionStatus]
 	for socket, last := range p.servers {

@@ -41,8 +41,8 @@ var helps = map[string]Help{
 		"trailboss skip"},
 	"status": {"",
 		"Prints \"⚠ N stuck\" for a status line, and nothing when no item is ready. In tmux,\n" +
-			"#{@trailboss_status} shows the same and runs nothing; for a shell prompt or a bar,\n" +
-			"trailboss-status prints it in a program that starts in a few milliseconds.",
+			"#{@trailboss_status} shows the same and runs nothing; a shell prompt or a bar reads\n" +
+			"the same line from the status file in the state directory, with no process at all.",
 		"trailboss status"},
 }
 
