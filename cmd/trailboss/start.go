@@ -74,6 +74,13 @@ func runStart(ctx context.Context, e *env, args []string) error {
 		}
 		socket = s
 	}
+	return startDaemonProcess(ctx, e, p, explicitAddr, socket)
+}
+
+// startDaemonProcess starts the daemon of p, in a detached session of the tmux server at socket
+// (or, with none, as a detached process logging to the state directory), and waits until it
+// runs or says why not.
+func startDaemonProcess(ctx context.Context, e *env, p place, addr, socket string) error {
 	// The daemon writes why it exits into report, so that a start that fails says so at
 	// once, in the daemon's own words, wherever its output goes.
 	report, err := os.CreateTemp("", "trailboss-start-*")
@@ -83,8 +90,8 @@ func runStart(ctx context.Context, e *env, args []string) error {
 	report.Close()
 	defer os.Remove(report.Name())
 	argv := []string{selfPath(), "daemon", "--state-dir", p.StateDir, "--report-exit", report.Name()}
-	if explicitAddr != "" {
-		argv = append(argv, "--addr", explicitAddr)
+	if addr != "" {
+		argv = append(argv, "--addr", addr)
 	}
 	where, see := "", ""
 	if socket != "" {

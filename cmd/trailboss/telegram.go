@@ -134,6 +134,7 @@ func runTelegram(ctx context.Context, e *env, args []string) error {
 // none), shows a code, waits for the operator to send it to the bot, and writes that chat
 // and that user into config.toml.
 func runTelegramSetup(ctx context.Context, e *env, args []string) error {
+	// The command line, then the config's [telegram] with --api-url over it.
 	fs := flag.NewFlagSet("telegram setup", flag.ContinueOnError)
 	timeout := fs.Duration("timeout", 5*time.Minute, "how long to wait for the code from your phone")
 	apiURL := fs.String("api-url", "", "the Bot API's address (default: api_url in config.toml, else "+telegram.DefaultAPIURL+")")
@@ -154,6 +155,8 @@ func runTelegramSetup(ctx context.Context, e *env, args []string) error {
 		}
 		tc.APIURL = *apiURL
 	}
+
+	// The bot: its token (asked for when there is none), checked with getMe.
 	token, source, err := telegramToken(&tc, e.getenv)
 	if err != nil && !errors.Is(err, errTokenExposed) && e.getenv(envTelegramToken) == "" {
 		if token, source, err = askToken(e, telegramTokenPath(&tc, e.getenv)); err != nil {
@@ -173,6 +176,8 @@ func runTelegramSetup(ctx context.Context, e *env, args []string) error {
 	case err != nil:
 		return fmt.Errorf("cannot reach the Telegram Bot API (%v); check the network and run setup again", err)
 	}
+
+	// The pairing: a code the person sends from their phone names the chat and the user.
 	code, err := pairingCode()
 	if err != nil {
 		return err
@@ -180,19 +185,48 @@ func runTelegramSetup(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(e.stdout, "Bot @%s answers (token from %s).\n\n", me.Username, source)
 	fmt.Fprintf(e.stdout, "On your phone, open Telegram, find @%s, and send it this code:\n\n    %s\n\n", me.Username, code)
 	fmt.Fprintf(e.stdout, "Waiting up to %v…\n", timeout.Round(time.Second))
-	deadline := time.Now().Add(*timeout)
+	m, err := waitForCode(ctx, e, bot, code, *timeout)
+	if err != nil {
+		return err
+	}
+	tc.ChatID, tc.AllowedUsers = m.Chat.ID, []int64{m.From.ID}
+	if tc.TokenFile == "" && source != "$"+envTelegramToken {
+		tc.TokenFile = source
+	}
+	path := configPath(e.getenv)
+	if err := writeTelegramConfig(path, tc); err != nil {
+		return err
+	}
+	callCtx, cancel = context.WithTimeout(ctx, 5*time.Second)
+	_, _ = bot.SendMessage(callCtx, m.Chat.ID, "Paired with Trail Boss. When one of your agents waits for you, "+
+		"its question comes here: tap a button to answer, or reply to its message with text.", nil, m.MessageID)
+	cancel()
+	who := m.From.FirstName
+	if m.From.Username != "" {
+		who += " (@" + m.From.Username + ")"
+	}
+	fmt.Fprintf(e.stdout, "\nPaired with %s: chat %d, user %d, written to %s.\n", who, tc.ChatID, m.From.ID, path)
+	fmt.Fprintln(e.stdout, "Only this user, in this chat, can answer prompts. Restart the daemon to switch the relay on:")
+	fmt.Fprintln(e.stdout, "    trailboss stop && trailboss start")
+	return nil
+}
+
+// waitForCode reads the bot's messages until one carries code, for up to timeout, and
+// confirms what it read so that the daemon does not read it again.
+func waitForCode(ctx context.Context, e *env, bot *telegram.Bot, code string, timeout time.Duration) (*telegram.Message, error) {
+	deadline := time.Now().Add(timeout)
 	var off int64
 	for {
 		left := time.Until(deadline)
 		if left <= 0 {
-			return fmt.Errorf("no code arrived within %v: nothing was changed; run trailboss telegram setup again", timeout.Round(time.Second))
+			return nil, fmt.Errorf("no code arrived within %v: nothing was changed; run trailboss telegram setup again", timeout.Round(time.Second))
 		}
 		ups, err := bot.GetUpdates(ctx, off, min(left, 20*time.Second).Truncate(time.Second), 100)
 		switch {
 		case ctx.Err() != nil:
-			return fmt.Errorf("setup stopped: nothing was changed")
+			return nil, fmt.Errorf("setup stopped: nothing was changed")
 		case telegram.Conflict(err):
-			return fmt.Errorf("another program is reading this bot's messages (Telegram answered 409 Conflict), " +
+			return nil, fmt.Errorf("another program is reading this bot's messages (Telegram answered 409 Conflict), " +
 				"likely the Trail Boss daemon with [telegram] configured: stop it (trailboss stop), run setup again, then start it")
 		case err != nil:
 			fmt.Fprintf(e.stderr, "trailboss: Telegram did not answer (%v); trying again\n", err)
@@ -204,33 +238,12 @@ func runTelegramSetup(ctx context.Context, e *env, args []string) error {
 		}
 		for _, u := range ups {
 			off = max(off, u.UpdateID+1)
-			m := u.Message
-			if m == nil || m.From == nil || !strings.Contains(m.Text, code) {
-				continue
-			}
-			// Confirm what was read, so that the daemon does not read it again.
-			callCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
-			_, _ = bot.GetUpdates(callCtx, off, 0, 1)
-			tc.ChatID, tc.AllowedUsers = m.Chat.ID, []int64{m.From.ID}
-			if tc.TokenFile == "" && source != "$"+envTelegramToken {
-				tc.TokenFile = source
-			}
-			path := configPath(e.getenv)
-			if err := writeTelegramConfig(path, tc); err != nil {
+			if m := u.Message; m != nil && m.From != nil && strings.Contains(m.Text, code) {
+				callCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
+				_, _ = bot.GetUpdates(callCtx, off, 0, 1)
 				cancel()
-				return err
+				return m, nil
 			}
-			_, _ = bot.SendMessage(callCtx, m.Chat.ID, "Paired with Trail Boss. When one of your agents waits for you, "+
-				"its question comes here: tap a button to answer, or reply to its message with text.", nil, m.MessageID)
-			cancel()
-			who := m.From.FirstName
-			if m.From.Username != "" {
-				who += " (@" + m.From.Username + ")"
-			}
-			fmt.Fprintf(e.stdout, "\nPaired with %s: chat %d, user %d, written to %s.\n", who, tc.ChatID, m.From.ID, path)
-			fmt.Fprintln(e.stdout, "Only this user, in this chat, can answer prompts. Restart the daemon to switch the relay on:")
-			fmt.Fprintln(e.stdout, "    trailboss stop && trailboss start")
-			return nil
 		}
 	}
 }
