@@ -203,29 +203,9 @@ func readAppended(r io.ReaderAt, size int64, from Position, ahead []byte, maxByt
 	if size == start && !bytes.Contains(ahead, []byte{'\n'}) {
 		return Appended{Next: from, Ahead: ahead}, nil // nothing new, nor a line ahead
 	}
-	skipping := false
-	if offset > 0 {
-		// The bytes before the offset: still those read (its Mark), and is it inside a line
-		// (an over-long one being skipped)?
-		before := make([]byte, min(offset, markLen))
-		if _, err := r.ReadAt(before, offset-int64(len(before))); err != nil {
-			return Appended{}, err
-		}
-		if from.Mark != 0 && fingerprint(before) != from.Mark {
-			return Appended{}, fmt.Errorf("%w: the bytes before offset %d changed", ErrRewritten, offset)
-		}
-		skipping = before[len(before)-1] != '\n'
-	}
-	if len(ahead) > 0 {
-		// The bytes read ahead are still there: their end is where it was.
-		end := ahead[max(0, len(ahead)-64):]
-		now := make([]byte, len(end))
-		if _, err := r.ReadAt(now, start-int64(len(end))); err != nil {
-			return Appended{}, err
-		}
-		if !bytes.Equal(now, end) {
-			return Appended{}, fmt.Errorf("%w: the bytes after offset %d changed", ErrRewritten, offset)
-		}
+	skipping, err := checkUnchanged(r, from, ahead)
+	if err != nil {
+		return Appended{}, err
 	}
 
 	// Only the first size bytes are read: what is appended meanwhile waits for the next call.
@@ -233,6 +213,10 @@ func readAppended(r io.ReaderAt, size int64, from Position, ahead []byte, maxByt
 		src  io.Reader = io.NewSectionReader(r, start, size-start)
 		cur  []byte    // the line being read, when it spans buffer fills
 		rest []byte    // bytes read but not consumed, for the next call
+
+		lines [][]byte
+		pos   = offset // just after the last byte consumed
+		used  int64    // bytes consumed: returned lines, skipped lines, newlines
 	)
 	switch {
 	case bytes.IndexByte(ahead, '\n') >= 0:
@@ -241,11 +225,6 @@ func readAppended(r io.ReaderAt, size int64, from Position, ahead []byte, maxByt
 		cur = ahead // the start of a line: what follows is appended to it, not copied anew
 	}
 	br := bufio.NewReaderSize(src, int(min(chunk, max(size-start, 16))))
-	var (
-		lines [][]byte
-		pos   = offset // just after the last byte consumed
-		used  int64    // bytes consumed: returned lines, skipped lines, newlines
-	)
 	for used < maxBytes {
 		frag, err := br.ReadSlice('\n')
 		if err != nil && err != bufio.ErrBufferFull && err != io.EOF {
@@ -289,13 +268,50 @@ func readAppended(r io.ReaderAt, size int64, from Position, ahead []byte, maxByt
 	}
 	next := Position{Offset: pos, Mark: from.Mark}
 	if pos != offset && pos > 0 {
-		end := make([]byte, min(pos, markLen))
-		if _, err := r.ReadAt(end, pos-int64(len(end))); err != nil {
+		if next.Mark, err = markAt(r, pos); err != nil {
 			return Appended{}, err
 		}
-		next.Mark = fingerprint(end)
 	}
 	return Appended{Lines: lines, Next: next, Ahead: rest}, nil
+}
+
+// markAt is the fingerprint of the bytes before pos: a Position's Mark.
+func markAt(r io.ReaderAt, pos int64) (uint64, error) {
+	end := make([]byte, min(pos, markLen))
+	if _, err := r.ReadAt(end, pos-int64(len(end))); err != nil {
+		return 0, err
+	}
+	return fingerprint(end), nil
+}
+
+// checkUnchanged checks that what was read up to from, and the bytes read ahead after it,
+// are still in the file: ErrRewritten otherwise. It also says whether from is inside a line
+// (an over-long one being skipped).
+func checkUnchanged(r io.ReaderAt, from Position, ahead []byte) (skipping bool, err error) {
+	offset := from.Offset
+	if offset > 0 {
+		// The bytes before the offset: still those read (its Mark)?
+		before := make([]byte, min(offset, markLen))
+		if _, err := r.ReadAt(before, offset-int64(len(before))); err != nil {
+			return false, err
+		}
+		if from.Mark != 0 && fingerprint(before) != from.Mark {
+			return false, fmt.Errorf("%w: the bytes before offset %d changed", ErrRewritten, offset)
+		}
+		skipping = before[len(before)-1] != '\n'
+	}
+	if len(ahead) > 0 {
+		// The bytes read ahead are still there: their end is where it was.
+		end := ahead[max(0, len(ahead)-64):]
+		now := make([]byte, len(end))
+		if _, err := r.ReadAt(now, offset+int64(len(ahead))-int64(len(end))); err != nil {
+			return false, err
+		}
+		if !bytes.Equal(now, end) {
+			return false, fmt.Errorf("%w: the bytes after offset %d changed", ErrRewritten, offset)
+		}
+	}
+	return skipping, nil
 }
 
 // ReadTail scans backward from the end of path in chunks and calls keep(line) for each
