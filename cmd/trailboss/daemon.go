@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -43,33 +44,17 @@ func runDaemon(ctx context.Context, e *env, args []string) (err error) {
 	// Everything the daemon writes in the state directory (state.db and its WAL, the token,
 	// the log) is the user's alone, whatever umask it was started with.
 	syscall.Umask(0o077)
-	fs := flag.NewFlagSet("daemon", flag.ContinueOnError)
-	addr := fs.String("addr", "", "also listen on this loopback TCP address, such as "+exampleAddr+" (default $TRAILBOSS_ADDR, config addr; else the unix socket alone)")
-	stateDir := fs.String("state-dir", "", "state directory (default $TRAILBOSS_STATE_DIR, $XDG_STATE_HOME/trailboss)")
-	cooldown := fs.Duration("cooldown", 60*time.Second, "how long a skipped item waits before it can be the head again")
-	sweep := fs.Duration("sweep", 10*time.Second, "interval of the stat-only transcript sweep and the pane liveness check")
-	settle := fs.Duration("settle", 1500*time.Millisecond, "how long a transcript that says \"waiting\" must stay quiet before it is queued")
-	noWatch := fs.Bool("no-watch", false, "do not watch transcript folders (the sweep alone reconciles)")
-	screenTick := fs.Duration("screen-tick", 500*time.Millisecond, "how often the screen adapter looks at panes without hooks (0: off)")
-	verbose := fs.Bool("v", false, "log debug detail")
-	reset := fs.Bool("reset", false, "move state.db aside (kept as state.db.reset-TIME) and start with an empty queue")
-	reportExit := fs.String("report-exit", "", "a file to write why the daemon exits into (trailboss start reads it)")
-	logFile := fs.String("log-file", "", "write the log to this file, rotated at --log-max-bytes with 3 old ones kept (trailboss start outside tmux: daemon.log)")
-	logMax := fs.Int64("log-max-bytes", logfile.DefaultMaxBytes, "the size at which --log-file is rotated")
-	if err := parse(fs, args, e.stderr); err != nil {
+
+	// The command line; why the daemon exits goes to --report-exit's file, for start.
+	f, err := parseDaemonFlags(e, args)
+	if err != nil {
 		return err
 	}
-	if *reportExit != "" {
-		defer func() {
-			if err != nil {
-				// Only into a file start made: never create one.
-				if f, ferr := os.OpenFile(*reportExit, os.O_WRONLY|os.O_TRUNC, 0); ferr == nil {
-					fmt.Fprintln(f, err)
-					f.Close()
-				}
-			}
-		}()
+	if f.reportExit != "" {
+		defer func() { reportExit(f.reportExit, err) }()
 	}
+
+	// config.toml fills in what neither a flag nor the environment gave.
 	cfg, err := loadConfig(e.getenv)
 	if err != nil {
 		return err
@@ -77,48 +62,18 @@ func runDaemon(ctx context.Context, e *env, args []string) (err error) {
 	if err := checkConfig(cfg, configPath(e.getenv)); err != nil {
 		return err
 	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	// The config file fills in what neither a flag nor the environment gave.
-	if !set["addr"] {
-		*addr = firstNonEmpty(e.getenv("TRAILBOSS_ADDR"), cfg.Addr)
+	if err := f.fillFrom(cfg, e.getenv); err != nil {
+		return err
 	}
-	for name, d := range map[string]struct {
-		flag *time.Duration
-		file config.Duration
-	}{"cooldown": {cooldown, cfg.Cooldown}, "sweep": {sweep, cfg.Sweep}, "settle": {settle, cfg.Settle}} {
-		if !set[name] && d.file.Set {
-			*d.flag = d.file.Duration
-		}
+
+	// The log: standard error, or a file of its own, rotated.
+	log, closeLog, err := daemonLog(f, e.stderr)
+	if err != nil {
+		return err
 	}
-	if *stateDir == "" {
-		if *stateDir, err = statedir.Default(); err != nil {
-			return err
-		}
-	}
-	if *cooldown < 0 || *sweep <= 0 || *settle < 0 {
-		return fmt.Errorf("%w: --cooldown and --settle must not be negative, --sweep must be positive", errUsage)
-	}
-	level := slog.LevelInfo
-	if *verbose {
-		level = slog.LevelDebug
-	}
-	logTo := e.stderr
-	if *logFile != "" {
-		if *logMax <= 0 {
-			return fmt.Errorf("%w: --log-max-bytes must be positive", errUsage)
-		}
-		lf, err := logfile.Open(*logFile, *logMax, logfile.DefaultKeep)
-		if err != nil {
-			return err
-		}
-		defer lf.Close()
-		if err := lf.CaptureStderr(); err != nil {
-			return err
-		}
-		logTo = lf
-	}
-	log := slog.New(slog.NewTextHandler(logTo, &slog.HandlerOptions{Level: level}))
+	defer closeLog()
+
+	// The delivery channels the config switches on.
 	var channels []daemon.Channel
 	relay, err := telegramRelay(cfg, e.getenv)
 	if err != nil {
@@ -127,19 +82,21 @@ func runDaemon(ctx context.Context, e *env, args []string) (err error) {
 	if relay != nil {
 		channels = append(channels, relay)
 	}
+
 	err = serveDaemon(ctx, daemonConfig{
-		Addr: *addr, StateDir: *stateDir, Cooldown: *cooldown, Sweep: *sweep, Settle: *settle,
-		NoWatch: *noWatch, ScreenTick: *screenTick, Reset: *reset, OnStuck: cfg.OnStuck, Version: version, Log: log,
+		Addr: f.addr, StateDir: f.stateDir, Cooldown: f.cooldown, Sweep: f.sweep, Settle: f.settle,
+		NoWatch: f.noWatch, ScreenTick: f.screenTick, Reset: f.reset, OnStuck: cfg.OnStuck, Version: version, Log: log,
 		PromptTTL: cfg.PromptTTL.Duration, HoldPermissions: cfg.Holds(), MaxReply: cfg.Delivery.MaxReplyLength,
 		DeliveryOff: deliveryOff(cfg, configPath(e.getenv)),
 		Channels:    channels,
 		Hosts:       hostConfigs(cfg.Hosts),
 	})
+	// An address another program holds is said in the user's words, naming who set it.
 	var inUse *httpapi.AddrInUseError
 	if errors.As(err, &inUse) {
 		source := "config"
 		switch {
-		case set["addr"]:
+		case f.set["addr"]:
 			source = "flag"
 		case e.getenv("TRAILBOSS_ADDR") != "":
 			source = "env"
@@ -147,6 +104,99 @@ func runDaemon(ctx context.Context, e *env, args []string) (err error) {
 		return addrTaken(inUse.Addr, source, e.getenv)
 	}
 	return err
+}
+
+// daemonFlags is the daemon's command line.
+type daemonFlags struct {
+	addr, stateDir, reportExit, logFile string
+	cooldown, sweep, settle, screenTick time.Duration
+	noWatch, verbose, reset             bool
+	logMax                              int64
+	set                                 map[string]bool // the flags given
+}
+
+func parseDaemonFlags(e *env, args []string) (*daemonFlags, error) {
+	f := &daemonFlags{}
+	fs := flag.NewFlagSet("daemon", flag.ContinueOnError)
+	fs.StringVar(&f.addr, "addr", "", "also listen on this loopback TCP address, such as "+exampleAddr+" (default $TRAILBOSS_ADDR, config addr; else the unix socket alone)")
+	fs.StringVar(&f.stateDir, "state-dir", "", "state directory (default $TRAILBOSS_STATE_DIR, $XDG_STATE_HOME/trailboss)")
+	fs.DurationVar(&f.cooldown, "cooldown", 60*time.Second, "how long a skipped item waits before it can be the head again")
+	fs.DurationVar(&f.sweep, "sweep", 10*time.Second, "interval of the stat-only transcript sweep and the pane liveness check")
+	fs.DurationVar(&f.settle, "settle", 1500*time.Millisecond, "how long a transcript that says \"waiting\" must stay quiet before it is queued")
+	fs.BoolVar(&f.noWatch, "no-watch", false, "do not watch transcript folders (the sweep alone reconciles)")
+	fs.DurationVar(&f.screenTick, "screen-tick", 500*time.Millisecond, "how often the screen adapter looks at panes without hooks (0: off)")
+	fs.BoolVar(&f.verbose, "v", false, "log debug detail")
+	fs.BoolVar(&f.reset, "reset", false, "move state.db aside (kept as state.db.reset-TIME) and start with an empty queue")
+	fs.StringVar(&f.reportExit, "report-exit", "", "a file to write why the daemon exits into (trailboss start reads it)")
+	fs.StringVar(&f.logFile, "log-file", "", "write the log to this file, rotated at --log-max-bytes with 3 old ones kept (trailboss start outside tmux: daemon.log)")
+	fs.Int64Var(&f.logMax, "log-max-bytes", logfile.DefaultMaxBytes, "the size at which --log-file is rotated")
+	if err := parse(fs, args, e.stderr); err != nil {
+		return nil, err
+	}
+	f.set = map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
+	return f, nil
+}
+
+// fillFrom takes from the environment and cfg what no flag gave, then checks the whole.
+func (f *daemonFlags) fillFrom(cfg config.File, getenv func(string) string) (err error) {
+	if !f.set["addr"] {
+		f.addr = firstNonEmpty(getenv("TRAILBOSS_ADDR"), cfg.Addr)
+	}
+	for name, d := range map[string]struct {
+		flag *time.Duration
+		file config.Duration
+	}{"cooldown": {&f.cooldown, cfg.Cooldown}, "sweep": {&f.sweep, cfg.Sweep}, "settle": {&f.settle, cfg.Settle}} {
+		if !f.set[name] && d.file.Set {
+			*d.flag = d.file.Duration
+		}
+	}
+	if f.stateDir == "" {
+		if f.stateDir, err = statedir.Default(); err != nil {
+			return err
+		}
+	}
+	if f.cooldown < 0 || f.sweep <= 0 || f.settle < 0 {
+		return fmt.Errorf("%w: --cooldown and --settle must not be negative, --sweep must be positive", errUsage)
+	}
+	if f.logFile != "" && f.logMax <= 0 {
+		return fmt.Errorf("%w: --log-max-bytes must be positive", errUsage)
+	}
+	return nil
+}
+
+// reportExit writes why the daemon exits into path, a file trailboss start made (never
+// creating one).
+func reportExit(path string, err error) {
+	if err == nil {
+		return
+	}
+	if f, ferr := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0); ferr == nil {
+		fmt.Fprintln(f, err)
+		f.Close()
+	}
+}
+
+// daemonLog returns the daemon's logger, to stderr or to f's rotated log file, and what
+// closes it.
+func daemonLog(f *daemonFlags, stderr io.Writer) (*slog.Logger, func(), error) {
+	level := slog.LevelInfo
+	if f.verbose {
+		level = slog.LevelDebug
+	}
+	logTo, closeLog := stderr, func() {}
+	if f.logFile != "" {
+		lf, err := logfile.Open(f.logFile, f.logMax, logfile.DefaultKeep)
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := lf.CaptureStderr(); err != nil {
+			_ = lf.Close()
+			return nil, nil, err
+		}
+		logTo, closeLog = lf, func() { _ = lf.Close() }
+	}
+	return slog.New(slog.NewTextHandler(logTo, &slog.HandlerOptions{Level: level})), closeLog, nil
 }
 
 // hostConfigs returns config.toml's [[hosts]], checked (checkHosts), as the hub runs them.
