@@ -9,6 +9,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,6 +28,67 @@ type setupFlags struct {
 }
 
 func runSetup(ctx context.Context, e *env, args []string) error {
+	// The command line: what to set up (or undo), and whether only to show it.
+	f, err := parseSetupFlags(e, args)
+	if err != nil {
+		return err
+	}
+
+	// Where things are: the home, the two binaries the hooks and keys run, the keys.
+	home := e.getenv("HOME")
+	if home == "" {
+		if home, err = os.UserHomeDir(); err != nil {
+			return err
+		}
+	}
+	bin, _ := trailbossBin()
+	hot, why := hotBin()
+	keyDefaults, err := configKeys(e.getenv)
+	if err != nil {
+		return err
+	}
+
+	// The plan: every file's change, made in memory first; a dry run shows it and stops.
+	plan, err := planSetup(e, &f, home, bin, hot)
+	if err != nil {
+		return err
+	}
+	w := e.stdout
+	if !f.noClaude && !f.undo {
+		fmt.Fprintf(w, "Hook command: %s emit (%s)\n", hot, why)
+	}
+	if f.dryRun {
+		printDryRun(w, plan, f, tmuxLines(tmuxSettings{bin: bin, hot: hot, defaults: keyDefaults}))
+		return nil
+	}
+
+	// The files, then the running tmux server and the daemon it starts.
+	for _, c := range plan.changes {
+		if err := c.Write(); err != nil {
+			return err
+		}
+		fmt.Fprintln(w, c.Said)
+	}
+	printNotes(w, plan.notes)
+	if err := setupRunningTmux(ctx, w, plan.tmuxSocket, f, bin, hot, keyDefaults); err != nil {
+		return err
+	}
+
+	// What to run to go back.
+	switch nothing := plan.nothing(); {
+	case f.undo && nothing:
+		fmt.Fprintln(w, "Trail Boss was not set up; nothing changed.")
+	case f.undo:
+		fmt.Fprintln(w, "Set up again with: "+bin+" setup"+scopeFlags(f))
+	case nothing:
+		fmt.Fprintln(w, "Trail Boss is already set up; nothing changed.")
+	default:
+		fmt.Fprintln(w, "Undo with: "+bin+" setup --undo"+scopeFlags(f))
+	}
+	return nil
+}
+
+func parseSetupFlags(e *env, args []string) (setupFlags, error) {
 	fset := flag.NewFlagSet("setup", flag.ContinueOnError)
 	var f setupFlags
 	fset.BoolVar(&f.undo, "undo", false, "remove what setup added")
@@ -39,183 +101,162 @@ func runSetup(ctx context.Context, e *env, args []string) error {
 	fset.BoolVar(&f.copilot, "copilot", false, "also add Trail Boss's hooks to GitHub Copilot CLI ($COPILOT_HOME/hooks)")
 	fset.StringVar(&f.project, "project", "", "install the hooks in `DIR`/.claude/settings.json instead of the user settings")
 	if err := parse(fset, args, e.stderr); err != nil {
-		return err
+		return f, err
 	}
 	if f.noTmux && f.noClaude && !f.codex && !f.opencode && !f.gemini && !f.copilot {
-		return fmt.Errorf("%w: --no-tmux and --no-claude leave nothing to do", errUsage)
+		return f, fmt.Errorf("%w: --no-tmux and --no-claude leave nothing to do", errUsage)
 	}
-	home := e.getenv("HOME")
-	if home == "" {
-		h, err := os.UserHomeDir()
-		if err != nil {
-			return err
-		}
-		home = h
-	}
-	bin, _ := trailbossBin()
-	hot, why := hotBin()
-	command := hot + " emit"
-	keyDefaults, err := configKeys(e.getenv)
-	if err != nil {
-		return err
-	}
+	return f, nil
+}
 
-	var changes []*install.Change
+// harnessSetup is one agent CLI's part of setup.
+type harnessSetup struct {
+	change *install.Change // nil: nothing to do with that harness
+	notes  []string
+}
+
+// setupPlan is everything setup would change: each file, what to say beside them, and the
+// running tmux server to apply the keys to ("" for none).
+type setupPlan struct {
+	changes    []*install.Change
+	notes      []string
+	tmuxSocket string
+}
+
+// nothing reports whether every file is already as setup would leave it.
+func (p setupPlan) nothing() bool {
+	for _, c := range p.changes {
+		if !c.Unchanged {
+			return false
+		}
+	}
+	return true
+}
+
+// planSetup plans every file setup touches: Claude Code's settings, the tmux config, and
+// each other harness's. A harness it will change is marked in f, for the hints that repeat
+// the scope.
+func planSetup(e *env, f *setupFlags, home, bin, hot string) (setupPlan, error) {
+	var plan setupPlan
 	if !f.noClaude {
 		path, err := settingsPath(f.project, e.getenv, home)
 		if err != nil {
-			return err
+			return plan, err
 		}
-		c, err := install.PlanClaude(path, command, f.undo)
+		c, err := install.PlanClaude(path, hot+" emit", f.undo)
 		if err != nil {
-			return err
+			return plan, err
 		}
-		changes = append(changes, c)
+		plan.changes = append(plan.changes, c)
 	}
-	var tmuxSocket string
 	if !f.noTmux {
 		c, err := install.PlanTmux(tmuxConfPath(e.getenv, home), bin, f.undo)
 		if err != nil {
-			return err
+			return plan, err
 		}
-		changes = append(changes, c)
-		tmuxSocket = userSocket("", e.getenv)
+		plan.changes = append(plan.changes, c)
+		plan.tmuxSocket = userSocket("", e.getenv)
 	}
-	codexPlan, err := planCodex(e.getenv, home, f, bin, hotProgram())
-	if err != nil {
-		return err
+	for _, h := range []struct {
+		plan   func() (harnessSetup, error)
+		chosen *bool
+	}{
+		{func() (harnessSetup, error) { return planCodex(e.getenv, home, *f, bin, hotProgram()) }, &f.codex},
+		{func() (harnessSetup, error) { return planOpenCode(e.getenv, home, *f, bin, hotProgram()) }, &f.opencode},
+		{func() (harnessSetup, error) { return planGemini(e.getenv, home, *f, bin, hot) }, &f.gemini},
+		{func() (harnessSetup, error) { return planCopilot(e.getenv, home, *f, bin, hot) }, &f.copilot},
+	} {
+		hs, err := h.plan()
+		if err != nil {
+			return plan, err
+		}
+		if hs.change != nil {
+			plan.changes = append(plan.changes, hs.change)
+			*h.chosen = true
+		}
+		plan.notes = append(plan.notes, hs.notes...)
 	}
-	if codexPlan.change != nil {
-		changes = append(changes, codexPlan.change)
-		f.codex = true // for the hints that repeat the scope
-	}
-	openCodePlan, err := planOpenCode(e.getenv, home, f, bin, hotProgram())
-	if err != nil {
-		return err
-	}
-	if openCodePlan.change != nil {
-		changes = append(changes, openCodePlan.change)
-		f.opencode = true
-	}
-	geminiPlan, err := planGemini(e.getenv, home, f, bin, hot)
-	if err != nil {
-		return err
-	}
-	if geminiPlan.change != nil {
-		changes = append(changes, geminiPlan.change)
-		f.gemini = true
-	}
-	copilotPlan, err := planCopilot(e.getenv, home, f, bin, hot)
-	if err != nil {
-		return err
-	}
-	if copilotPlan.change != nil {
-		changes = append(changes, copilotPlan.change)
-		f.copilot = true
-	}
+	return plan, nil
+}
 
-	w := e.stdout
-	if !f.noClaude && !f.undo {
-		fmt.Fprintf(w, "Hook command: %s (%s)\n", command, why)
+// printDryRun shows every change of plan as a diff, and what would be applied to the
+// running tmux server (tmuxConf, the lines it would run).
+func printDryRun(w io.Writer, plan setupPlan, f setupFlags, tmuxConf string) {
+	for _, c := range plan.changes {
+		if c.Unchanged {
+			fmt.Fprintf(w, "%s\n", c.Said)
+			continue
+		}
+		fmt.Fprintf(w, "Would change %s:\n", c.Path)
+		fmt.Fprint(w, c.Notes())
+		if c.Remove {
+			fmt.Fprintf(w, "  (delete the file %s)\n", c.Path)
+		}
+		old, new := c.Old, c.New
+		if c.Remove {
+			new = nil
+		}
+		fmt.Fprintf(w, "%s", diff.Diff(c.Path, old, c.Path+" (after)", new))
 	}
-	nothing := true
-	for _, c := range changes {
-		if !c.Unchanged {
-			nothing = false
+	if plan.tmuxSocket != "" {
+		if f.undo {
+			fmt.Fprintln(w, "Would unbind Trail Boss's keys on the running tmux server and take its status segment off.")
+		} else {
+			fmt.Fprintln(w, "Would apply to the running tmux server:")
+			fmt.Fprint(w, indentLines(tmuxConf, "  "))
 		}
 	}
-	if f.dryRun {
-		for _, c := range changes {
-			if c.Unchanged {
-				fmt.Fprintf(w, "%s\n", c.Said)
-				continue
+	printNotes(w, plan.notes)
+	fmt.Fprintln(w, "Dry run: nothing was changed.")
+}
+
+// setupRunningTmux brings the running tmux server at socket ("" for none) in line with the
+// tmux config just written: keys bound and the daemon started, or, for an undo, the keys
+// unbound and the daemon the tmux block started stopped.
+func setupRunningTmux(ctx context.Context, w io.Writer, socket string, f setupFlags, bin, hot string, keyDefaults map[string]string) error {
+	if f.undo {
+		if socket != "" {
+			done, err := unapplyTmux(ctx, tmuxctl.New(socket), keyDefaults)
+			if err != nil {
+				return fmt.Errorf("undo on the running tmux server: %w", err)
 			}
-			fmt.Fprintf(w, "Would change %s:\n", c.Path)
-			fmt.Fprint(w, c.Notes())
-			if c.Remove {
-				fmt.Fprintf(w, "  (delete the file %s)\n", c.Path)
-			}
-			old, new := c.Old, c.New
-			if c.Remove {
-				new = nil
-			}
-			fmt.Fprintf(w, "%s", diff.Diff(c.Path, old, c.Path+" (after)", new))
-		}
-		if tmuxSocket != "" {
-			if f.undo {
-				fmt.Fprintln(w, "Would unbind Trail Boss's keys on the running tmux server and take its status segment off.")
-			} else {
-				fmt.Fprintln(w, "Would apply to the running tmux server:")
-				fmt.Fprint(w, indentLines(tmuxLines(tmuxSettings{bin: bin, hot: hot, defaults: keyDefaults}), "  "))
+			if len(done) > 0 {
+				fmt.Fprintf(w, "✓ running tmux server: %s\n", strings.Join(done, "; "))
 			}
 		}
-		printNotes(w, codexPlan.notes)
-		printNotes(w, openCodePlan.notes)
-		printNotes(w, geminiPlan.notes)
-		printNotes(w, copilotPlan.notes)
-		fmt.Fprintln(w, "Dry run: nothing was changed.")
+		if socket == "" && !f.noTmux {
+			fmt.Fprintln(w, "! not inside tmux, and no tmux server runs on the default socket: a tmux server started "+
+				"another way keeps Trail Boss's keys and status segment until it restarts; to clear them now, "+
+				"run "+bin+" setup --undo inside it")
+		}
+		if !f.noTmux {
+			// The tmux block started the daemon; with the block gone, nothing would.
+			if dir, err := statedir.Default(); err == nil {
+				pid, err := stopDaemon(dir)
+				if err != nil {
+					return err
+				}
+				if pid != 0 {
+					fmt.Fprintf(w, "✓ stopped the daemon (pid %d)\n", pid)
+				}
+			}
+		}
 		return nil
 	}
-
-	for _, c := range changes {
-		if err := c.Write(); err != nil {
+	if socket == "" {
+		return nil
+	}
+	t := tmuxctl.New(socket)
+	if err := applyTmux(ctx, t, bin, hot, keyDefaults); err != nil {
+		return fmt.Errorf("apply to the running tmux server: %w", err)
+	}
+	fmt.Fprintf(w, "✓ applied to the running tmux server: %s\n", keysSummary(ctx, t, keyDefaults))
+	if v, _ := t.GlobalOption(ctx, startOption); strings.TrimSpace(v) != "off" {
+		said, err := ensureDaemonFromTmux(ctx, socket)
+		if err != nil {
 			return err
 		}
-		fmt.Fprintln(w, c.Said)
-	}
-	printNotes(w, codexPlan.notes)
-	printNotes(w, openCodePlan.notes)
-	printNotes(w, geminiPlan.notes)
-	printNotes(w, copilotPlan.notes)
-	if tmuxSocket != "" && f.undo {
-		done, err := unapplyTmux(ctx, tmuxctl.New(tmuxSocket), keyDefaults)
-		if err != nil {
-			return fmt.Errorf("undo on the running tmux server: %w", err)
-		}
-		if len(done) > 0 {
-			fmt.Fprintf(w, "✓ running tmux server: %s\n", strings.Join(done, "; "))
-		}
-	}
-	if tmuxSocket == "" && f.undo && !f.noTmux {
-		fmt.Fprintln(w, "! not inside tmux, and no tmux server runs on the default socket: a tmux server started "+
-			"another way keeps Trail Boss's keys and status segment until it restarts; to clear them now, "+
-			"run "+bin+" setup --undo inside it")
-	}
-	if f.undo && !f.noTmux {
-		// The tmux block started the daemon; with the block gone, nothing would.
-		if dir, err := statedir.Default(); err == nil {
-			pid, err := stopDaemon(dir)
-			if err != nil {
-				return err
-			}
-			if pid != 0 {
-				fmt.Fprintf(w, "✓ stopped the daemon (pid %d)\n", pid)
-			}
-		}
-	}
-	if tmuxSocket != "" && !f.undo {
-		t := tmuxctl.New(tmuxSocket)
-		if err := applyTmux(ctx, t, bin, hot, keyDefaults); err != nil {
-			return fmt.Errorf("apply to the running tmux server: %w", err)
-		}
-		fmt.Fprintf(w, "✓ applied to the running tmux server: %s\n", keysSummary(ctx, t, keyDefaults))
-		if v, _ := t.GlobalOption(ctx, startOption); strings.TrimSpace(v) != "off" {
-			said, err := ensureDaemonFromTmux(ctx, tmuxSocket)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintln(w, "✓ "+said)
-		}
-	}
-	switch {
-	case f.undo && nothing:
-		fmt.Fprintln(w, "Trail Boss was not set up; nothing changed.")
-	case f.undo:
-		fmt.Fprintln(w, "Set up again with: "+bin+" setup"+scopeFlags(f))
-	case nothing:
-		fmt.Fprintln(w, "Trail Boss is already set up; nothing changed.")
-	default:
-		fmt.Fprintln(w, "Undo with: "+bin+" setup --undo"+scopeFlags(f))
+		fmt.Fprintln(w, "✓ "+said)
 	}
 	return nil
 }

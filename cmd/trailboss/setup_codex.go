@@ -40,33 +40,28 @@ func hotProgram() string {
 	return selfPath()
 }
 
-// codexSetup is what setup does to Codex's config: the change, and what to tell the user
+// harnessSetup is what setup does to Codex's config: the change, and what to tell the user
 // beside it.
-type codexSetup struct {
-	change *install.Change // nil: nothing to do with Codex at all
-	notes  []string
-}
-
 // planCodex plans the Codex part of setup. Without --codex an install leaves Codex alone
 // (and only says how to add it when Codex is there); an undo takes Trail Boss out of the
 // config whenever it is in it.
 // bin is trailboss as a shell word, for the advice; prog the program Codex runs (hotProgram).
-func planCodex(getenv func(string) string, home string, f setupFlags, bin, prog string) (codexSetup, error) {
+func planCodex(getenv func(string) string, home string, f setupFlags, bin, prog string) (harnessSetup, error) {
 	path := codexConfigPath(getenv, home)
 	if !f.codex {
 		c, err := install.Read(path, 0o600)
 		if err != nil {
-			return codexSetup{}, err
+			return harnessSetup{}, err
 		}
 		notify, hooksIn := install.CodexInstalled(c.Old)
 		switch {
 		case f.undo && (notify || hooksIn || fileExists(path+install.BackupSuffix)):
 			// Taken out below, as with --codex.
 		case !f.undo && fileExists(filepath.Dir(path)) && !notify && !hooksIn:
-			return codexSetup{notes: []string{"Codex CLI is installed too (" + filepath.Dir(path) +
+			return harnessSetup{notes: []string{"Codex CLI is installed too (" + filepath.Dir(path) +
 				"): `" + bin + " setup --codex` adds Trail Boss to it."}}, nil
 		default:
-			return codexSetup{}, nil
+			return harnessSetup{}, nil
 		}
 	}
 	c, notes, err := planCodexFile(path, prog, f.undo)
@@ -77,7 +72,7 @@ func planCodex(getenv func(string) string, home string, f setupFlags, bin, prog 
 				joinPIDs(pids)))
 		}
 	}
-	return codexSetup{change: c, notes: notes}, err
+	return harnessSetup{change: c, notes: notes}, err
 }
 
 // planCodexFile plans the change of config.toml at path for the program bin.

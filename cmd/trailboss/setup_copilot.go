@@ -19,29 +19,24 @@ func copilotHome(getenv func(string) string, home string) string {
 	return filepath.Join(home, ".copilot")
 }
 
-// copilotSetup is what setup does in Copilot's hooks folder, and what to tell the user.
-type copilotSetup struct {
-	change *install.Change // nil: nothing to do with Copilot
-	notes  []string
-}
-
+// harnessSetup is what setup does in Copilot's hooks folder, and what to tell the user.
 // planCopilot plans the Copilot part of setup. Without --copilot an install leaves Copilot
 // alone (and says how to add it when Copilot's folder is there); an undo removes Trail
 // Boss's hook file whenever it is there. bin is trailboss as a shell word, for the advice;
 // prog the program the hooks run (hotProgram).
-func planCopilot(getenv func(string) string, home string, f setupFlags, bin, prog string) (copilotSetup, error) {
+func planCopilot(getenv func(string) string, home string, f setupFlags, bin, prog string) (harnessSetup, error) {
 	dir := filepath.Join(copilotHome(getenv, home), "hooks")
 	path := filepath.Join(dir, install.CopilotHooksName)
 	c, err := install.Read(path, 0o600)
 	if err != nil {
-		return copilotSetup{}, err
+		return harnessSetup{}, err
 	}
 	old, existed := c.Old, c.Existed
 	ours := existed && install.IsCopilotHooks(old)
 	if f.undo {
 		switch {
 		case !f.copilot && !ours:
-			return copilotSetup{}, nil
+			return harnessSetup{}, nil
 		case !existed:
 			c.Unchanged, c.Said = true, "✓ no Trail Boss hooks in "+dir+": nothing to undo for Copilot CLI"
 		case !ours:
@@ -53,29 +48,29 @@ func planCopilot(getenv func(string) string, home string, f setupFlags, bin, pro
 				c.RemoveDir = dir
 			}
 		}
-		return copilotSetup{change: c}, nil
+		return harnessSetup{change: c}, nil
 	}
 	if !f.copilot {
 		if fileExists(filepath.Dir(dir)) && !ours {
-			return copilotSetup{notes: []string{"GitHub Copilot CLI is installed too (" + filepath.Dir(dir) +
+			return harnessSetup{notes: []string{"GitHub Copilot CLI is installed too (" + filepath.Dir(dir) +
 				"): `" + bin + " setup --copilot` adds Trail Boss to it."}}, nil
 		}
-		return copilotSetup{}, nil
+		return harnessSetup{}, nil
 	}
 	if existed && !ours {
-		return copilotSetup{}, fmt.Errorf("%s is not Trail Boss's hook file (it lacks Trail Boss's \"trailboss\" key), so setup "+
+		return harnessSetup{}, fmt.Errorf("%s is not Trail Boss's hook file (it lacks Trail Boss's \"trailboss\" key), so setup "+
 			"will not overwrite it: move it away and run setup --copilot again (nothing was changed)", path)
 	}
 	madeFolder := !fileExists(dir) || (ours && install.CopilotHooksMadeFolder(old))
 	c.New = install.CopilotHooks(prog, madeFolder)
 	if existed && bytes.Equal(old, c.New) {
 		c.Unchanged, c.Said = true, "✓ Copilot CLI already set up: "+path
-		return copilotSetup{change: c}, nil
+		return harnessSetup{change: c}, nil
 	}
 	c.Said = "✓ Copilot CLI: Trail Boss's hooks written to " + path
 	if existed {
 		c.Said = "✓ Copilot CLI: Trail Boss's hooks brought up to date in " + path
 	}
-	return copilotSetup{change: c, notes: []string{"Copilot CLI reads its hooks when it starts: a Copilot running now " +
+	return harnessSetup{change: c, notes: []string{"Copilot CLI reads its hooks when it starts: a Copilot running now " +
 		"reports to Trail Boss once it is started again."}}, nil
 }

@@ -18,40 +18,35 @@ func geminiSettingsPath(getenv func(string) string, home string) string {
 	return filepath.Join(home, ".gemini", "settings.json")
 }
 
-// geminiSetup is what setup does in Gemini's settings, and what to tell the user.
-type geminiSetup struct {
-	change *install.Change // nil: nothing to do with Gemini CLI
-	notes  []string
-}
-
+// harnessSetup is what setup does in Gemini's settings, and what to tell the user.
 // planGemini plans the Gemini part of setup. Without --gemini an install leaves Gemini
 // alone (and says how to add it when Gemini's folder is there); an undo takes our hooks out
 // whenever they are there. bin is trailboss as a shell word, for the advice; hot the hook
 // program as a shell word.
-func planGemini(getenv func(string) string, home string, f setupFlags, bin, hot string) (geminiSetup, error) {
+func planGemini(getenv func(string) string, home string, f setupFlags, bin, hot string) (harnessSetup, error) {
 	path := geminiSettingsPath(getenv, home)
 	command := hot + " emit " + install.GeminiEmitFlag
 	if !f.gemini {
 		c, err := install.Read(path, 0o600)
 		if err != nil || len(install.Installed(c.Old, command)) == 0 {
 			if !f.undo && fileExists(filepath.Dir(path)) {
-				return geminiSetup{notes: []string{"Gemini CLI is installed too (" + filepath.Dir(path) +
+				return harnessSetup{notes: []string{"Gemini CLI is installed too (" + filepath.Dir(path) +
 					"): `" + bin + " setup --gemini` adds Trail Boss to it."}}, nil
 			}
-			return geminiSetup{}, nil
+			return harnessSetup{}, nil
 		}
 		if !f.undo {
-			return geminiSetup{}, nil
+			return harnessSetup{}, nil
 		}
 	}
 	c, err := install.PlanGemini(path, command, f.undo)
 	if err != nil {
-		return geminiSetup{}, err
+		return harnessSetup{}, err
 	}
 	if f.undo || c.Unchanged {
-		return geminiSetup{change: c}, nil
+		return harnessSetup{change: c}, nil
 	}
-	return geminiSetup{change: c, notes: []string{"Gemini CLI reads its hooks when it starts: a Gemini CLI running now " +
+	return harnessSetup{change: c, notes: []string{"Gemini CLI reads its hooks when it starts: a Gemini CLI running now " +
 		"reports to Trail Boss once it is started again. No hook can approve in Gemini: an answer from afar is typed " +
 		"into its pane, with delivery on."}}, nil
 }

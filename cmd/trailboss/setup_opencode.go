@@ -21,29 +21,24 @@ func openCodePluginsDir(getenv func(string) string, home string) string {
 	return filepath.Join(home, ".config", "opencode", "plugins")
 }
 
-// openCodeSetup is what setup does in OpenCode's plugins folder, and what to tell the user.
-type openCodeSetup struct {
-	change *install.Change // nil: nothing to do with OpenCode
-	notes  []string
-}
-
+// harnessSetup is what setup does in OpenCode's plugins folder, and what to tell the user.
 // planOpenCode plans the OpenCode part of setup. Without --opencode an install leaves
 // OpenCode alone (and says how to add it when OpenCode's config folder is there); an undo
 // removes Trail Boss's plugin whenever it is there.
 // bin is trailboss as a shell word, for the advice; prog the program the plugin runs (hotProgram).
-func planOpenCode(getenv func(string) string, home string, f setupFlags, bin, prog string) (openCodeSetup, error) {
+func planOpenCode(getenv func(string) string, home string, f setupFlags, bin, prog string) (harnessSetup, error) {
 	dir := openCodePluginsDir(getenv, home)
 	path := filepath.Join(dir, install.OpenCodePluginName)
 	c, err := install.Read(path, 0o600)
 	if err != nil {
-		return openCodeSetup{}, err
+		return harnessSetup{}, err
 	}
 	old, existed := c.Old, c.Existed
 	ours := existed && install.IsOpenCodePlugin(old)
 	if f.undo {
 		switch {
 		case !f.opencode && !ours:
-			return openCodeSetup{}, nil
+			return harnessSetup{}, nil
 		case !existed:
 			c.Unchanged, c.Said = true, "✓ no Trail Boss plugin in "+dir+": nothing to undo for OpenCode"
 		case !ours:
@@ -55,29 +50,29 @@ func planOpenCode(getenv func(string) string, home string, f setupFlags, bin, pr
 				c.RemoveDir = dir
 			}
 		}
-		return openCodeSetup{change: c}, nil
+		return harnessSetup{change: c}, nil
 	}
 	if !f.opencode {
 		if fileExists(filepath.Dir(dir)) && !ours {
-			return openCodeSetup{notes: []string{"OpenCode is installed too (" + filepath.Dir(dir) +
+			return harnessSetup{notes: []string{"OpenCode is installed too (" + filepath.Dir(dir) +
 				"): `" + bin + " setup --opencode` adds Trail Boss to it."}}, nil
 		}
-		return openCodeSetup{}, nil
+		return harnessSetup{}, nil
 	}
 	if existed && !ours {
-		return openCodeSetup{}, fmt.Errorf("%s is not Trail Boss's plugin (it lacks Trail Boss's first line), so setup "+
+		return harnessSetup{}, fmt.Errorf("%s is not Trail Boss's plugin (it lacks Trail Boss's first line), so setup "+
 			"will not overwrite it: move it away and run setup --opencode again (nothing was changed)", path)
 	}
 	madeFolder := !fileExists(dir) || (ours && install.OpenCodePluginMadeFolder(old))
 	c.New = install.OpenCodePlugin(prog, madeFolder)
 	if existed && bytes.Equal(old, c.New) {
 		c.Unchanged, c.Said = true, "✓ OpenCode already set up: "+path
-		return openCodeSetup{change: c}, nil
+		return harnessSetup{change: c}, nil
 	}
 	c.Said = "✓ OpenCode: Trail Boss's plugin written to " + path
 	if existed {
 		c.Said = "✓ OpenCode: Trail Boss's plugin brought up to date in " + path
 	}
-	return openCodeSetup{change: c, notes: []string{"OpenCode loads plugins when it starts: an OpenCode running now " +
+	return harnessSetup{change: c, notes: []string{"OpenCode loads plugins when it starts: an OpenCode running now " +
 		"reports to Trail Boss once it is started again."}}, nil
 }
