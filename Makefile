@@ -102,6 +102,8 @@ bench:
 	run popup -bench '^BenchmarkPopupFirstFrame$$' -benchtime 100x ./cmd/trailboss/; \
 	run hung -bench '^BenchmarkEmitDaemonHung$$' -benchtime 20x ./cmd/trailboss/; \
 	run remote -bench '^BenchmarkRemoteItemLatency$$' -benchtime 1x ./cmd/trailboss/; \
+	run hub50 -bench '^BenchmarkHub50Hosts$$' -benchtime 1x ./cmd/trailboss/; \
+	run hostpush -bench '^BenchmarkHostPush200$$' -benchtime 2000x -benchmem ./daemon/hosts/; \
 	run idle -bench '^BenchmarkIdleCPU$$' -benchtime 1x ./cmd/trailboss/; \
 	run rss -bench '^BenchmarkRSS1000$$' -benchtime 1x ./cmd/trailboss/; \
 	run baseline -bench '^BenchmarkPollingBaseline$$' -benchtime 1x ./cmd/trailboss/; \

@@ -71,6 +71,15 @@ func deliveryOn(t testing.TB, configHome string) {
 // benchmark ends.
 func launchDaemon(tb testing.TB, bin, stateDir string, env []string, extra ...string) *liveDaemon {
 	tb.Helper()
+	d := spawnDaemon(tb, bin, stateDir, env, extra...)
+	d.waitReady(tb)
+	return d
+}
+
+// spawnDaemon is launchDaemon without the wait: many daemons start at once, then each is
+// waited for (waitReady).
+func spawnDaemon(tb testing.TB, bin, stateDir string, env []string, extra ...string) *liveDaemon {
+	tb.Helper()
 	d := &liveDaemon{stateDir: stateDir, log: &bytes.Buffer{}}
 	if i := slices.Index(extra, "--addr"); i >= 0 && i+1 < len(extra) {
 		d.addr = extra[i+1]
@@ -96,7 +105,14 @@ func launchDaemon(tb testing.TB, bin, stateDir string, env []string, extra ...st
 			tb.Logf("the daemon's output:\n%s", d.log.String())
 		}
 	})
-	waitUntil(tb, "the daemon to answer", 10*time.Second, func() bool {
+	return d
+}
+
+// waitReady waits until d answers, and reads its token. The deadline allows for fifty
+// daemons starting at once on two busy cores (BenchmarkHub50Hosts).
+func (d *liveDaemon) waitReady(tb testing.TB) {
+	tb.Helper()
+	waitUntil(tb, "the daemon to answer", 30*time.Second, func() bool {
 		b, err := os.ReadFile(filepath.Join(d.stateDir, "token"))
 		if err != nil {
 			return false
@@ -110,7 +126,6 @@ func launchDaemon(tb testing.TB, bin, stateDir string, env []string, extra ...st
 		resp.Body.Close()
 		return resp.StatusCode == 200
 	})
-	return d
 }
 
 // freeAddr returns a loopback address nothing listens on now.

@@ -43,6 +43,7 @@ type Conn struct {
 	since     time.Time   // when connected, or unreachable
 	lastErr   string      // why not connected
 	items     []wire.Item // the host's queue as it said last; Host set
+	cooling   int         // of items, the ones not ready: Counts reads it, not every item
 	rtt       time.Duration
 	ahead     time.Duration // the largest (server time - receipt) seen on this connection
 	offset    time.Duration // how far the host's clock is ahead of ours
@@ -167,28 +168,62 @@ func (c *Conn) speak(in io.Writer, out *bufio.Reader) error {
 		return refusal(wire.RouteQueueStream, resp)
 	}
 	dec := json.NewDecoder(resp.Body)
+	items := newItemDecoder(c.finish)
 	for first := true; ; first = false {
-		var upd wire.QueueUpdate
+		var upd pushedUpdate
 		if err := dec.Decode(&upd); err != nil {
 			if !first && isEnd(err) {
 				return errStreamEnded
 			}
 			return err
 		}
-		c.apply(upd, time.Now(), rtt, first)
+		var its []wire.Item
+		if !upd.Beat {
+			var err error
+			if its, err = items.decode(upd.Items); err != nil {
+				return err
+			}
+		}
+		c.take(upd.ServerTime, upd.Beat, its, time.Now(), rtt, first)
 	}
 }
 
 // apply takes one update received at got on a connection whose round trip is rtt.
 func (c *Conn) apply(upd wire.QueueUpdate, got time.Time, rtt time.Duration, first bool) {
+	var items []wire.Item
+	if !upd.Beat {
+		items = make([]wire.Item, len(upd.Items))
+		for i, it := range upd.Items {
+			items[i] = c.finish(it)
+		}
+	}
+	c.take(upd.ServerTime, upd.Beat, items, got, rtt, first)
+}
+
+// finish returns it, an item of the host's own queue as its daemon sent it, as the hub
+// holds it: with its host, its prompts named for it, and the command of its host window.
+func (c *Conn) finish(it wire.Item) wire.Item {
+	it.Host, it.Stale = c.cfg.Name, false
+	// Its prompt records are the host's: named "host/id" here, so that they never meet
+	// this daemon's own, and an answer to one is forwarded there (Forward).
+	namespacePrompts(c.cfg.Name, &it)
+	if it.Pane != "" {
+		it.Attach = shellLine(attachArgs(c.cfg, c.ctl, it.TmuxSocket, it.Pane))
+	}
+	return it
+}
+
+// take applies an update the host sent at sent (its clock) and that arrived at got:
+// items, finished, are its whole queue, unless beat says that nothing changed.
+func (c *Conn) take(sent time.Time, beat bool, items []wire.Item, got time.Time, rtt time.Duration, first bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.notify != nil && (first || !upd.Beat) {
+	if c.notify != nil && (first || !beat) {
 		defer c.notify() // it never blocks nor takes mu
 	}
 	// The server's time reached us one way later than it was read: the least delayed
 	// sample says the most, and half a round trip is that one way.
-	ahead := upd.ServerTime.Sub(got)
+	ahead := sent.Sub(got)
 	if first || ahead > c.ahead {
 		c.ahead = ahead
 	}
@@ -197,19 +232,14 @@ func (c *Conn) apply(upd wire.QueueUpdate, got time.Time, rtt time.Duration, fir
 		c.connected, c.since, c.lastErr = true, got, ""
 		c.log.Info("host connected", "rtt", rtt, "clock_offset", c.offset)
 	}
-	if upd.Beat {
+	if beat {
 		return
 	}
-	c.items = make([]wire.Item, len(upd.Items))
-	for i, it := range upd.Items {
-		it.Host, it.Stale = c.cfg.Name, false
-		// Its prompt records are the host's: named "host/id" here, so that they never meet
-		// this daemon's own, and an answer to one is forwarded there (Forward).
-		namespacePrompts(c.cfg.Name, &it)
-		if it.Pane != "" {
-			it.Attach = shellLine(attachArgs(c.cfg, c.ctl, it.TmuxSocket, it.Pane))
+	c.items, c.cooling = items, 0
+	for _, it := range items {
+		if !it.Ready {
+			c.cooling++
 		}
-		c.items[i] = it
 	}
 }
 

@@ -74,12 +74,7 @@ func (s *Set) Queue(local []wire.Item) []wire.Item {
 func (s *Set) Counts() (stuck, cooling int, unreachable []string) {
 	for _, c := range s.conns {
 		c.mu.Lock()
-		stuck += len(c.items)
-		for _, it := range c.items {
-			if !it.Ready {
-				cooling++
-			}
-		}
+		stuck, cooling = stuck+len(c.items), cooling+c.cooling
 		if !c.connected {
 			unreachable = append(unreachable, c.cfg.Name)
 		}
