@@ -37,9 +37,11 @@ func TestDemoSVGShowsAnAnswerFromThePopup(t *testing.T) {
 	all := strings.Join(lines, "\n")
 	var missing []string
 	for _, want := range []string{
-		"| 0:welcome* 1:api 2:web 3:infra 9:daemon ⚠ 1 stuck", // the status line counts them
-		"Trail Boss ⚠ 3 stuck",                                // the popup, three waiting
-		"a Allow · x Deny",                                    // it offers the answer
+		// The status line counts them (how many it shows first depends on how soon the
+		// client attached; the script waits for three before its first key).
+		"| 0:welcome* 1:api 2:web 3:infra 9:daemon ⚠ 3 stuck",
+		"Trail Boss ⚠ 3 stuck", // the popup, three waiting
+		"a Allow · x Deny",     // it offers the answer
 		"Allow sent to trailboss-demo:1 — typed into the pane; the agent took it.",
 		"Trail Boss ⚠ 2 stuck",                                                          // one fewer
 		"| 0:welcome- 1:api* 2:web 3:infra 9:daemon ⚠ 2 stuck",                          // the status line too
