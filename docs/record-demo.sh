@@ -26,6 +26,8 @@ trap cleanup EXIT
 # Nothing of the caller's own tmux: the demo's welcome would otherwise explain nesting.
 unset TMUX TMUX_PANE
 export TERM=xterm-256color LANG=C.UTF-8
+# asciinema keeps an install id in its config folder: this one, not the caller's home.
+export ASCIINEMA_CONFIG_HOME=$work/asciinema
 
 bin/trailboss demo --no-attach --dir "$demo" >/dev/null
 # The demo's windows are made 200x50 and would shrink only when first shown, folding what the
