@@ -9,7 +9,7 @@ BIN := bin/trailboss
 HOT := bin/trailboss-hot
 AGENTS := $(CURDIR)/bin/agents
 
-.PHONY: all build test test-agents test-short vet lint demo bench fuzz stress clean
+.PHONY: all build test test-agents test-short vet lint demo recording recording-check bench fuzz stress clean
 
 all: build
 
@@ -72,6 +72,24 @@ vet:
 # Detaching (Ctrl-b d), Ctrl-C or closing the terminal stops all of it and removes its temp folder.
 demo: build
 	./$(BIN) demo
+
+# The README's picture: docs/record-demo.sh drives the demo in a real tmux client of 100x30
+# recorded by asciinema (Debian's package), and svg-term-cli (npm, installed into bin/ at this
+# version on first use) renders it as an animated SVG. recording-check makes it in bin/recording
+# and checks it shows the popup's answer being taken (CI runs it); recording then puts it in
+# docs/demo.svg, to commit.
+SVG_TERM_VERSION := 2.1.1
+SVG_TERM := bin/svg-term-cli@$(SVG_TERM_VERSION)/node_modules/.bin/svg-term
+recording: recording-check
+	cp bin/recording/demo.svg docs/demo.svg
+
+recording-check: build $(SVG_TERM)
+	@command -v asciinema >/dev/null 2>&1 || { echo "make recording needs asciinema: apt-get install asciinema"; exit 1; }
+	docs/record-demo.sh $(SVG_TERM) bin/recording
+	TRAILBOSS_DEMO_SVG=$(CURDIR)/bin/recording/demo.svg $(GO) test -count=1 -run '^TestDemoSVG' ./testscripts/demo/
+
+$(SVG_TERM):
+	npm install --prefix bin/svg-term-cli@$(SVG_TERM_VERSION) --no-audit --no-fund --loglevel=error svg-term-cli@$(SVG_TERM_VERSION)
 
 # Stress and intrusive fault tests: a 20,000-event burst from 100 emit processes, inotify
 # exhaustion, a real browser page against the daemon. Installs chromium when missing.
