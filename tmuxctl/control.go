@@ -9,7 +9,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -200,10 +202,20 @@ func (c *control) attach() error {
 	if bin == "" {
 		bin = "tmux"
 	}
+	// -N: attach-session starts a server when none answers (running the user's tmux.conf,
+	// which may restore saved sessions): a control client only joins one that is running.
 	// ignore-size: it never sizes a window; no-output: it is sent no pane output (and
 	// ListClients knows it by that flag).
-	cmd := exec.Command(bin, "-u", "-C", "-S", c.socket, "attach-session", "-f", "ignore-size,no-output")
-	cmd.Env = c.env
+	cmd := exec.Command(bin, "-u", "-N", "-C", "-S", c.socket, "attach-session", "-f", "ignore-size,no-output")
+	// Not $TMUX: a daemon started from inside tmux has it, and tmux refuses to attach a
+	// client that says it runs inside the same server ("sessions should be nested with care").
+	env := c.env
+	if env == nil {
+		env = os.Environ()
+	}
+	cmd.Env = slices.DeleteFunc(slices.Clone(env), func(kv string) bool {
+		return strings.HasPrefix(kv, "TMUX=") || strings.HasPrefix(kv, "TMUX_PANE=")
+	})
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return err

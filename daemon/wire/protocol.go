@@ -37,6 +37,12 @@ const (
 	RouteAttached       = "/v1/attached"
 	RouteAttachedSwitch = "/v1/attached/switch"
 	RouteNext           = "/v1/next"
+	// RouteJump answers as RouteNext does and lands ?client= on the item's pane in the
+	// daemon, through its tmux control client: the key binding starts no tmux process.
+	RouteJump = "/v1/jump"
+	// RouteTmuxCounts says what the daemon has asked of tmux (tmuxctl.Counts), for tests
+	// and benchmarks.
+	RouteTmuxCounts = "/v1/debug/tmux"
 	RouteSkip           = "/v1/skip"
 	RouteDismiss        = "/v1/dismiss"
 	RouteStatus         = "/v1/status"
