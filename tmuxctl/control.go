@@ -69,7 +69,7 @@ var errControlDown = errors.New("tmux control client unavailable")
 // Backoff between failed starts of a control client.
 const (
 	controlBackoffMin = 250 * time.Millisecond
-	controlBackoffMax = 10 * time.Second
+	controlBackoffMax = 5 * time.Second
 	controlAttachWait = 3 * time.Second // for a new control client's first answer
 	controlAnswerWait = 3 * time.Second // for the answer to a command
 )

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 	"testing"
 
 	"github.com/trailboss/trailboss/tmuxctl"
@@ -192,7 +193,7 @@ func TestControlClientComesBackAfterServerRestart(t *testing.T) {
 	client := e.Attach(t, "again")
 
 	// The control client starts again no sooner than its backoff: wait until it is back.
-	e.WaitFor(t, "the control client to come back", waitLong, func() bool {
+	e.WaitFor(t, "the control client to come back", 15*time.Second, func() bool {
 		before := tmuxctl.Started()
 		if err := srv.SetUserOptions(ctx, map[string]string{"@x": "3"}); err != nil {
 			t.Fatal(err)

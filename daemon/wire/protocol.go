@@ -43,18 +43,18 @@ const (
 	// RouteTmuxCounts says what the daemon has asked of tmux (tmuxctl.Counts), for tests
 	// and benchmarks.
 	RouteTmuxCounts = "/v1/debug/tmux"
-	RouteSkip           = "/v1/skip"
-	RouteDismiss        = "/v1/dismiss"
-	RouteStatus         = "/v1/status"
-	RouteSessions       = "/v1/sessions"
-	RouteWatch          = "/v1/watch"
-	RouteChannels       = "/v1/channels"
-	RouteAnswer         = "/v1/prompts/{id}/answer" // PromptRoute fills in the id
-	RouteWait           = "/v1/prompts/{id}/wait"   // PromptRoute fills in the id
-	RouteDeliveries     = "/v1/deliveries"
-	RoutePTYReport      = "/v1/pty/report"
-	RoutePTYAnswers     = "/v1/pty/answers"
-	RoutePTYWritten     = "/v1/pty/written"
+	RouteSkip       = "/v1/skip"
+	RouteDismiss    = "/v1/dismiss"
+	RouteStatus     = "/v1/status"
+	RouteSessions   = "/v1/sessions"
+	RouteWatch      = "/v1/watch"
+	RouteChannels   = "/v1/channels"
+	RouteAnswer     = "/v1/prompts/{id}/answer" // PromptRoute fills in the id
+	RouteWait       = "/v1/prompts/{id}/wait"   // PromptRoute fills in the id
+	RouteDeliveries = "/v1/deliveries"
+	RoutePTYReport  = "/v1/pty/report"
+	RoutePTYAnswers = "/v1/pty/answers"
+	RoutePTYWritten = "/v1/pty/written"
 )
 
 // HookRoute returns the route a harness's hooks post to.
