@@ -6,8 +6,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/trailboss/trailboss/tmuxctl"
 	"github.com/trailboss/trailboss/tmuxctl/tmuxtest"
