@@ -105,6 +105,7 @@ bench:
 	run popup -bench '^BenchmarkPopupFirstFrame$$' -benchtime 100x ./cmd/trailboss/; \
 	run hung -bench '^BenchmarkEmitDaemonHung$$' -benchtime 20x ./cmd/trailboss/; \
 	run remote -bench '^BenchmarkRemoteItemLatency$$' -benchtime 1x ./cmd/trailboss/; \
+	run tmuxcount -bench '^BenchmarkTmuxProcesses$$' -benchtime 3x ./cmd/trailboss/; \
 	run idle -bench '^BenchmarkIdleCPU$$' -benchtime 1x ./cmd/trailboss/; \
 	run rss -bench '^BenchmarkRSS1000$$' -benchtime 1x ./cmd/trailboss/; \
 	run baseline -bench '^BenchmarkPollingBaseline$$' -benchtime 1x ./cmd/trailboss/; \
