@@ -96,7 +96,8 @@ func init() {
 // LiveStateWatchers returns a LiveStates for each harness that keeps live state files: its
 // own configuration's folder (from the daemon's environment) and those of its sessions'
 // transcripts. They sweep every sweep, and watch the folders too when watch.
-func LiveStateWatchers(engine *Engine, dialogs *watch.Dialogs, sweep time.Duration, watchDirs bool, log *slog.Logger) []*watch.LiveStates {
+func LiveStateWatchers(engine *Engine, dialogs *watch.Dialogs, tmux func(socket string) *tmuxctl.Server,
+	sweep time.Duration, watchDirs bool, log *slog.Logger) []*watch.LiveStates {
 	var out []*watch.LiveStates
 	for name, h := range harnesses {
 		if h.live == nil {
@@ -104,7 +105,7 @@ func LiveStateWatchers(engine *Engine, dialogs *watch.Dialogs, sweep time.Durati
 		}
 		out = append(out, &watch.LiveStates{Engine: engine, Dialogs: dialogs, Sweep: sweep, Watch: watchDirs,
 			Harness: name, Source: h.live, Transcripts: h.transcripts, Own: h.live.OwnDir(os.Getenv),
-			Tmux: tmuxctl.New, Servers: watch.KnownServers(engine, os.Getenv),
+			Tmux: tmux, Servers: watch.KnownServers(engine, os.Getenv),
 			Log: log.With("component", "livestate")})
 	}
 	return out

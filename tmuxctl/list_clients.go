@@ -21,11 +21,13 @@ type Client struct {
 }
 
 const clientFormat = "#{client_name}" + sep + "#{client_tty}" + sep + "#{client_pid}" + sep +
-	"#{client_session}" + sep + "#{pane_id}" + sep + "#{client_activity}"
+	"#{client_session}" + sep + "#{pane_id}" + sep + "#{client_activity}" + sep + "#{client_flags}"
 
-const clientFields = 6
+const clientFields = 7
 
-// ListClients returns the clients attached to the server.
+// ListClients returns the clients attached to the server, the operators' terminals: a
+// control-mode client sent no pane output (a Pool's, or another program's watcher) shows
+// nothing to anyone and is left out.
 func (s *Server) ListClients(ctx context.Context) ([]Client, error) {
 	out, err := s.run(ctx, "list-clients", "-F", clientFormat)
 	if err != nil {
@@ -74,9 +76,22 @@ func parseClients(out string) ([]Client, error) {
 		if err != nil {
 			return nil, fmt.Errorf("client line %d: %w", i+1, err)
 		}
-		clients = append(clients, c)
+		if !watcherFlags(line[strings.LastIndex(line, sep)+len(sep):]) {
+			clients = append(clients, c)
+		}
 	}
 	return clients, nil
+}
+
+// watcherFlags reports whether a client's flags (#{client_flags}, "attached,control-mode,
+// no-output,…"; "" before tmux 3.2) are a control client's that is sent no pane output.
+func watcherFlags(flags string) bool {
+	var control, noOutput bool
+	for _, f := range strings.Split(flags, ",") {
+		control = control || f == "control-mode"
+		noOutput = noOutput || f == "no-output"
+	}
+	return control && noOutput
 }
 
 func parseClient(line string) (Client, error) {

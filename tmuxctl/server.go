@@ -41,6 +41,8 @@ type Server struct {
 	Bin    string   // tmux binary; "tmux" when empty (overridable for tests)
 	Socket string   // socket path passed as -S; must be non-empty
 	Env    []string // environment of tmux processes; the caller's own when nil
+
+	control *control // runs what it can without a process (Pool.Server); nil for none
 }
 
 // New returns a Server for the tmux server listening on socket, run with the "tmux" in PATH.
@@ -53,7 +55,14 @@ const waitDelay = 2 * time.Second
 
 // run runs tmux -u -S socket args… and returns its standard output. args[0] names the
 // command in errors. A failure wraps the sentinel that tmux's message matches, if any.
+// A Server of a Pool runs it through the pool's control client of the server when it can.
 func (s *Server) run(ctx context.Context, args ...string) (string, error) {
+	if s.control != nil && s.Socket != "" {
+		out, err := s.control.run(ctx, args)
+		if !errors.Is(err, errControlDown) {
+			return out, err
+		}
+	}
 	return s.runInput(ctx, "", args...)
 }
 
@@ -78,6 +87,7 @@ func (s *Server) runInput(ctx context.Context, stdin string, args ...string) (st
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout = &stdout
 	cmd.Stderr = &stderr
+	processesStarted.Add(1)
 	if err := cmd.Run(); err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return "", fmt.Errorf("tmux %s: %w", name, ctxErr)

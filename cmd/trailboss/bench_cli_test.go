@@ -278,7 +278,10 @@ func typescript(b *testing.B, tm *tmuxtest.Env) string {
 // the client draws after the process started. The client then really is on that pane
 // (checked). Each iteration lands on the head for the pane the client is on, so the
 // client alternates between the two oldest items. Also reported: the process's wall time,
-// and a bare Go binary's start in each iteration (floor-p50-ms, …).
+// a bare Go binary's start in each iteration (floor-p50-ms, …), and, side by side in each
+// iteration, a bare `tmux switch-client` process moving the client to the other of the two
+// oldest items, timed the same way (tmux-p50-ms, tmux-exit-p50-ms, …): the jump against
+// tmux's own command line (vs-tmux-x, the ratio of the p50s).
 func BenchmarkJumpNext(b *testing.B) {
 	bare := bareGoBin(b)
 	tm := tmuxtest.New(b)
@@ -306,8 +309,24 @@ func BenchmarkJumpNext(b *testing.B) {
 	env := d.clientEnv(tm.Environ)
 	ctx := context.Background()
 
-	var landed, exited, floor []time.Duration
+	var landed, exited, floor, tmuxLanded, tmuxExited []time.Duration
 	buf := make([]byte, 64<<10)
+	// shown waits until the client draws marker after t0, and returns how long that took.
+	shown := func(off *int64, t0 time.Time, marker []byte, what string) time.Duration {
+		var drawn []byte
+		for {
+			n, _ := screen.ReadAt(buf, *off)
+			*off += int64(n)
+			drawn = append(drawn, buf[:n]...)
+			if bytes.Contains(drawn, marker) {
+				return time.Since(t0)
+			}
+			if time.Since(t0) > 5*time.Second {
+				b.Fatalf("the client did not show %s within 5 s after %s; drawn %q", marker, what, drawn)
+			}
+			time.Sleep(pollEvery)
+		}
+	}
 	for b.Loop() {
 		floor = append(floor, floorSample(b, bare, env))
 		cur, err := tm.Server.ClientPane(ctx, client)
@@ -350,10 +369,35 @@ func BenchmarkJumpNext(b *testing.B) {
 			b.Fatalf("client is on %s (%v), want the head %s", got, err, want.Pane)
 		}
 		time.Sleep(quiet)
+
+		// tmux's own command line: a bare switch-client to the other of the two oldest.
+		other := panes[0]
+		if want.Pane == panes[0] {
+			other = panes[1]
+		}
+		st, err = screen.Stat()
+		if err != nil {
+			b.Fatal(err)
+		}
+		off = st.Size()
+		sw := exec.Command(tm.Server.Bin, "-S", tm.Socket, "switch-client", "-c", client, "-t", other)
+		sw.Env = env
+		out.Reset()
+		sw.Stdout, sw.Stderr = &out, &out
+		t0, done = startTimed(b, sw)
+		tmuxLanded = append(tmuxLanded, shown(&off, t0, markers[other], "tmux switch-client"))
+		tmuxExited = append(tmuxExited, <-done)
+		silentExit(b, sw, &out)
+		time.Sleep(quiet)
 	}
 	reportLatency(b, "", landed)
 	reportLatency(b, "exit-", exited)
 	reportLatency(b, "floor-", floor)
+	reportLatency(b, "tmux-", tmuxLanded)
+	reportLatency(b, "tmux-exit-", tmuxExited)
+	if p := percentileMS(tmuxLanded, 50); p > 0 {
+		b.ReportMetric(percentileMS(landed, 50)/p, "vs-tmux-x")
+	}
 }
 
 // popupFrameDone reports whether what a popup drew so far, escapes taken out, holds a whole

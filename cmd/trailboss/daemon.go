@@ -359,6 +359,10 @@ func serveDaemon(ctx context.Context, cfg daemonConfig) (err error) {
 		engine.OnStuck = hook.Enqueue
 	}
 
+	// One tmux control client per tmux server serves the hot paths' tmux commands (the
+	// jump, status pushes, identity checks and captures) without starting a process.
+	tmux := &tmuxctl.Pool{}
+	defer tmux.Close()
 	ingest := &daemon.Ingestor{Engine: engine, Now: time.Now, Log: log.With("component", "ingest")}
 	holds, ptys := &daemon.Holds{}, &ptyhub.PTYHub{}
 	off := cfg.DeliveryOff
@@ -368,9 +372,9 @@ func serveDaemon(ctx context.Context, cfg daemonConfig) (err error) {
 	core := &daemon.Core{Engine: engine, Log: log.With("component", "api"), Ingest: ingest,
 		Holds: holds, PTY: ptys, HoldPermissions: cfg.HoldPermissions || len(cfg.Channels) > 0, DeliveryChannels: cfg.Channels,
 		Off: off,
-		Deliver: &deliver.Deliverer{Engine: engine, Tmux: tmuxctl.New, PTY: ptys, Holds: holds, MaxReply: cfg.MaxReply,
+		Deliver: &deliver.Deliverer{Engine: engine, Tmux: tmux.Server, PTY: ptys, Holds: holds, MaxReply: cfg.MaxReply,
 			Off: off, Log: log.With("component", "deliver")}}
-	api := &httpapi.Server{Core: core, Token: token, Version: cfg.Version, Log: log.With("component", "api")}
+	api := &httpapi.Server{Core: core, Token: token, Version: cfg.Version, Log: log.With("component", "api"), Tmux: tmux.Server}
 	var remotes *hosts.Set
 	if len(cfg.Hosts) > 0 {
 		remotes = hosts.New(cfg.Hosts, cfg.StateDir, log.With("component", "hosts"))
@@ -381,7 +385,7 @@ func serveDaemon(ctx context.Context, cfg daemonConfig) (err error) {
 	}
 	var screens *watch.ScreenWatcher
 	if cfg.ScreenTick > 0 {
-		screens = &watch.ScreenWatcher{Engine: engine, Tmux: tmuxctl.New, Tick: cfg.ScreenTick, Quiet: 2,
+		screens = &watch.ScreenWatcher{Engine: engine, Tmux: tmux.Server, Tick: cfg.ScreenTick, Quiet: 2,
 			Discover: cfg.Sweep, Servers: watch.KnownServers(engine, os.Getenv), Covered: daemon.FullyHooked(),
 			Log: log.With("component", "screen")}
 		core.Screens = screens
@@ -391,7 +395,7 @@ func serveDaemon(ctx context.Context, cfg daemonConfig) (err error) {
 	rec := &watch.Reconciler{
 		Engine: engine, Dialogs: dialogs, Readers: daemon.TranscriptReaders(), Sweep: cfg.Sweep, Settle: cfg.Settle, Watch: !cfg.NoWatch,
 		Log:      log.With("component", "reconcile"),
-		Liveness: &watch.Liveness{Engine: engine, Log: log.With("component", "liveness"), Tmux: tmuxctl.New},
+		Liveness: &watch.Liveness{Engine: engine, Log: log.With("component", "liveness"), Tmux: tmux.Server},
 	}
 
 	// Recorded once nothing more can fail, before serving (start reads the record as soon
@@ -413,7 +417,7 @@ func serveDaemon(ctx context.Context, cfg daemonConfig) (err error) {
 		})
 	}
 	g.Go(func() error { return rec.Run(gctx) })
-	for _, live := range daemon.LiveStateWatchers(engine, dialogs, cfg.Sweep, !cfg.NoWatch, log) {
+	for _, live := range daemon.LiveStateWatchers(engine, dialogs, tmux.Server, cfg.Sweep, !cfg.NoWatch, log) {
 		g.Go(func() error { return live.Run(gctx) })
 	}
 	drainer := &daemon.SpoolDrainer{Ingest: ingest, StateDir: cfg.StateDir, Interval: time.Second, Log: log.With("component", "spool")}
@@ -421,7 +425,7 @@ func serveDaemon(ctx context.Context, cfg daemonConfig) (err error) {
 	if screens != nil {
 		g.Go(func() error { return screens.Run(gctx) })
 	}
-	status := &tmuxstatus.Publisher{Engine: engine, Tmux: tmuxctl.New, Log: log.With("component", "status"),
+	status := &tmuxstatus.Publisher{Engine: engine, Tmux: tmux.Server, Log: log.With("component", "status"),
 		OnLine: func(line string) {
 			if err := statusfile.Write(cfg.StateDir, line, os.Getpid()); err != nil {
 				log.Warn("the status file for shell prompts is not current", "err", err)
@@ -439,7 +443,7 @@ func serveDaemon(ctx context.Context, cfg daemonConfig) (err error) {
 		g.Go(func() error { return remotes.Run(gctx) })
 	}
 	for _, ch := range cfg.Channels {
-		host := daemon.ChannelHost{Engine: engine, Deliver: core.Deliver, Store: st, Tmux: tmuxctl.New,
+		host := daemon.ChannelHost{Engine: engine, Deliver: core.Deliver, Store: st, Tmux: tmux.Server,
 			Log: log.With("component", ch.Name()), Now: time.Now}
 		g.Go(func() error { return ch.Run(gctx, host) })
 	}

@@ -392,10 +392,17 @@ func (r *makeDemoRun) queue(t *testing.T) ([]client.Item, error) {
 }
 
 // clientPane returns the pane the demo's one attached client looks at ("" for none, or
-// while the demo's tmux server is still starting).
+// while the demo's tmux server is still starting). The daemon's control client (control
+// mode, sent no output) is not that client.
 func (r *makeDemoRun) clientPane() string {
-	out, _ := r.tryTmux("list-clients", "-F", "#{pane_id}")
-	return strings.TrimSpace(out)
+	out, _ := r.tryTmux("list-clients", "-F", "#{pane_id} #{client_flags}")
+	var panes []string
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		if pane, flags, _ := strings.Cut(l, " "); pane != "" && !strings.Contains(flags, "no-output") {
+			panes = append(panes, pane)
+		}
+	}
+	return strings.Join(panes, "\n")
 }
 
 // landOnOldest waits until make has built and the demo has attached the terminal and an

@@ -12,16 +12,24 @@ import (
 	"github.com/trailboss/trailboss/tmuxctl/tmuxtest"
 )
 
-// remoteClients returns the remote tmux server's clients as "name pane" lines.
+// remoteClients returns the remote tmux server's clients as "name pane" lines, but for the
+// remote daemon's own control client (control mode, sent no output), which shows nothing.
 func (w *remoteWorld) remoteClients(t testing.TB) []string {
 	t.Helper()
-	cmd := w.h.AsUser(context.Background(), "tmux", "-S", w.tmuxSock, "list-clients", "-F", "#{client_name} #{pane_id}")
+	cmd := w.h.AsUser(context.Background(), "tmux", "-S", w.tmuxSock, "list-clients",
+		"-F", "#{client_name} #{pane_id} #{client_flags}")
 	cmd.SysProcAttr.Setsid = false
 	out, err := cmd.Output()
 	if err != nil {
 		return nil // no client yet may read as an error on some tmux versions
 	}
-	return strings.Fields(strings.ReplaceAll(strings.TrimSpace(string(out)), " ", "|"))
+	var clients []string
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && !strings.Contains(l, "no-output") {
+			clients = append(clients, f[0]+"|"+f[1])
+		}
+	}
+	return clients
 }
 
 // hostWindows returns the ids of the hub tmux session's windows named for remote1, and the

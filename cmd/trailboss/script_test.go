@@ -356,9 +356,12 @@ func cmdAttach(ts *testscript.TestScript, args []string) {
 	})
 	var name string
 	poll(ts, "a new tmux client", 5*time.Second, func() bool {
-		now, _ := runTmux(ts, "list-clients", "-F", "#{client_name}")
-		for _, c := range strings.Fields(now) {
-			if !strings.Contains(before, c) {
+		// Not the daemon's control client (control mode, sent no output), which may attach
+		// meanwhile.
+		now, _ := runTmux(ts, "list-clients", "-F", "#{client_name} #{client_flags}")
+		for _, l := range strings.Split(now, "\n") {
+			c, flags, _ := strings.Cut(l, " ")
+			if c != "" && !strings.Contains(flags, "no-output") && !strings.Contains(before, c) {
 				name = c
 				return true
 			}

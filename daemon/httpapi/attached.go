@@ -100,7 +100,7 @@ func (a *Server) attachedSwitch(w http.ResponseWriter, r *http.Request) {
 	// once the request is sent.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), 5*time.Second)
 	defer cancel()
-	if err := tmuxctl.New(in.Socket).SwitchClient(ctx, client, in.Pane); err != nil {
+	if err := a.tmux(in.Socket).SwitchClient(ctx, client, in.Pane); err != nil {
 		code := http.StatusServiceUnavailable
 		if errors.Is(err, tmuxctl.ErrNoClient) {
 			code = http.StatusConflict
@@ -133,11 +133,11 @@ func (a *Server) hostJump(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, wire.OK{OK: true})
 }
 
-// nextOfAll answers /v1/next on a hub: the first ready item of every host's, with a pane.
+// nextOfAll is /v1/next on a hub: the first ready item of every host's, with a pane.
 // This machine's own items are taken from the caller's tmux server only, and the caller's
 // pane is passed over unless it is the only ready one (queue.Head); another host's items
 // are reached through its host window, whatever server the caller is on.
-func (a *Server) nextOfAll(w http.ResponseWriter, f queue.Filter) {
+func (a *Server) nextOfAll(f queue.Filter) (wire.Item, bool) {
 	items := a.Core.Items()
 	local := make([]wire.Item, len(items))
 	for i, it := range items {
@@ -154,12 +154,10 @@ func (a *Server) nextOfAll(w http.ResponseWriter, f queue.Filter) {
 			}
 			continue
 		}
-		writeJSON(w, http.StatusOK, it)
-		return
+		return it, true
 	}
 	if excluded != nil {
-		writeJSON(w, http.StatusOK, *excluded)
-		return
+		return *excluded, true
 	}
-	w.WriteHeader(http.StatusNoContent)
+	return wire.Item{}, false
 }

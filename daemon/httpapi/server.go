@@ -23,6 +23,7 @@ import (
 	"github.com/trailboss/trailboss/daemon/lineage"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/wire"
+	"github.com/trailboss/trailboss/tmuxctl"
 )
 
 // MaxBody is the largest request body the API reads.
@@ -39,6 +40,9 @@ type Server struct {
 	// Hosts, on a hub, holds the other hosts' queues, which GET /v1/queue and
 	// /v1/status merge in; nil otherwise.
 	Hosts Hosts
+	// Tmux runs the commands of a tmux server (a tmuxctl.Pool's, which holds a control
+	// client); tmuxctl.New when nil.
+	Tmux func(socket string) *tmuxctl.Server
 
 	attached attachedClients // the tmux clients of other machines' host windows here
 }
@@ -59,6 +63,8 @@ func (a *Server) Handler() http.Handler {
 		r.Get(wire.RouteQueueStream, a.queueStream)
 		r.Get(wire.RouteHosts, a.hosts)
 		r.Get(wire.RouteNext, a.next)
+		r.Post(wire.RouteJump, a.jump)
+		r.Get(wire.RouteTmuxCounts, a.tmuxCounts)
 		r.Post(wire.RouteHostJump, a.hostJump)
 		r.Post(wire.RouteAttached, a.attach)
 		r.Post(wire.RouteAttachedSwitch, a.attachedSwitch)
@@ -290,16 +296,70 @@ func (a *Server) next(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if a.Hosts != nil {
-		a.nextOfAll(w, f)
-		return
-	}
-	head, found := a.Core.Head(f)
+	it, found := a.pickNext(f)
 	if !found {
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
-	writeJSON(w, http.StatusOK, toItem(1, head))
+	writeJSON(w, http.StatusOK, it)
+}
+
+// pickNext returns where a client of f's server on f's pane goes next, or false for nowhere.
+func (a *Server) pickNext(f queue.Filter) (wire.Item, bool) {
+	if a.Hosts != nil {
+		return a.nextOfAll(f)
+	}
+	head, found := a.Core.Head(f)
+	if !found {
+		return wire.Item{}, false
+	}
+	return toItem(1, head), true
+}
+
+// jump is next, and then the switch of ?client= to the item's pane, done here: the key
+// binding's process asks once and starts no tmux of its own. An item of another host, or a
+// switch that failed, is answered with Landed false and the client moves (or says why it
+// cannot) as it does after next.
+func (a *Server) jump(w http.ResponseWriter, r *http.Request) {
+	f, ok := filter(w, r)
+	if !ok {
+		return
+	}
+	client := r.URL.Query().Get("client")
+	switch {
+	case client == "" || strings.HasPrefix(client, "-") || len(client) > 256:
+		writeError(w, http.StatusBadRequest, "?client= must name a tmux client (#{client_name}), got "+adapter.CleanText(client, 80))
+		return
+	case f.Socket == "" || !a.Core.TmuxSocketOK(f.Socket):
+		writeError(w, http.StatusBadRequest, "socket "+adapter.CleanText(f.Socket, 200)+" is not a tmux server's socket")
+		return
+	}
+	it, found := a.pickNext(f)
+	if !found {
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	if it.Host == "" && it.Pane != "" && it.TmuxSocket == f.Socket {
+		err := a.tmux(f.Socket).SwitchClient(r.Context(), client, it.Pane)
+		it.Landed = err == nil
+		if err != nil {
+			a.Log.Debug("jump: the client moves on its own", "client", client, "pane", it.Pane, "err", err)
+		}
+	}
+	writeJSON(w, http.StatusOK, it)
+}
+
+// tmux returns the Server of the tmux server at socket.
+func (a *Server) tmux(socket string) *tmuxctl.Server {
+	if a.Tmux == nil {
+		return tmuxctl.New(socket)
+	}
+	return a.Tmux(socket)
+}
+
+// tmuxCounts answers what this daemon has asked of tmux.
+func (a *Server) tmuxCounts(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, tmuxctl.Started())
 }
 
 // sessionParam returns ?session= when it is there and well formed.

@@ -37,18 +37,24 @@ const (
 	RouteAttached       = "/v1/attached"
 	RouteAttachedSwitch = "/v1/attached/switch"
 	RouteNext           = "/v1/next"
-	RouteSkip           = "/v1/skip"
-	RouteDismiss        = "/v1/dismiss"
-	RouteStatus         = "/v1/status"
-	RouteSessions       = "/v1/sessions"
-	RouteWatch          = "/v1/watch"
-	RouteChannels       = "/v1/channels"
-	RouteAnswer         = "/v1/prompts/{id}/answer" // PromptRoute fills in the id
-	RouteWait           = "/v1/prompts/{id}/wait"   // PromptRoute fills in the id
-	RouteDeliveries     = "/v1/deliveries"
-	RoutePTYReport      = "/v1/pty/report"
-	RoutePTYAnswers     = "/v1/pty/answers"
-	RoutePTYWritten     = "/v1/pty/written"
+	// RouteJump answers as RouteNext does and lands ?client= on the item's pane in the
+	// daemon, through its tmux control client: the key binding starts no tmux process.
+	RouteJump = "/v1/jump"
+	// RouteTmuxCounts says what the daemon has asked of tmux (tmuxctl.Counts), for tests
+	// and benchmarks.
+	RouteTmuxCounts = "/v1/debug/tmux"
+	RouteSkip       = "/v1/skip"
+	RouteDismiss    = "/v1/dismiss"
+	RouteStatus     = "/v1/status"
+	RouteSessions   = "/v1/sessions"
+	RouteWatch      = "/v1/watch"
+	RouteChannels   = "/v1/channels"
+	RouteAnswer     = "/v1/prompts/{id}/answer" // PromptRoute fills in the id
+	RouteWait       = "/v1/prompts/{id}/wait"   // PromptRoute fills in the id
+	RouteDeliveries = "/v1/deliveries"
+	RoutePTYReport  = "/v1/pty/report"
+	RoutePTYAnswers = "/v1/pty/answers"
+	RoutePTYWritten = "/v1/pty/written"
 )
 
 // HookRoute returns the route a harness's hooks post to.

@@ -32,6 +32,9 @@ type Item struct {
 	// Attach is, on a hub, the shell command its host window runs for another host's item:
 	// `ssh -t HOST trailboss attach --socket S --pane P` through the hub's own connection.
 	Attach string `json:"attach,omitempty"`
+	// Landed, in the answer of POST /v1/jump, says the daemon has switched the client to
+	// Pane itself; otherwise the client moves there on its own.
+	Landed bool `json:"landed,omitempty"`
 }
 
 // Queue is the answer of GET /v1/queue.

@@ -13,15 +13,24 @@ import (
 	"github.com/trailboss/trailboss/tmuxctl"
 )
 
-// JumpNext is `trailboss jump-next`: it switches a tmux client to the oldest stuck pane.
+// JumpNext is `trailboss jump-next`: it switches a tmux client to the oldest stuck pane. A
+// named client (the key binding's) is switched by the daemon, through the tmux control
+// client it holds: the key costs this process and one request, and no tmux process.
 func JumpNext(ctx context.Context, e *Env, args []string) error {
-	return navigate(ctx, e, "jump-next", args, (*hot.Client).Next, "trailboss: nothing stuck")
+	return navigate(ctx, e, "jump-next", args, func(d *hot.Client, ctx context.Context, n *Navigator) (wire.Item, bool, error) {
+		if n.Client == "" {
+			return d.Next(ctx, n.Tmux.Socket, n.Pane)
+		}
+		return d.Jump(ctx, n.Tmux.Socket, n.Pane, n.Client)
+	}, "trailboss: nothing stuck")
 }
 
 // Skip is `trailboss skip`: it sends the stuck item the client is on (or the head) to the
 // back of the queue for the cooldown, and jumps to the next one.
 func Skip(ctx context.Context, e *Env, args []string) error {
-	return navigate(ctx, e, "skip", args, (*hot.Client).Skip, "trailboss: nothing else is stuck")
+	return navigate(ctx, e, "skip", args, func(d *hot.Client, ctx context.Context, n *Navigator) (wire.Item, bool, error) {
+		return d.Skip(ctx, n.Tmux.Socket, n.Pane)
+	}, "trailboss: nothing else is stuck")
 }
 
 // Navigator moves one tmux client. It only ever runs switch-client (and display-message to
@@ -115,6 +124,8 @@ func (n *Navigator) Land(ctx context.Context, it wire.Item, found bool, err erro
 		return n.Say(ctx, "trailboss: "+err.Error())
 	case !found:
 		return n.Say(ctx, empty)
+	case it.Landed:
+		return nil // the daemon switched the client
 	case it.Host != "":
 		return n.landRemote(ctx, it)
 	}
@@ -130,7 +141,7 @@ func (n *Navigator) Land(ctx context.Context, it wire.Item, found bool, err erro
 // navigate asks the daemon where to go (next, or skip and then next) for the client and
 // lands it there.
 func navigate(ctx context.Context, e *Env, name string, args []string,
-	ask func(*hot.Client, context.Context, string, string) (wire.Item, bool, error), empty string) error {
+	ask func(*hot.Client, context.Context, *Navigator) (wire.Item, bool, error), empty string) error {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	var f NavFlags
 	f.Register(fs)
@@ -144,7 +155,7 @@ func navigate(ctx context.Context, e *Env, name string, args []string,
 	if n.Daemon == nil {
 		return n.Land(ctx, wire.Item{}, false, n.derr, "")
 	}
-	it, found, err := ask(n.Daemon, ctx, n.Tmux.Socket, n.Pane)
+	it, found, err := ask(n.Daemon, ctx, n)
 	return n.Land(ctx, it, found, err, empty)
 }
 

@@ -163,6 +163,20 @@ func (c *Client) Next(ctx context.Context, socket, pane string) (wire.Item, bool
 	return it, err == nil && code == 200, err
 }
 
+// Jump returns the head as Next does and has the daemon switch client to it (Landed set
+// when it did). A daemon from before POST /v1/jump answers as Next, Landed false.
+func (c *Client) Jump(ctx context.Context, socket, pane, client string) (wire.Item, bool, error) {
+	const notFound = 404
+	q := Where(socket, pane)
+	q.Set("client", client)
+	var it wire.Item
+	code, err := c.do(ctx, "POST", wire.RouteJump, q, &it)
+	if code == notFound {
+		return c.Next(ctx, socket, pane)
+	}
+	return it, err == nil && code == 200, err
+}
+
 // Skip skips the item at pane (or the head) and returns the new head, or false when none.
 func (c *Client) Skip(ctx context.Context, socket, pane string) (wire.Item, bool, error) {
 	var it wire.Item
