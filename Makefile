@@ -10,7 +10,8 @@ HOT := bin/trailboss-hot
 # The status line for shell prompts and bars: `trailboss status` in a program of its own,
 # as small as a client of the daemon can be (tmux needs none: #{@trailboss_status}).
 STATUS := bin/trailboss-status
-AGENTS := $(CURDIR)/bin/agents
+# The real agent CLIs, installed by version (TRAILBOSS_AGENTS_CACHE moves them: .ci/run does).
+AGENTS := $(or $(TRAILBOSS_AGENTS_CACHE),$(CURDIR)/bin/agents)
 
 .PHONY: all build test test-agents test-short vet lint demo bench fuzz stress clean
 
