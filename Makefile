@@ -7,7 +7,8 @@ BIN := bin/trailboss
 # The hot-path binary: emit, status, jump-next and skip alone, pure Go (CGO_ENABLED=0), so
 # that a hook or a key press starts it about as fast as an empty Go program.
 HOT := bin/trailboss-hot
-AGENTS := $(CURDIR)/bin/agents
+# The real agent CLIs, installed by version (TRAILBOSS_AGENTS_CACHE moves them: .ci/run does).
+AGENTS := $(or $(TRAILBOSS_AGENTS_CACHE),$(CURDIR)/bin/agents)
 
 .PHONY: all build test test-agents test-short vet lint demo recording recording-check bench fuzz stress clean
 

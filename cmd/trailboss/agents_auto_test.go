@@ -96,25 +96,30 @@ func (w *claudeWorld) pressUntil(pane, key, what string, done func(screen string
 }
 
 // throughTheOffer waits for pane's next dialog; when it is auto mode's offer, it checks the
-// offer is queued as what it is, and stays in auto mode (Enter). It reports whether there
-// was an offer.
+// offer is queued as what it is within a second of being drawn, and stays in auto mode
+// (Enter). It reports whether there was an offer.
 func (w *claudeWorld) throughTheOffer(pane string) bool {
 	w.t.Helper()
 	w.waitScreen(pane, `Auto mode can't check actions in this session|Do you want to`, 20*time.Second)
+	drawn := time.Now()
 	if !strings.Contains(w.screen(pane), "Enter to stay in auto mode") {
 		return false
 	}
-	_, lag := w.queued(pane, "auto mode's offer", func(it client.Item) bool { return it.Detail == "dialog" })
+	_, lag := w.waitItem(pane, "auto mode's offer", 20*time.Second, func(it client.Item) bool { return it.Detail == "dialog" })
 	// Its words need the call it holds up: a hook's PreToolUse, or the transcript, which
 	// Claude Code writes a moment after the dialog opens.
-	it, said := w.queued(pane, "auto mode's offer in its words", func(it client.Item) bool {
+	it, _ := w.waitItem(pane, "auto mode's offer in its words", 20*time.Second, func(it client.Item) bool {
 		return it.Detail == "dialog" && strings.Contains(it.Summary, "auto mode can't check actions")
 	})
+	said := time.Since(drawn)
 	if it.Reason != "permission" || it.Prompt != nil {
 		w.t.Fatalf("the offer: %+v (prompt %+v)", it, it.Prompt)
 	}
-	w.t.Logf("auto mode's offer → queued %v after it opened, in its words %v after: %q", lag.Round(time.Millisecond),
+	w.t.Logf("auto mode's offer on screen → queued %v later, in its words %v later: %q", lag.Round(time.Millisecond),
 		said.Round(time.Millisecond), it.Summary)
+	if lag > time.Second {
+		w.t.Errorf("auto mode's offer was queued %v after it was on screen, want ≤ 1 s", lag)
+	}
 	w.pressUntil(pane, "Enter", "the dialog behind the offer", func(s string) bool {
 		return !strings.Contains(s, "Enter to stay in auto mode")
 	})

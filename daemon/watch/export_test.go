@@ -2,6 +2,7 @@ package watch
 
 import (
 	"context"
+	"time"
 
 	"github.com/fsnotify/fsnotify"
 	"github.com/trailboss/trailboss/adapter"
@@ -73,3 +74,14 @@ func LiveEvent(s queue.Session, v LiveView, st adapter.LiveState) (adapter.Event
 
 // LiveQuestion is the summary of a question no hook or transcript has put in words yet.
 const LiveQuestion = liveQuestion
+
+// SetTornRetry sets how soon and how many times a half-written state file is read again,
+// until restore.
+func SetTornRetry(every time.Duration, times int) (restore func()) {
+	was, wasTimes := tornRetry, tornRetries
+	tornRetry, tornRetries = every, times
+	return func() { tornRetry, tornRetries = was, wasTimes }
+}
+
+// IngestNow hands ev to the engine as the watcher does with what it read.
+func (w *ScreenWatcher) IngestNow(ctx context.Context, ev adapter.Event) { w.ingest(ctx, ev) }

@@ -214,7 +214,21 @@ type LiveStates struct {
 	seen    map[string]fileStamp // state file → what it was when last read
 	owner   map[string]string    // state file → the session it named when last read
 	located map[string]located   // state file → where its process was last looked for
+	torn    map[string]int       // state file → reads in a row that found it half-written
+	retry   chan struct{}        // a torn file is due to be read again
 }
+
+// tornRetry is how soon a state file found half-written is read again, and tornRetries
+// how many times in a row: Claude Code rewrites its file in place, and a reading between
+// its writes sees a part of it. The write that completes it brings an event, but a
+// reading on the sweep (no file watching), or one whose event came before the last write
+// landed, would otherwise wait for the next change of state, seconds away: a dialog on
+// screen and not in the queue.
+// (Variables for the tests only.)
+var (
+	tornRetry   = 50 * time.Millisecond
+	tornRetries = 5
+)
 
 type fileStamp struct {
 	size    int64
@@ -256,6 +270,8 @@ func (l *LiveStates) Run(ctx context.Context) error {
 			}
 		},
 		watchErr: "watch Claude Code state files",
+		wake:     l.retry,
+		onWake:   func() { l.reread(ctx) },
 	})
 	return nil
 }
@@ -265,6 +281,8 @@ func (l *LiveStates) init() {
 		l.seen = make(map[string]fileStamp)
 		l.owner = make(map[string]string)
 		l.located = make(map[string]located)
+		l.torn = make(map[string]int)
+		l.retry = make(chan struct{}, 1)
 	}
 }
 
@@ -332,6 +350,7 @@ func (l *LiveStates) removed(ctx context.Context, path string) {
 	delete(l.seen, path)
 	delete(l.owner, path)
 	delete(l.located, path)
+	delete(l.torn, path)
 	s, ok := l.Engine.Session(id)
 	if !ok || s.Harness != l.Harness {
 		return
@@ -365,8 +384,10 @@ func (l *LiveStates) read(ctx context.Context, path string) {
 			// One file of every open session (Copilot CLI's): each binds, none owns it.
 			all, err := multi.ReadAll(path)
 			if err != nil {
-				return // not its state file, or half-written: the next write brings another event
+				l.tornRead(path) // half-written, or not its state file: read again in a moment
+				return
 			}
+			delete(l.torn, path)
 			l.seen[path] = fileStamp{info.Size(), info.ModTime()}
 			for _, st := range all {
 				l.take(ctx, path+"#"+st.SessionID, st)
@@ -375,15 +396,45 @@ func (l *LiveStates) read(ctx context.Context, path string) {
 		}
 		st, err := l.Source.Read(path)
 		if err != nil {
-			if !errors.Is(err, os.ErrNotExist) {
-				l.Log.Debug("Claude Code state file", "file", path, "err", err)
+			if errors.Is(err, os.ErrNotExist) {
+				delete(l.torn, path)
+				return
 			}
-			return // half-written: the write that completes it brings another event
+			// Half-written, most likely: read again in a moment. A file that stays so (a
+			// first write with no status yet) is left for its next change after a few.
+			l.Log.Debug("Claude Code state file", "file", path, "err", err)
+			l.tornRead(path)
+			return
 		}
+		delete(l.torn, path)
 		l.seen[path] = fileStamp{info.Size(), info.ModTime()}
 		l.owner[path] = st.SessionID
 		l.take(ctx, path, st)
 	})
+}
+
+// tornRead notes that the state file at path was found half-written, and has it read again
+// in a moment, up to tornRetries times in a row.
+func (l *LiveStates) tornRead(path string) {
+	n := l.torn[path] + 1
+	if n > tornRetries {
+		delete(l.torn, path) // not a write under way: its next change brings an event
+		return
+	}
+	l.torn[path] = n
+	time.AfterFunc(tornRetry, func() {
+		select {
+		case l.retry <- struct{}{}:
+		default: // a wake-up is pending: it reads every torn file
+		}
+	})
+}
+
+// reread reads again every state file found half-written.
+func (l *LiveStates) reread(ctx context.Context) {
+	for path := range l.torn {
+		l.read(ctx, path)
+	}
 }
 
 // take applies state st, read from the file at path: the session it names is bound to its
@@ -464,12 +515,13 @@ func (l *LiveStates) failed(s queue.Session, err error) error {
 	return err
 }
 
-// awaitCall looks in s's transcript, for a moment, for the call a dialog queued without
-// one is about: Claude Code writes it down a little after it opens the dialog, and a
-// session without hooks has no PreToolUse to say it.
+// awaitCall looks in s's transcript, for a few seconds, for the call a dialog queued
+// without one is about: Claude Code writes it down a little after it opens the dialog
+// (more than a second later on a loaded machine, as its state file), and a session
+// without hooks has no PreToolUse to say it.
 func (l *LiveStates) awaitCall(ctx context.Context, s queue.Session) {
 	_ = guard.Run(l.Log, "looking for a dialog's call", []any{"session", s.ID}, func() {
-		for range 10 {
+		for range 50 {
 			select {
 			case <-ctx.Done():
 				return

@@ -3,8 +3,10 @@ package watch_test
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -91,6 +93,66 @@ func TestLiveStatesRun(t *testing.T) {
 				t.Fatal("A ended with B's process")
 			}
 		})
+	}
+}
+
+// TestTornStateFileIsReadAgain: a state file read half-written (Claude Code rewrites it in
+// place) is read again a moment later, so that what its completed write says is taken
+// without waiting for another change or the sweep: here there is no file watching and the
+// sweep is an hour away, and the approval it says still takes the item out.
+func TestTornStateFileIsReadAgain(t *testing.T) {
+	defer watch.SetTornRetry(50*time.Millisecond, 1000)()
+	e, _ := newEngine(t)
+	cfg := t.TempDir()
+	states := filepath.Join(cfg, "sessions")
+	if err := os.MkdirAll(states, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	ev := event("A", adapter.KindStuck, now.Add(-time.Second), "%1")
+	ev.Reason, ev.Summary = adapter.ReasonPermission, "Bash: sleep 8"
+	ev.TranscriptPath = filepath.Join(cfg, "projects", "-w", "A.jsonl")
+	ingest(t, e, ev)
+	// The first half of the write that says busy.
+	path := filepath.Join(states, "100.json")
+	writeState(t, states, 100, "A", adapter.LiveBusy, now)
+	whole, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, whole[:len(whole)/2], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	logs := &syncBuffer{}
+	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	l := &watch.LiveStates{Engine: e, Dialogs: dialogsOf(e), Harness: adapter.HarnessClaude, Source: claudeLive,
+		Transcripts: claudeTranscripts, Sweep: time.Hour, Watch: false, Log: log}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- l.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(logs.String(), "Claude Code state file") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the half-written file was not read; log:\n%s", logs)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if s, _ := e.Session("A"); !s.Stuck {
+		t.Fatalf("a half-written file took A out: %+v", s)
+	}
+	// The rest of the write lands: no event says so, the sweep is an hour away.
+	if err := os.WriteFile(path, whole, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if s, _ := e.Session("A"); !s.Stuck {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the completed state file was not read again; log:\n%s", logs)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
 

@@ -508,7 +508,25 @@ func screenSummary(r termprompt.Result) string {
 	return adapter.CleanText(strings.TrimSpace(s), adapter.MaxSummaryLen)
 }
 
+// ingest hands ev to the engine. An event of the pane's own made-up session is dropped
+// when another adapter's session has been bound to the pane since the tick read the
+// bindings (a Claude Code found from its state file a moment ago): the made-up session
+// would take the pane, and the real session would end. The next tick reads the pane as
+// the bindings are then.
 func (w *ScreenWatcher) ingest(ctx context.Context, ev adapter.Event) {
+	k := paneKey{ev.TmuxSocket, ev.Pane}
+	if ev.SessionID == k.sessionID() {
+		if bound, covered := w.bindings(); covered[k] || bound[k].session != "" {
+			w.mu.Lock()
+			if st, ok := w.watched[k]; ok {
+				st.stuck, st.read = false, false
+			}
+			w.mu.Unlock()
+			w.Log.Debug("screen watch: the pane was bound meanwhile; its screen is read again", "pane", ev.Pane,
+				"socket", ev.TmuxSocket, "kind", ev.Kind)
+			return
+		}
+	}
 	if err := w.Engine.Take(ctx, ev); err != nil {
 		w.Log.Warn("screen watch", "pane", ev.Pane, "err", err)
 	}

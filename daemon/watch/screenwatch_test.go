@@ -203,3 +203,32 @@ func TestScreenFindsAnAgentUnderAnInterpreter(t *testing.T) {
 		t.Errorf("%d more reads of the children of runs already looked at", got-n)
 	}
 }
+
+// TestScreenEventDoesNotTakeAPaneBoundMeanwhile: a tick reads the bindings, then a Claude
+// Code session is bound to the pane (found from its state file, under load a moment later),
+// then the tick's reading of the screen comes: the pane's made-up session must not take the
+// pane, which would end the real session (seen: TestRealClaudeCodeAutoModeWithoutHooks under
+// stress -c 2 found its turn queued as "waiting at its input box" by the screen, and the
+// Claude Code session ended).
+func TestScreenEventDoesNotTakeAPaneBoundMeanwhile(t *testing.T) {
+	e, _ := newEngine(t)
+	w := &watch.ScreenWatcher{Engine: e, Log: discard, Covered: map[string]bool{"claude": true}}
+	w.Watch(testSocket, "%1", "claude")
+	start := event("real", adapter.KindStart, time.Now().Add(-time.Second), "%1")
+	ingest(t, e, start)
+
+	screen := event("screen:%1@"+testSocket, adapter.KindStuck, time.Now(), "%1")
+	screen.Reason, screen.Summary = adapter.ReasonStopped, "waiting at its input box"
+	w.IngestNow(context.Background(), screen)
+
+	s, live := e.Session("real")
+	if !live || s.Ended || s.Pane != "%1" {
+		t.Fatalf("the bound session lost its pane to the screen's: live %v, %+v", live, s)
+	}
+	if _, made := e.Session(screen.SessionID); made {
+		t.Fatal("the screen made a session of its own on a bound pane")
+	}
+	if len(e.Items()) != 0 {
+		t.Fatalf("queued: %+v", e.Items())
+	}
+}
