@@ -323,6 +323,7 @@ func serveDaemon(ctx context.Context, cfg daemonConfig) (err error) {
 	var remotes *hosts.Set
 	if len(cfg.Hosts) > 0 {
 		remotes = hosts.New(cfg.Hosts, cfg.StateDir, log.With("component", "hosts"))
+		remotes.Audit = engine.RecordDelivery // a channel's answers that it forwards
 		api.Hosts = remotes
 	}
 	if off == "" {
@@ -383,7 +384,7 @@ func serveDaemon(ctx context.Context, cfg daemonConfig) (err error) {
 	}
 	for _, ch := range cfg.Channels {
 		host := daemon.ChannelHost{Engine: engine, Deliver: core.Deliver, Store: st, Tmux: tmuxctl.New,
-			Log: log.With("component", ch.Name()), Now: time.Now}
+			Log: log.With("component", ch.Name()), Now: time.Now, Hosts: remotes}
 		g.Go(func() error { return ch.Run(gctx, host) })
 	}
 	g.Go(func() error {
