@@ -40,25 +40,25 @@ func AnswerRequest(remoteID string, a wire.Answer) Request {
 
 // ReadAnswer returns what host's daemon made of a forwarded answer (resp) as the hub's own
 // deliverer says it: a wire.Delivered, or an error wire.OutcomeOf reads (a refusal or a
-// bad answer in the host's words, prefixed with its name; wire.ErrUnknownPrompt).
+// bad answer in the host's words, after "on HOST: "; wire.ErrUnknownPrompt).
 func ReadAnswer(host string, resp Response) (wire.Delivered, error) {
 	var out wire.Delivered
 	switch resp.Status {
 	case http.StatusOK:
 		if err := json.Unmarshal(resp.Body, &out); err != nil {
-			return out, errors.New(host + ": its answer is not one of Trail Boss's: " + err.Error())
+			return out, errors.New("on " + host + ": the daemon's answer is not one of Trail Boss's: " + err.Error())
 		}
 		return out, nil
 	case http.StatusConflict:
 		var ref wire.Refused
 		_ = json.Unmarshal(resp.Body, &ref)
-		return out, &wire.PromptRefusal{Reason: ref.Reason, Message: host + ": " + ref.Error}
+		return out, &wire.PromptRefusal{Reason: ref.Reason, Message: "on " + host + ": " + ref.Error}
 	case http.StatusNotFound:
 		return out, wire.ErrUnknownPrompt
 	}
 	var e wire.Error
 	_ = json.Unmarshal(resp.Body, &e)
-	return out, &wire.BadAnswerError{Message: host + ": " + e.Error}
+	return out, &wire.BadAnswerError{Message: "on " + host + ": " + e.Error}
 }
 
 // ForwardedVia is the audit log's Via of an answer forwarded to host that went there by
@@ -104,8 +104,8 @@ func (s *Set) answer(ctx context.Context, id string, a wire.Answer) (wire.Delive
 		return wire.Delivered{}, wire.ErrUnknownPrompt
 	case errors.As(err, &down):
 		return wire.Delivered{}, &wire.PromptRefusal{Reason: wire.RefusedUnreachable,
-			Message: host + " is unreachable since " + down.Since.Format(time.TimeOnly) + " (" + down.Why + "), so nothing was sent there: " +
-				"answer it on that machine, or again once it is connected"}
+			Message: "the host " + host + " is unreachable since " + down.Since.Format(time.TimeOnly) + ", so nothing was sent there: " +
+				"answer it on that machine, or again once it is connected (" + down.Why + ")"}
 	case err != nil:
 		return wire.Delivered{}, errors.New(host + ": not forwarded: " + err.Error())
 	}

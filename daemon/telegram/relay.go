@@ -649,7 +649,7 @@ func (r *Relay) handleTap(ctx context.Context, cq *CallbackQuery) {
 // who pressed. Telegram wants every press answered, refused ones too.
 func (r *Relay) ack(ctx context.Context, id, text string) {
 	if err := r.call(ctx, func(ctx context.Context) error {
-		return r.bot.AnswerCallbackQuery(ctx, id, clip(text, 200))
+		return r.bot.AnswerCallbackQuery(ctx, id, clip(text, 199)) // clip may add "…": 200 in all
 	}); err != nil {
 		r.log.Warn("telegram: answer a button press", "err", err)
 	}

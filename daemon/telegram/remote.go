@@ -73,6 +73,7 @@ func (rp *remotePrompts) items(hs Hosts, now time.Time) []queue.Item {
 		rp.byID = map[string]*remotePrompt{}
 	}
 	var out []queue.Item
+	seen := map[string]bool{}
 	for _, it := range hs.Items() {
 		qi := queue.Item{Session: queue.Session{ID: it.SessionID, Harness: it.Harness, Pane: it.Pane, Cwd: it.Cwd,
 			Stuck: true, Reason: it.Reason, Detail: it.Detail, Summary: it.Summary, Since: it.Since}, Ready: it.Ready}
@@ -88,13 +89,13 @@ func (rp *remotePrompts) items(hs Hosts, now time.Time) []queue.Item {
 				Ask:   adapter.Ask{Kind: p.Kind, Question: p.Question, Choices: askChoices(p.Choices), Secret: p.Secret},
 				Since: it.Since, CreatedAt: e.rec.CreatedAt, ExpiresAt: p.ExpiresAt, Status: queue.PromptPending,
 				Answer: e.rec.Answer, Channel: e.rec.Channel}
-			e.lastSeen = now
+			e.lastSeen, seen[p.ID] = now, true
 			cp := e.rec
 			qi.Prompt = &cp
 		case it.PromptClosed != nil:
 			c := it.PromptClosed
 			if e := rp.byID[c.ID]; e != nil {
-				e.rec.Status, e.rec.ClosedAt, e.lastSeen = c.Status, c.ClosedAt, now
+				e.rec.Status, e.rec.ClosedAt, e.lastSeen, seen[c.ID] = c.Status, c.ClosedAt, now, true
 				if e.rec.Channel == "" {
 					e.rec.Answer, e.rec.Channel = c.Answer, c.Channel
 				}
@@ -105,6 +106,11 @@ func (rp *remotePrompts) items(hs Hosts, now time.Time) []queue.Item {
 		out = append(out, qi)
 	}
 	for id, e := range rp.byID {
+		// Gone from its host's queue while pending: its session moved on, taking this
+		// relay's answer if it delivered one (else how is not known here).
+		if !seen[id] && e.rec.Status == queue.PromptPending && e.rec.Channel == "telegram" {
+			e.rec.Status, e.rec.ClosedAt = queue.PromptAnswered, now
+		}
 		if now.Sub(e.lastSeen) > textHistory {
 			delete(rp.byID, id)
 		}
