@@ -52,8 +52,9 @@ func remoteHost(id string) string {
 // remotePrompts is what the relay knows of other hosts' prompt records: as their items
 // showed them last, for an hour after.
 type remotePrompts struct {
-	mu   sync.Mutex
-	byID map[string]*remotePrompt
+	mu       sync.Mutex
+	byID     map[string]*remotePrompt
+	inFlight map[string]int // prompt ids with an answer of this relay on its way to their host
 }
 
 type remotePrompt struct {
@@ -139,6 +140,30 @@ func (rp *remotePrompts) answeredHere(id, key string) {
 	}
 }
 
+// begin notes an answer to prompt id on its way; end, that it came back.
+func (rp *remotePrompts) begin(id string) {
+	rp.mu.Lock()
+	defer rp.mu.Unlock()
+	if rp.inFlight == nil {
+		rp.inFlight = map[string]int{}
+	}
+	rp.inFlight[id]++
+}
+
+func (rp *remotePrompts) end(id string) {
+	rp.mu.Lock()
+	defer rp.mu.Unlock()
+	if rp.inFlight[id]--; rp.inFlight[id] <= 0 {
+		delete(rp.inFlight, id)
+	}
+}
+
+func (rp *remotePrompts) answering(id string) bool {
+	rp.mu.Lock()
+	defer rp.mu.Unlock()
+	return rp.inFlight[id] > 0
+}
+
 func askChoices(cs []wire.Choice) []adapter.AskChoice {
 	out := make([]adapter.AskChoice, len(cs))
 	for i, c := range cs {
@@ -171,6 +196,16 @@ func (r *Relay) answer(ctx context.Context, id string, a wire.Answer) (wire.Deli
 		return wire.Delivered{}, wire.ErrUnknownPrompt
 	}
 	a.Nonce = "" // the hub's stand-in, never the host's
+	// The host may take the answer, and its item leave the queue, before it says so: the
+	// message waits for what it says (awaitsHost), then the sync looks again.
+	r.remote.begin(id)
+	defer func() {
+		r.remote.end(id)
+		select {
+		case r.kick <- struct{}{}:
+		default:
+		}
+	}()
 	out, err := r.h.Hosts.Answer(ctx, id, a)
 	if err == nil {
 		r.remote.answeredHere(id, a.Choice)
@@ -188,11 +223,11 @@ func (r *Relay) hostsChanged() <-chan struct{} {
 }
 
 // awaitsHost reports whether prompt id, no longer among the items, is another host's whose
-// daemon the hub cannot read now (or not yet, after a restart): its message stays as it is
-// until the host says what became of it.
+// daemon the hub cannot read now (or not yet, after a restart), or that an answer of this
+// relay is on its way to: its message stays as it is until the host says what became of it.
 func (r *Relay) awaitsHost(id string) bool {
 	host := remoteHost(id)
-	return host != "" && r.h.Hosts != nil && r.h.Hosts.Unreachable(host)
+	return host != "" && r.h.Hosts != nil && (r.h.Hosts.Unreachable(host) || r.remote.answering(id))
 }
 
 // remotePlace is where another host's session runs, as a message names it: the host, the
