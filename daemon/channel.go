@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/trailboss/trailboss/daemon/deliver"
+	"github.com/trailboss/trailboss/daemon/hosts"
 	"github.com/trailboss/trailboss/daemon/store"
 	"github.com/trailboss/trailboss/daemon/wire"
 	"github.com/trailboss/trailboss/tmuxctl"
@@ -31,4 +32,7 @@ type ChannelHost struct {
 	Tmux    func(socket string) *tmuxctl.Server
 	Log     *slog.Logger
 	Now     func() time.Time
+	// Hosts, on a hub, is the other machines' queues: a channel offers their prompts too,
+	// and answers them through Hosts.Answer. Nil on a daemon without [[hosts]].
+	Hosts *hosts.Set
 }

@@ -378,6 +378,7 @@ func serveDaemon(ctx context.Context, cfg daemonConfig) (err error) {
 	var remotes *hosts.Set
 	if len(cfg.Hosts) > 0 {
 		remotes = hosts.New(cfg.Hosts, cfg.StateDir, log.With("component", "hosts"))
+		remotes.Audit = engine.RecordDelivery // a channel's answers that it forwards
 		api.Hosts = remotes
 	}
 	if off == "" {
@@ -444,7 +445,7 @@ func serveDaemon(ctx context.Context, cfg daemonConfig) (err error) {
 	}
 	for _, ch := range cfg.Channels {
 		host := daemon.ChannelHost{Engine: engine, Deliver: core.Deliver, Store: st, Tmux: tmux.Server,
-			Log: log.With("component", ch.Name()), Now: time.Now}
+			Log: log.With("component", ch.Name()), Now: time.Now, Hosts: remotes}
 		g.Go(func() error { return ch.Run(gctx, host) })
 	}
 	g.Go(func() error {

@@ -40,6 +40,14 @@ func newRemoteWorld(t testing.TB) *remoteWorld { t.Helper(); return newRemoteWor
 // ("" for none: delivery off there).
 func newRemoteWorldConf(t testing.TB, remoteConfig string) *remoteWorld {
 	t.Helper()
+	return newRemoteWorldHub(t, remoteConfig, nil)
+}
+
+// newRemoteWorldHub is newRemoteWorldConf with hubConfig called, before the hub starts, with
+// the hub's configuration folder: it may add files there, and returns what its config.toml
+// says besides [[hosts]].
+func newRemoteWorldHub(t testing.TB, remoteConfig string, hubConfig func(dir string) string) *remoteWorld {
+	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -66,6 +74,9 @@ func newRemoteWorldConf(t testing.TB, remoteConfig string) *remoteWorld {
 		t.Fatal(err)
 	}
 	conf := fmt.Sprintf("[[hosts]]\nname = \"remote1\"\nssh = %q\nssh_options = [\"-F\", %q]\n", h.Alias, h.Config)
+	if hubConfig != nil {
+		conf = hubConfig(filepath.Dir(config)) + conf
+	}
 	if err := os.WriteFile(config, []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -93,9 +104,15 @@ func (w *remoteWorld) asUser(t testing.TB, name string, args ...string) string {
 // port?", then works on forever once answered; it returns the agent's pane.
 func (w *remoteWorld) startAgent(t testing.TB, session string) string {
 	t.Helper()
+	return w.startAgentScript(t, session, "stop:Which port?|idle")
+}
+
+// startAgentScript is startAgent with the demo agent's own script (simagent).
+func (w *remoteWorld) startAgentScript(t testing.TB, session, script string) string {
+	t.Helper()
 	pane := strings.TrimSpace(w.asUser(t, "tmux", "-S", w.tmuxSock, "new-window", "-P", "-F", "#{pane_id}", "-t", "agents",
 		"trailboss", "demo-agent", "--session", session, "--work", "10ms",
-		"--transcript", filepath.Join(w.h.Home, session+".jsonl"), "--script", "stop:Which port?|idle"))
+		"--transcript", filepath.Join(w.h.Home, session+".jsonl"), "--script", script))
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("the remote pane %s:\n%s", pane, w.asUser(t, "tmux", "-S", w.tmuxSock, "capture-pane", "-p", "-t", pane))

@@ -122,8 +122,11 @@ func telegramRelay(cfg fileConfig, getenv func(string) string) (daemon.Channel, 
 type relayChannel struct{ *telegram.Relay }
 
 func (c relayChannel) Run(ctx context.Context, h daemon.ChannelHost) error {
-	return c.Relay.Run(ctx, telegram.Host{Queue: h.Engine, Deliver: h.Deliver, Store: h.Store, Tmux: h.Tmux,
-		Log: h.Log, Now: h.Now})
+	th := telegram.Host{Queue: h.Engine, Deliver: h.Deliver, Store: h.Store, Tmux: h.Tmux, Log: h.Log, Now: h.Now}
+	if h.Hosts != nil { // a nil *hosts.Set must stay a nil interface
+		th.Hosts = h.Hosts
+	}
+	return c.Relay.Run(ctx, th)
 }
 
 func runTelegram(ctx context.Context, e *env, args []string) error {

@@ -39,6 +39,17 @@ type Response struct {
 // ErrUnknownHost is a host name not in [[hosts]].
 var ErrUnknownHost = errors.New("no such host in [[hosts]]")
 
+// UnreachableError is a host not connected now: nothing was sent to it.
+type UnreachableError struct {
+	Since time.Time // since when
+	Why   string    // ssh's last line, or what else ended the connection
+}
+
+func (e *UnreachableError) Error() string {
+	return fmt.Sprintf("it is unreachable since %s (%s): answer it on that machine, or again once trailboss hosts says it is connected",
+		e.Since.Format(time.TimeOnly), e.Why)
+}
+
 // forwardTimeout bounds one forwarded request: an answer may be typed into a pane and
 // confirmed there, which the remote daemon waits for.
 const forwardTimeout = 30 * time.Second
@@ -81,8 +92,7 @@ func (c *Conn) forward(ctx context.Context, req Request) (Response, error) {
 	connected, since, why := c.connected, c.since, c.lastErr
 	c.mu.Unlock()
 	if !connected {
-		return Response{}, fmt.Errorf("it is unreachable since %s (%s): answer it on that machine, or again once trailboss hosts says it is connected",
-			since.Format(time.TimeOnly), why)
+		return Response{}, &UnreachableError{Since: since, Why: why}
 	}
 	ctx, cancel := context.WithTimeout(ctx, forwardTimeout)
 	defer cancel()

@@ -11,13 +11,21 @@ import (
 
 // Set is a hub's hosts: one Conn each, in config order.
 type Set struct {
+	// Audit, when set (before Run), records in the hub's audit log each answer that Answer
+	// forwards.
+	Audit func(context.Context, wire.Delivery) error
+
 	conns   []*Conn
 	changed chan struct{} // signalled (coalesced) when a host's items or state change
+	log     *slog.Logger
+
+	mu          sync.Mutex
+	subscribers []chan struct{} // Subscribe's, signalled like changed
 }
 
 // New returns the managers of hosts, their ControlMasters in stateDir.
 func New(hosts []Config, stateDir string, log *slog.Logger) *Set {
-	s := &Set{changed: make(chan struct{}, 1)}
+	s := &Set{changed: make(chan struct{}, 1), log: log}
 	for _, h := range hosts {
 		c := NewConn(h, stateDir, log)
 		c.notify = s.signal
@@ -45,6 +53,14 @@ func (s *Set) signal() {
 	select {
 	case s.changed <- struct{}{}:
 	default:
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, ch := range s.subscribers {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
 	}
 }
 

@@ -12,7 +12,6 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
-	"os"
 	"time"
 
 	"github.com/trailboss/trailboss/adapter"
@@ -21,20 +20,11 @@ import (
 	"github.com/trailboss/trailboss/daemon/wire"
 )
 
-// hubName is how this daemon names itself to the hosts it forwards to (hosts.HeaderHub).
-var hubName = func() string {
-	name, err := os.Hostname()
-	if err != nil || name == "" {
-		return "unknown"
-	}
-	return adapter.CleanText(name, 64)
-}()
-
 // forward sends req to host and writes what it answered to w, its error words prefixed
 // with the host's name. It returns the host's answer; ok is false when the host could not
 // be asked (w has the hub's own 502 then).
 func (a *Server) forward(w http.ResponseWriter, r *http.Request, host string, req hosts.Request) (resp hosts.Response, ok bool) {
-	req.Hub = hubName
+	req.Hub = hosts.HubName
 	// The answer is applied there whatever becomes of this request: it may be typed already.
 	resp, err := a.Hosts.Forward(context.WithoutCancel(r.Context()), host, req)
 	switch {
@@ -75,36 +65,19 @@ func prefixError(host string, body []byte) []byte {
 func (a *Server) forwardAnswer(w http.ResponseWriter, r *http.Request, host, remoteID string, ans wire.Answer) {
 	hubID := hosts.Namespaced(host, remoteID)
 	claimed := ans.Channel
-	// The popup's tmux client is this machine's, which the host cannot look up.
-	body, _ := json.Marshal(wire.Answer{Choice: ans.Choice, Text: ans.Text, Channel: claimed})
 	audit := wire.Delivery{At: time.Now(), Channel: wire.ChannelAPI, PromptID: adapter.CleanText(hubID, 80),
 		Actor: adapter.CleanText(actorOf(r)+inTmux(r, ans.Client), 120), Claimed: adapter.CleanText(claimed, 40),
 		Choice: adapter.CleanText(ans.Choice, 40), Length: len(ans.Text) + len(ans.Choice)}
-	resp, ok := a.forward(w, r, host, hosts.Request{Method: http.MethodPost,
-		Path: wire.PromptRoute(wire.RouteAnswer, remoteID), Body: body})
+	resp, ok := a.forward(w, r, host, hosts.AnswerRequest(remoteID, wire.Answer{Choice: ans.Choice, Text: ans.Text, Channel: claimed}))
 	var out wire.Delivered
 	var err error
-	switch {
-	case !ok:
+	if ok {
+		out, err = hosts.ReadAnswer(host, resp)
+	} else {
 		err = errors.New("not forwarded: " + host + " could not be asked")
-	case resp.Status == http.StatusOK:
-		err = json.Unmarshal(resp.Body, &out)
-	case resp.Status == http.StatusConflict:
-		var ref wire.Refused
-		_ = json.Unmarshal(resp.Body, &ref)
-		err = &wire.PromptRefusal{Reason: ref.Reason, Message: host + ": " + ref.Error}
-	case resp.Status == http.StatusNotFound:
-		err = wire.ErrUnknownPrompt
-	default:
-		var e wire.Error
-		_ = json.Unmarshal(resp.Body, &e)
-		err = &wire.BadAnswerError{Message: host + ": " + e.Error}
 	}
 	audit.Result, audit.Reason = wire.OutcomeOf(out, err).Audit()
-	audit.Via = "forwarded to " + host
-	if out.Via != "" {
-		audit.Via += " (" + out.Via + " there)"
-	}
+	audit.Via = hosts.ForwardedVia(host, out)
 	if rerr := a.Core.RecordDelivery(context.WithoutCancel(r.Context()), audit); rerr != nil {
 		a.Log.Error("audit log", "err", rerr)
 	}

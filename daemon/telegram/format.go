@@ -41,6 +41,7 @@ type place struct {
 	Branch  string // its git branch, or ""
 	Tmux    string // "session:window", the pane id when the window is unknown, or ""
 	Run     bool   // it runs under trailboss run
+	Host    string // the [[hosts]] name of the machine it runs on; "" for this one
 }
 
 // view is what one message shows: a prompt record, its session's words and place.
@@ -123,6 +124,9 @@ func header(w place) string {
 		b.WriteString(" · tmux <code>" + esc(clip(oneLine(w.Tmux), 60)) + "</code>")
 	case w.Run:
 		b.WriteString(" · trailboss run")
+	}
+	if w.Host != "" {
+		b.WriteString(" · on <b>" + esc(clip(oneLine(w.Host), 40)) + "</b>")
 	}
 	return b.String()
 }

@@ -52,6 +52,9 @@ type Host struct {
 	Tmux    func(socket string) *tmuxctl.Server
 	Log     *slog.Logger
 	Now     func() time.Time // nil: time.Now
+	// Hosts, on a hub, is the other machines' items and the way to answer them; nil on a
+	// daemon without [[hosts]].
+	Hosts Hosts
 }
 
 // Queue is what the relay reads of the daemon's queue (the engine).
@@ -99,6 +102,7 @@ type Relay struct {
 	texts      textLog            // the prompts that take text, as they came and went
 	poll       wire.ChannelStatus // the poller's state
 	sendErr    string             // the last failure to update the chat, "" once one worked
+	remote     remotePrompts      // other hosts' prompt records, as last seen (on a hub)
 
 	kick chan struct{} // wakes the sync loop at once (the Bot API answers again)
 }
@@ -205,13 +209,14 @@ func (r *Relay) remember(m *store.TelegramMessage) {
 // watchTexts keeps r.texts up to date after every committed change, whatever the chat's
 // state (the sync loop may be backing off).
 func (r *Relay) watchTexts(ctx context.Context) {
-	changed := r.h.Queue.Subscribe()
+	changed, remote := r.h.Queue.Subscribe(), r.hostsChanged()
 	for {
-		r.texts.update(r.h.Queue.Items(), r.h.Now())
+		r.texts.update(r.items(), r.h.Now())
 		select {
 		case <-ctx.Done():
 			return
 		case <-changed:
+		case <-remote:
 		}
 	}
 }
@@ -252,7 +257,7 @@ func sleep(ctx context.Context, d time.Duration, wake <-chan struct{}) {
 // a message for each new pending prompt, an edit for each that left pending. On failure
 // it backs off and tries again; nothing about the prompts changes meanwhile.
 func (r *Relay) syncLoop(ctx context.Context) {
-	changed := r.h.Queue.Subscribe()
+	changed, remote := r.h.Queue.Subscribe(), r.hostsChanged()
 	bo := backoff{min: r.cfg.MinBackoff, max: r.cfg.MaxBackoff}
 	for ctx.Err() == nil {
 		err := r.sync(ctx)
@@ -261,6 +266,7 @@ func (r *Relay) syncLoop(ctx context.Context) {
 			select {
 			case <-ctx.Done():
 			case <-changed:
+			case <-remote:
 			case <-r.kick:
 			}
 			continue
@@ -283,7 +289,7 @@ func (r *Relay) sync(ctx context.Context) error {
 	now := r.h.Now()
 	pl := &placer{tmux: r.h.Tmux}
 	pending := map[string]bool{}
-	for _, it := range r.h.Queue.Items() {
+	for _, it := range r.items() {
 		if it.Prompt == nil {
 			continue
 		}
@@ -298,7 +304,7 @@ func (r *Relay) sync(ctx context.Context) error {
 		if refused || (sent && !reopened && !closed) {
 			continue
 		}
-		v := view{Prompt: p, Reason: it.Reason, Detail: it.Detail, Where: pl.place(ctx, it.Session), Restart: reopened}
+		v := view{Prompt: p, Reason: it.Reason, Detail: it.Detail, Where: pl.placeItem(ctx, it), Restart: reopened}
 		c := compose(v, r.cfg.Location)
 		if sent {
 			// The daemon restarted, or an answer claimed the prompt but could not be
@@ -370,13 +376,13 @@ func (r *Relay) sync(ctx context.Context) error {
 	r.mu.Lock()
 	var closing []*store.TelegramMessage
 	for id, m := range r.shown {
-		if !m.Closed && !pending[id] {
+		if !m.Closed && !pending[id] && !r.awaitsHost(id) {
 			closing = append(closing, m)
 		}
 	}
 	r.mu.Unlock()
 	for _, m := range closing {
-		rec, err := r.h.Queue.Prompt(ctx, m.PromptID)
+		rec, err := r.prompt(ctx, m.PromptID)
 		found := err == nil
 		if err != nil && !errors.Is(err, wire.ErrUnknownPrompt) {
 			return err
@@ -610,7 +616,7 @@ func (r *Relay) handleTap(ctx context.Context, cq *CallbackQuery) {
 		return
 	}
 	key, label := t.Key, t.Key
-	if rec, err := r.h.Queue.Prompt(ctx, t.PromptID); err == nil {
+	if rec, err := r.prompt(ctx, t.PromptID); err == nil {
 		if t.Index >= 0 && t.Index < len(rec.Ask.Choices) {
 			key = rec.Ask.Choices[t.Index].Key
 		}
@@ -621,7 +627,7 @@ func (r *Relay) handleTap(ctx context.Context, cq *CallbackQuery) {
 	if key == "" {
 		key = "#" // an index the record does not have: refused as not one of its choices
 	}
-	if rec, err := r.h.Queue.Prompt(ctx, t.PromptID); err == nil {
+	if rec, err := r.prompt(ctx, t.PromptID); err == nil {
 		// Only what the message offered: never Allow for a command not shown whole, nothing
 		// for a prompt answered in its pane only (a button made by hand, a stale one).
 		no := r.refusesText(rec)
@@ -634,7 +640,7 @@ func (r *Relay) handleTap(ctx context.Context, cq *CallbackQuery) {
 			return
 		}
 	}
-	res, err := r.h.Deliver.Answer(ctx, t.PromptID, wire.Answer{Choice: key, Channel: "telegram", Nonce: t.Nonce, Actor: actor(&cq.From)})
+	res, err := r.answer(ctx, t.PromptID, wire.Answer{Choice: key, Channel: "telegram", Nonce: t.Nonce, Actor: actor(&cq.From)})
 	r.log.Info("telegram: button", "user", cq.From.ID, "prompt", t.PromptID, "choice", key, "delivered", err == nil)
 	r.ack(ctx, cq.ID, resultText(label, res, err))
 }
@@ -643,7 +649,7 @@ func (r *Relay) handleTap(ctx context.Context, cq *CallbackQuery) {
 // who pressed. Telegram wants every press answered, refused ones too.
 func (r *Relay) ack(ctx context.Context, id, text string) {
 	if err := r.call(ctx, func(ctx context.Context) error {
-		return r.bot.AnswerCallbackQuery(ctx, id, clip(text, 200))
+		return r.bot.AnswerCallbackQuery(ctx, id, clip(text, 199)) // clip may add "…": 200 in all
 	}); err != nil {
 		r.log.Warn("telegram: answer a button press", "err", err)
 	}
@@ -711,7 +717,7 @@ func (r *Relay) handleMessage(ctx context.Context, m *Message) {
 		return
 	}
 	now := r.h.Now()
-	items := r.h.Queue.Items()
+	items := r.items()
 	r.texts.update(items, now)
 	var waiting []queue.Item
 	for _, it := range items {
@@ -752,7 +758,7 @@ func (r *Relay) askWhich(ctx context.Context, m *Message, lead string, waiting [
 	b.WriteString(lead)
 	pl := &placer{tmux: r.h.Tmux}
 	for _, it := range waiting {
-		b.WriteString("• " + strings.TrimPrefix(header(pl.place(ctx, it.Session)), "⏸ ") + ": " +
+		b.WriteString("• " + strings.TrimPrefix(header(pl.placeItem(ctx, it)), "⏸ ") + ": " +
 			esc(clip(oneLine(it.Prompt.Ask.Question), 80)))
 		if it.Prompt.Ask.Secret {
 			b.WriteString(" (a secret: at the keyboard only)")
@@ -810,7 +816,7 @@ func (r *Relay) refusesText(p queue.Prompt) string {
 func (r *Relay) deliverText(ctx context.Context, m *Message, id string) {
 	a := wire.Answer{Text: m.Text, Channel: "telegram", Actor: actor(m.From)}
 	what := "your reply"
-	if rec, err := r.h.Queue.Prompt(ctx, id); err == nil {
+	if rec, err := r.prompt(ctx, id); err == nil {
 		if no := r.refusesText(rec); no != "" {
 			r.log.Info("telegram: a reply to a prompt that takes no text from here; delivered nothing", "prompt", id)
 			r.reply(ctx, m, esc(no))
@@ -827,7 +833,7 @@ func (r *Relay) deliverText(ctx context.Context, m *Message, id string) {
 			}
 		}
 	}
-	res, err := r.h.Deliver.Answer(ctx, id, a)
+	res, err := r.answer(ctx, id, a)
 	r.log.Info("telegram: reply", "user", m.From.ID, "prompt", id, "delivered", err == nil)
 	r.reply(ctx, m, esc(resultText(what, res, err)))
 }
@@ -875,12 +881,12 @@ func (r *Relay) command(ctx context.Context, m *Message) {
 		var b strings.Builder
 		pl := &placer{tmux: r.h.Tmux}
 		n := 0
-		for _, it := range r.h.Queue.Items() {
+		for _, it := range r.items() {
 			if it.Prompt == nil {
 				continue
 			}
 			n++
-			b.WriteString("• " + strings.TrimPrefix(header(pl.place(ctx, it.Session)), "⏸ ") + ": " +
+			b.WriteString("• " + strings.TrimPrefix(header(pl.placeItem(ctx, it)), "⏸ ") + ": " +
 				esc(clip(oneLine(it.Prompt.Ask.Question), 80)))
 			if it.Prompt.Ask.Secret {
 				b.WriteString(" (a secret: at the keyboard only)")

@@ -46,6 +46,7 @@ type world struct {
 	relay   *telegram.Relay
 	cfg     telegram.Config
 	logs    *syncBuffer
+	hosts   telegram.Hosts // nil: not a hub
 	cancel  context.CancelFunc
 	done    chan struct{}
 }
@@ -71,7 +72,16 @@ func (s *syncBuffer) String() string {
 // config changed by each of with.
 func newWorld(t testing.TB, with ...func(*telegram.Config)) *world {
 	t.Helper()
+	return newWorldWith(t, nil, with...)
+}
+
+// newWorldWith is newWorld with prep called on the world before the relay starts.
+func newWorldWith(t testing.TB, prep func(*world), with ...func(*telegram.Config)) *world {
+	t.Helper()
 	w := &world{t: t, env: tmuxtest.New(t), logs: &syncBuffer{}}
+	if prep != nil {
+		prep(w)
+	}
 	bot, err := faketelegram.Start(token)
 	if err != nil {
 		t.Fatal(err)
@@ -114,7 +124,7 @@ func (w *world) start() {
 	w.cancel, w.done = cancel, make(chan struct{})
 	w.relay = telegram.New(w.cfg)
 	host := telegram.Host{Queue: w.engine, Deliver: w.deliver, Store: w.st, Tmux: w.tmux,
-		Log: slog.New(slog.NewTextHandler(w.logs, nil)).With("component", "telegram"), Now: time.Now}
+		Log: slog.New(slog.NewTextHandler(w.logs, nil)).With("component", "telegram"), Now: time.Now, Hosts: w.hosts}
 	go func() {
 		defer close(w.done)
 		if err := w.relay.Run(ctx, host); err != nil {

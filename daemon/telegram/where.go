@@ -17,6 +17,17 @@ type placer struct {
 	panes map[string]map[string]tmuxctl.Pane // by socket, then pane id; nil entry: list-panes failed
 }
 
+// placeItem is where item it runs: another host's (its prompt is that host's) as that
+// host said, this machine's as place finds it.
+func (pl *placer) placeItem(ctx context.Context, it queue.Item) place {
+	if it.Prompt != nil {
+		if host := remoteHost(it.Prompt.ID); host != "" {
+			return remotePlace(host, it.Session)
+		}
+	}
+	return pl.place(ctx, it.Session)
+}
+
 func (pl *placer) place(ctx context.Context, s queue.Session) place {
 	w := place{Run: s.Harness == queue.HarnessPTY}
 	dir := s.Cwd

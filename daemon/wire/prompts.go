@@ -111,6 +111,9 @@ const (
 	// RefusedUnknownAsker: the daemon does not know which program asked (a generic event,
 	// a hook whose sender could not be verified), so it types into no pane for it.
 	RefusedUnknownAsker = "unknown_asker"
+	// RefusedUnreachable: the prompt is another host's, and the hub cannot reach that host
+	// now (only a channel inside the hub, such as the Telegram relay, gets it as a refusal).
+	RefusedUnreachable = "host_unreachable"
 )
 
 // Refused is the 409 answer of POST /v1/prompts/{id}/answer.
