@@ -63,13 +63,26 @@ func (c *Conn) Run(ctx context.Context) error {
 		return nil
 	}
 	wait := firstRetry
+	// Where ssh connects, for the probe (probe.go): learnt once, beside the first
+	// connection, so that asking is not on the way back.
+	learnt := make(chan string, 1)
+	go func() { learnt <- sshAddress(ctx, c.ssh, c.cfg, c.ctl) }()
 	for ctx.Err() == nil {
-		reached, slow := c.session(ctx)
+		reached, slow, why := c.session(ctx)
 		if ctx.Err() != nil {
 			break
 		}
 		if reached {
 			wait = firstRetry
+		}
+		if !slow && cannotReach(why) {
+			if addr := <-learnt; addr != "" {
+				learnt <- addr
+				waitReachable(ctx, addr, slowRetryCap)
+				wait = firstRetry
+				continue
+			}
+			learnt <- ""
 		}
 		limit := retryCap
 		if slow {
@@ -89,8 +102,8 @@ func (c *Conn) Run(ctx context.Context) error {
 
 // session runs one ssh until it ends. reached says that the remote daemon's stream was
 // read; slow that ssh got through to the host and was refused there, so that retrying at
-// once would not help.
-func (c *Conn) session(ctx context.Context) (reached, slow bool) {
+// once would not help; why is what the host's state says.
+func (c *Conn) session(ctx context.Context) (reached, slow bool, why string) {
 	// A ControlMaster killed before it cleaned up leaves its socket, and ssh would then run
 	// without a master; the file is ours, in our own state directory.
 	if fi, err := os.Lstat(c.ctl); err == nil && fi.Mode()&os.ModeSocket != 0 {
@@ -104,22 +117,22 @@ func (c *Conn) session(ctx context.Context) (reached, slow bool) {
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		c.fail("run ssh: " + err.Error())
-		return false, true
+		return false, true, ""
 	}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		c.fail("run ssh: " + err.Error())
-		return false, true
+		return false, true, ""
 	}
 	if err := cmd.Start(); err != nil {
 		c.fail("run ssh: " + err.Error())
-		return false, true
+		return false, true, ""
 	}
 	readErr := c.speak(in, bufio.NewReader(out))
 	reached = readErr == nil || errors.Is(readErr, errStreamEnded)
 	in.Close()
 	waitErr := cmd.Wait()
-	why := stderr.String()
+	why = stderr.String()
 	if why == "" {
 		switch {
 		case readErr != nil && !errors.Is(readErr, errStreamEnded) && !isEnd(readErr):
@@ -134,7 +147,7 @@ func (c *Conn) session(ctx context.Context) (reached, slow bool) {
 	var ee *exec.ExitError
 	slow = strings.Contains(why, "Permission denied") || (errors.As(waitErr, &ee) && ee.ExitCode() != 255 && ee.ExitCode() != -1)
 	c.log.Info("host unreachable", "why", why)
-	return reached, slow
+	return reached, slow, why
 }
 
 // errStreamEnded is the remote daemon closing a stream that was read.
@@ -144,20 +157,22 @@ func isEnd(err error) bool {
 	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, os.ErrClosed)
 }
 
-// speak asks the health check twice (the first waits for ssh to connect, the second is the
-// round trip), then opens the queue stream and applies every update until it ends.
+// speak asks the health check once (it waits for ssh to connect and the bridge to start),
+// then once more together with the queue stream, sent in one write so that a connection
+// coming back costs one round trip after ssh's own: the second health check's answer is the
+// round trip. Then it applies every update of the stream until it ends.
 func (c *Conn) speak(in io.Writer, out *bufio.Reader) error {
-	var rtt time.Duration
-	for range 2 {
-		began := time.Now()
-		if err := get(in, out, wire.RouteHealth, io.Discard); err != nil {
-			return err
-		}
-		rtt = time.Since(began)
-	}
-	if _, err := io.WriteString(in, request(wire.RouteQueueStream)); err != nil {
+	if err := get(in, out, wire.RouteHealth, io.Discard); err != nil {
 		return err
 	}
+	began := time.Now()
+	if _, err := io.WriteString(in, request(wire.RouteHealth)+request(wire.RouteQueueStream)); err != nil {
+		return err
+	}
+	if err := readOK(out, wire.RouteHealth, io.Discard); err != nil {
+		return err
+	}
+	rtt := time.Since(began)
 	resp, err := http.ReadResponse(out, nil)
 	if err != nil {
 		return err
@@ -239,6 +254,11 @@ func get(in io.Writer, out *bufio.Reader, route string, body io.Writer) error {
 	if _, err := io.WriteString(in, request(route)); err != nil {
 		return err
 	}
+	return readOK(out, route, body)
+}
+
+// readOK reads the answer to GET route and copies a 200's body to body.
+func readOK(out *bufio.Reader, route string, body io.Writer) error {
 	resp, err := http.ReadResponse(out, nil)
 	if err != nil {
 		return err

@@ -50,3 +50,20 @@ func TestAHostsPromptsAreKeptNamespaced(t *testing.T) {
 		t.Errorf("HostOf(nope) = %q, want none", h)
 	}
 }
+
+// TestAddressOfReadsSSHsOwnConfig: the probe knocks where ssh -G says ssh connects, and
+// nowhere through a proxy.
+func TestAddressOfReadsSSHsOwnConfig(t *testing.T) {
+	for g, want := range map[string]string{
+		"user me\nhostname 127.0.0.1\nport 2222\naddressfamily any\n": "127.0.0.1:2222",
+		"hostname ::1\nport 22\n":                                     "[::1]:22",
+		"hostname devbox\nport 22\nproxyjump bastion\n":               "",
+		"hostname devbox\nport 22\nproxycommand nc %h %p\n":           "",
+		"hostname devbox\nport 22\nproxycommand none\n":               "devbox:22",
+		"port 22\n": "",
+	} {
+		if got := addressOf([]byte(g)); got != want {
+			t.Errorf("addressOf(%q) = %q, want %q", g, got, want)
+		}
+	}
+}
