@@ -363,7 +363,14 @@ func statusLine(t *testing.T, w *remoteWorld) (stdout, stderr string) {
 
 func runTrailboss(t *testing.T, env []string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	cmd := exec.Command("trailboss", args...)
+	return runProgram(t, "trailboss", env, args...)
+}
+
+// runProgram runs bin (trailboss, trailboss-hot) with env and returns its output and exit
+// status.
+func runProgram(t *testing.T, bin string, env []string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
 	cmd.Env = env
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut

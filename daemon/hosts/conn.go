@@ -46,11 +46,13 @@ type Conn struct {
 	rtt       time.Duration
 	ahead     time.Duration // the largest (server time - receipt) seen on this connection
 	offset    time.Duration // how far the host's clock is ahead of ours
+	changed   chan struct{} // closed, and made anew, when items or state change (Await)
 }
 
 // NewConn returns the manager of host c, its ControlMaster in stateDir.
 func NewConn(c Config, stateDir string, log *slog.Logger) *Conn {
-	return &Conn{cfg: c, ctl: ControlPath(stateDir, c.Name), log: log.With("host", c.Name), ssh: "ssh"}
+	return &Conn{cfg: c, ctl: ControlPath(stateDir, c.Name), log: log.With("host", c.Name), ssh: "ssh",
+		changed: make(chan struct{})}
 }
 
 // Run keeps the host connected until ctx ends: it runs ssh, reads the host's queue while
@@ -215,6 +217,7 @@ func (c *Conn) apply(upd wire.QueueUpdate, got time.Time, rtt time.Duration, fir
 	if upd.Beat {
 		return
 	}
+	defer c.wake()
 	c.items = make([]wire.Item, len(upd.Items))
 	for i, it := range upd.Items {
 		it.Host, it.Stale = c.cfg.Name, false
@@ -242,6 +245,13 @@ func (c *Conn) fail(why string) {
 	for i := range c.items {
 		c.items[i].Stale = true
 	}
+	c.wake()
+}
+
+// wake tells Await's waiters that the items or the state changed. Called with mu held.
+func (c *Conn) wake() {
+	close(c.changed)
+	c.changed = make(chan struct{})
 }
 
 // request returns a GET of route as the hub sends it through the bridge.

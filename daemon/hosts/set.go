@@ -48,6 +48,45 @@ func (s *Set) signal() {
 	}
 }
 
+// Await waits up to timeout, or until ctx ends, until cond holds of session's item in host's
+// queue (queued is false when it is not there), as this hub last heard it. It says whether
+// cond held.
+func (s *Set) Await(ctx context.Context, host string, timeout time.Duration, cond func(it wire.Item, queued bool) bool, session string) bool {
+	var c *Conn
+	for _, cc := range s.conns {
+		if cc.cfg.Name == host {
+			c = cc
+		}
+	}
+	if c == nil {
+		return false
+	}
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	for {
+		c.mu.Lock()
+		it, queued := wire.Item{}, false
+		for _, x := range c.items {
+			if x.SessionID == session {
+				it, queued = x, true
+				break
+			}
+		}
+		changed := c.changed
+		c.mu.Unlock()
+		if cond(it, queued) {
+			return true
+		}
+		select {
+		case <-changed:
+		case <-t.C:
+			return false
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
 // HostQueue is one host's items and how far its clock is ahead of this machine's.
 type HostQueue struct {
 	Items  []wire.Item

@@ -335,6 +335,10 @@ func (a *Server) skip(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	if a.Hosts != nil {
+		a.skipOfAll(w, r, f)
+		return
+	}
 	head, found, err := a.Core.Skip(r.Context(), f)
 	if err != nil {
 		writeError(w, http.StatusServiceUnavailable, "skip not stored: "+err.Error())
