@@ -322,7 +322,7 @@ func serveDaemon(ctx context.Context, cfg daemonConfig) (err error) {
 	api := &httpapi.Server{Core: core, Token: token, Version: cfg.Version, Log: log.With("component", "api")}
 	var remotes *hosts.Set
 	if len(cfg.Hosts) > 0 {
-		remotes = hosts.New(cfg.Hosts, cfg.StateDir, log.With("component", "hosts"))
+		remotes = hosts.New(cfg.Hosts, cfg.StateDir, cfg.Version, log.With("component", "hosts"))
 		api.Hosts = remotes
 	}
 	if off == "" {

@@ -40,18 +40,39 @@ func newRemoteWorld(t testing.TB) *remoteWorld { t.Helper(); return newRemoteWor
 // ("" for none: delivery off there).
 func newRemoteWorldConf(t testing.TB, remoteConfig string) *remoteWorld {
 	t.Helper()
+	w := startRemote(t, remoteOptions{config: remoteConfig})
+	w.startHub(t, hostEntry("remote1", w.h, ""))
+	return w
+}
+
+// remoteOptions say how startRemote sets up a remote machine.
+type remoteOptions struct {
+	alias    string            // its ssh_config alias; remote1 when empty
+	config   string            // the remote user's config.toml; "" for none: delivery off there
+	env      []string          // more of the remote user's environment (sshtest.Options.Env)
+	programs map[string]string // more programs on its PATH, besides trailboss (this binary)
+}
+
+// startRemote makes a remote machine (testscripts/sshtest) whose user runs its own daemon
+// and tmux server; the world has no hub yet (startHub).
+func startRemote(t testing.TB, o remoteOptions) *remoteWorld {
+	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
+	programs := map[string]string{"trailboss": self}
+	for name, src := range o.programs {
+		programs[name] = src
+	}
 	// sshd refuses socket forwarding: the hub needs none.
-	h := sshtest.Start(t, sshtest.Options{Programs: map[string]string{"trailboss": self}})
+	h := sshtest.Start(t, sshtest.Options{Alias: o.alias, Programs: programs, Env: o.env})
 	ctx := context.Background()
-	if remoteConfig != "" {
+	if o.config != "" {
 		dir := filepath.Join(h.Home, ".config", "trailboss")
 		write := h.AsUser(ctx, "sh", "-c", `mkdir -p "$1" && cat > "$1/config.toml"`, "sh", dir)
 		write.SysProcAttr.Setsid = false
-		write.Stdin = strings.NewReader(remoteConfig)
+		write.Stdin = strings.NewReader(o.config)
 		if out, err := write.CombinedOutput(); err != nil {
 			t.Fatalf("write the remote user's config: %v\n%s", err, out)
 		}
@@ -59,21 +80,36 @@ func newRemoteWorldConf(t testing.TB, remoteConfig string) *remoteWorld {
 	startRemoteDaemon(t, ctx, h)
 	w := &remoteWorld{h: h, tmuxSock: filepath.Join(h.Home, "tmux", "agents")}
 	w.asUser(t, "tmux", "-S", w.tmuxSock, "-f", "/dev/null", "new-session", "-d", "-s", "agents", "-x", "120", "-y", "30", "sh")
+	return w
+}
 
+// hostEntry returns the [[hosts]] table of h named name; command is the remote trailboss
+// ("" for the one on its PATH).
+func hostEntry(name string, h *sshtest.Host, command string) string {
+	entry := fmt.Sprintf("[[hosts]]\nname = %q\nssh = %q\nssh_options = [\"-F\", %q]\n", name, h.Alias, h.Config)
+	if command != "" {
+		entry += fmt.Sprintf("command = %q\n", command)
+	}
+	return entry + "\n"
+}
+
+// startHub starts the hub's daemon, this user's, with hosts (hostEntry's tables) as its
+// config.toml.
+func (w *remoteWorld) startHub(t testing.TB, hosts string) {
+	t.Helper()
 	w.hubEnv = isolatedEnv(t)
 	config := filepath.Join(envValue(w.hubEnv, "XDG_CONFIG_HOME"), "trailboss", "config.toml")
 	if err := os.MkdirAll(filepath.Dir(config), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	conf := fmt.Sprintf("[[hosts]]\nname = \"remote1\"\nssh = %q\nssh_options = [\"-F\", %q]\n", h.Alias, h.Config)
-	if err := os.WriteFile(config, []byte(conf), 0o600); err != nil {
+	if err := os.WriteFile(config, []byte(hosts), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	w.hub = launchDaemon(t, "trailboss", filepath.Join(t.TempDir(), "hub"), w.hubEnv)
+	var err error
 	if w.client, err = client.New("", w.hub.stateDir, 5*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	return w
 }
 
 // asUser runs name as the remote user and returns what it printed, failing t when it fails.

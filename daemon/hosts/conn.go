@@ -2,6 +2,7 @@ package hosts
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -31,7 +32,8 @@ const (
 
 // Conn is the hub's connection to one host's daemon, and what it last said.
 type Conn struct {
-	cfg Config
+	cfg     Config
+	version string // this hub's Trail Boss, as the mismatch says it
 	ctl string // the ControlMaster's socket
 	log *slog.Logger
 	ssh string // the ssh program; "ssh" from PATH
@@ -40,6 +42,7 @@ type Conn struct {
 
 	mu        sync.Mutex
 	connected bool
+	leftOut   bool // the host speaks another protocol (versionError)
 	since     time.Time   // when connected, or unreachable
 	lastErr   string      // why not connected
 	items     []wire.Item // the host's queue as it said last; Host set
@@ -49,9 +52,10 @@ type Conn struct {
 	changed   chan struct{} // closed, and made anew, when items or state change (Await)
 }
 
-// NewConn returns the manager of host c, its ControlMaster in stateDir.
-func NewConn(c Config, stateDir string, log *slog.Logger) *Conn {
-	return &Conn{cfg: c, ctl: ControlPath(stateDir, c.Name), log: log.With("host", c.Name), ssh: "ssh",
+// NewConn returns the manager of host c, its ControlMaster in stateDir, for a hub that runs
+// Trail Boss version.
+func NewConn(c Config, stateDir, version string, log *slog.Logger) *Conn {
+	return &Conn{cfg: c, version: version, ctl: ControlPath(stateDir, c.Name), log: log.With("host", c.Name), ssh: "ssh",
 		changed: make(chan struct{})}
 }
 
@@ -135,6 +139,9 @@ func (c *Conn) session(ctx context.Context) (reached, slow bool, why string) {
 	in.Close()
 	waitErr := cmd.Wait()
 	why = stderr.String()
+	if errors.As(readErr, new(*versionError)) {
+		why = readErr.Error()
+	}
 	if why == "" {
 		switch {
 		case readErr != nil && !errors.Is(readErr, errStreamEnded) && !isEnd(readErr):
@@ -144,6 +151,12 @@ func (c *Conn) session(ctx context.Context) (reached, slow bool, why string) {
 		default:
 			why = "the remote daemon ended the stream"
 		}
+	}
+	var mismatch *versionError
+	if errors.As(readErr, &mismatch) {
+		c.failAs(why, true)
+		c.log.Warn("host left out", "why", why)
+		return false, true, why
 	}
 	c.fail(why)
 	var ee *exec.ExitError
@@ -164,7 +177,11 @@ func isEnd(err error) bool {
 // coming back costs one round trip after ssh's own: the second health check's answer is the
 // round trip. Then it applies every update of the stream until it ends.
 func (c *Conn) speak(in io.Writer, out *bufio.Reader) error {
-	if err := get(in, out, wire.RouteHealth, io.Discard); err != nil {
+	var health bytes.Buffer
+	if err := get(in, out, wire.RouteHealth, &health); err != nil {
+		return err
+	}
+	if err := c.sameProtocol(health.Bytes()); err != nil {
 		return err
 	}
 	began := time.Now()
@@ -196,6 +213,38 @@ func (c *Conn) speak(in io.Writer, out *bufio.Reader) error {
 	}
 }
 
+// versionError is a host whose Trail Boss speaks another protocol than this hub's: the hub
+// leaves it out rather than read what it might say differently.
+type versionError struct {
+	host, theirs, ours string
+	theirProtocol      int
+}
+
+func (e *versionError) Error() string {
+	msg := fmt.Sprintf("%s runs Trail Boss %s, this hub runs %s: left out until both run the same version", e.host, e.theirs, e.ours)
+	if e.theirs == e.ours {
+		msg += fmt.Sprintf(" (its protocol is %d, this hub's %d)", e.theirProtocol, wire.Protocol)
+	}
+	return msg
+}
+
+// sameProtocol returns a *versionError unless health, the host's answer to GET /healthz,
+// says this hub's protocol.
+func (c *Conn) sameProtocol(health []byte) error {
+	var h wire.Health
+	if err := json.Unmarshal(health, &h); err != nil {
+		return fmt.Errorf("read the remote daemon's health answer: %w", err)
+	}
+	if h.Protocol == wire.Protocol {
+		return nil
+	}
+	theirs := h.Version
+	if theirs == "" {
+		theirs = "of unknown version"
+	}
+	return &versionError{host: c.cfg.Name, theirs: theirs, ours: c.version, theirProtocol: h.Protocol}
+}
+
 // apply takes one update received at got on a connection whose round trip is rtt.
 func (c *Conn) apply(upd wire.QueueUpdate, got time.Time, rtt time.Duration, first bool) {
 	c.mu.Lock()
@@ -211,7 +260,7 @@ func (c *Conn) apply(upd wire.QueueUpdate, got time.Time, rtt time.Duration, fir
 	}
 	c.offset, c.rtt = c.ahead+rtt/2, rtt
 	if first {
-		c.connected, c.since, c.lastErr = true, got, ""
+		c.connected, c.since, c.lastErr, c.leftOut = true, got, "", false
 		c.log.Info("host connected", "rtt", rtt, "clock_offset", c.offset)
 	}
 	if upd.Beat {
@@ -232,7 +281,10 @@ func (c *Conn) apply(upd wire.QueueUpdate, got time.Time, rtt time.Duration, fir
 }
 
 // fail marks the host unreachable for why; its items stay, stale.
-func (c *Conn) fail(why string) {
+func (c *Conn) fail(why string) { c.failAs(why, false) }
+
+// failAs is fail; leftOut says that the host is not read for its version.
+func (c *Conn) failAs(why string, leftOut bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.notify != nil {
@@ -241,7 +293,7 @@ func (c *Conn) fail(why string) {
 	if c.connected || c.since.IsZero() {
 		c.since = time.Now()
 	}
-	c.connected, c.lastErr = false, why
+	c.connected, c.lastErr, c.leftOut = false, why, leftOut
 	for i := range c.items {
 		c.items[i].Stale = true
 	}

@@ -28,7 +28,7 @@ func TestPromptIDsAreNamedByTheirHost(t *testing.T) {
 // A host's update keeps its items' prompts, named host/id, without touching the records
 // the update came with.
 func TestAHostsPromptsAreKeptNamespaced(t *testing.T) {
-	c := NewConn(Config{Name: "devbox"}, t.TempDir(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	c := NewConn(Config{Name: "devbox"}, t.TempDir(), "dev", slog.New(slog.NewTextHandler(io.Discard, nil)))
 	p := &wire.Prompt{ID: "p0123456789abcdef", Kind: wire.KindFreeText}
 	closed := &wire.ClosedPrompt{ID: "p00000000000000ff", Status: "answered"}
 	upd := wire.QueueUpdate{ServerTime: time.Now(), Items: []wire.Item{

@@ -15,11 +15,12 @@ type Set struct {
 	changed chan struct{} // signalled (coalesced) when a host's items or state change
 }
 
-// New returns the managers of hosts, their ControlMasters in stateDir.
-func New(hosts []Config, stateDir string, log *slog.Logger) *Set {
+// New returns the managers of hosts, their ControlMasters in stateDir, for a hub that runs
+// Trail Boss version.
+func New(hosts []Config, stateDir, version string, log *slog.Logger) *Set {
 	s := &Set{changed: make(chan struct{}, 1)}
 	for _, h := range hosts {
-		c := NewConn(h, stateDir, log)
+		c := NewConn(h, stateDir, version, log)
 		c.notify = s.signal
 		s.conns = append(s.conns, c)
 	}
@@ -133,7 +134,7 @@ func (s *Set) States() []wire.Host {
 	for _, c := range s.conns {
 		c.mu.Lock()
 		h := wire.Host{Name: c.cfg.Name, SSH: c.cfg.SSH, Connected: c.connected, Since: c.since, Items: len(c.items),
-			Error: c.lastErr}
+			Error: c.lastErr, LeftOut: c.leftOut}
 		if c.connected {
 			h.RTTMillis = float64(c.rtt.Microseconds()) / 1000
 			h.ClockOffsetMillis = float64(c.offset.Microseconds()) / 1000

@@ -147,7 +147,7 @@ func (a *Server) requireToken(next http.Handler) http.Handler {
 }
 
 func (a *Server) healthz(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, wire.Health{OK: true, Version: a.Version})
+	writeJSON(w, http.StatusOK, wire.Health{OK: true, Version: a.Version, Protocol: wire.Protocol})
 }
 
 // readBody reads at most MaxBody bytes; a larger body is answered 413 and ok is false.
