@@ -34,15 +34,15 @@ const (
 type Conn struct {
 	cfg     Config
 	version string // this hub's Trail Boss, as the mismatch says it
-	ctl string // the ControlMaster's socket
-	log *slog.Logger
-	ssh string // the ssh program; "ssh" from PATH
+	ctl     string // the ControlMaster's socket
+	log     *slog.Logger
+	ssh     string // the ssh program; "ssh" from PATH
 	// notify, when set, is called after the items or the state changed; it must not block.
 	notify func()
 
 	mu        sync.Mutex
 	connected bool
-	leftOut   bool // the host speaks another protocol (versionError)
+	leftOut   bool        // the host speaks another protocol (versionError)
 	since     time.Time   // when connected, or unreachable
 	lastErr   string      // why not connected
 	items     []wire.Item // the host's queue as it said last; Host set
