@@ -26,6 +26,7 @@ import (
 	"github.com/trailboss/trailboss/daemon/statedir"
 	"github.com/trailboss/trailboss/daemon/store"
 	"github.com/trailboss/trailboss/daemon/tmuxstatus"
+	"github.com/trailboss/trailboss/daemon/wallclock"
 	"github.com/trailboss/trailboss/daemon/watch"
 	"github.com/trailboss/trailboss/tmuxctl"
 )
@@ -308,7 +309,7 @@ func serveDaemon(ctx context.Context, cfg daemonConfig) (err error) {
 		engine.OnStuck = hook.Enqueue
 	}
 
-	ingest := &daemon.Ingestor{Engine: engine, Now: time.Now, Log: log.With("component", "ingest")}
+	ingest := &daemon.Ingestor{Engine: engine, Now: wallclock.Now, Log: log.With("component", "ingest")}
 	holds, ptys := &daemon.Holds{}, &ptyhub.PTYHub{}
 	off := cfg.DeliveryOff
 	if len(cfg.Channels) > 0 {
