@@ -11,6 +11,7 @@ import (
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/store"
 	"github.com/trailboss/trailboss/daemon/transcript"
+	"github.com/trailboss/trailboss/daemon/wallclock"
 )
 
 // Engine owns the daemon's state: the sessions in memory, written through to the store.
@@ -71,7 +72,7 @@ func NewEngine(ctx context.Context, st *store.Store, cooldown time.Duration, log
 		store:    st,
 		sessions: make(map[string]*queue.Session, len(loaded)),
 		cooldown: cooldown,
-		now:      time.Now,
+		now:      wallclock.Now,
 		log:      log,
 
 		PromptTTL: DefaultPromptTTL,

@@ -28,6 +28,7 @@ import (
 	"github.com/trailboss/trailboss/daemon/statusfile"
 	"github.com/trailboss/trailboss/daemon/store"
 	"github.com/trailboss/trailboss/daemon/tmuxstatus"
+	"github.com/trailboss/trailboss/daemon/wallclock"
 	"github.com/trailboss/trailboss/daemon/watch"
 	"github.com/trailboss/trailboss/tmuxctl"
 )
@@ -363,7 +364,7 @@ func serveDaemon(ctx context.Context, cfg daemonConfig) (err error) {
 	// jump, status pushes, identity checks and captures) without starting a process.
 	tmux := &tmuxctl.Pool{}
 	defer tmux.Close()
-	ingest := &daemon.Ingestor{Engine: engine, Now: time.Now, Log: log.With("component", "ingest")}
+	ingest := &daemon.Ingestor{Engine: engine, Now: wallclock.Now, Log: log.With("component", "ingest")}
 	holds, ptys := &daemon.Holds{}, &ptyhub.PTYHub{}
 	off := cfg.DeliveryOff
 	if len(cfg.Channels) > 0 {
@@ -377,7 +378,7 @@ func serveDaemon(ctx context.Context, cfg daemonConfig) (err error) {
 	api := &httpapi.Server{Core: core, Token: token, Version: cfg.Version, Log: log.With("component", "api"), Tmux: tmux.Server}
 	var remotes *hosts.Set
 	if len(cfg.Hosts) > 0 {
-		remotes = hosts.New(cfg.Hosts, cfg.StateDir, log.With("component", "hosts"))
+		remotes = hosts.New(cfg.Hosts, cfg.StateDir, cfg.Version, log.With("component", "hosts"))
 		remotes.Audit = engine.RecordDelivery // a channel's answers that it forwards
 		api.Hosts = remotes
 	}

@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os/exec"
 	"strings"
@@ -13,6 +15,7 @@ import (
 	"time"
 
 	"github.com/trailboss/trailboss/daemon/hosts"
+	"github.com/trailboss/trailboss/daemon/wire"
 )
 
 // hostsChecks checks each [[hosts]] entry as the hub would reach it: ssh gets in, Trail Boss
@@ -66,15 +69,12 @@ func (d *doctor) hostCheck(ctx context.Context, h hosts.Config) []finding {
 	}
 	remote := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(stdout), "trailboss"))
 	out := []finding{{level: good, what: name + ": ssh gets in; Trail Boss " + remote + " there"}}
-	if remote != version {
-		out[0].level = note
-		out[0].what += " (this one is " + version + ")"
-		out[0].detail = []string{"both sides speak the same API today; keep them the same version to be sure"}
-	}
 	get := "GET /healthz HTTP/1.1\r\nHost: trailboss\r\nUser-Agent: trailboss-doctor\r\nConnection: close\r\n\r\n"
 	stdout, why, _ = runSSH(ctx, hosts.OneShotArgs(h, ctl, "bridge"), get)
 	resp, err := http.ReadResponse(bufio.NewReader(strings.NewReader(stdout)), nil)
+	var health wire.Health
 	if err == nil {
+		_ = json.NewDecoder(io.LimitReader(resp.Body, 4096)).Decode(&health)
 		resp.Body.Close()
 	}
 	switch {
@@ -87,6 +87,18 @@ func (d *doctor) hostCheck(ctx context.Context, h hosts.Config) []finding {
 	case resp.StatusCode != http.StatusOK:
 		out = append(out, finding{level: bad, what: name + ": its daemon answered " + resp.Status,
 			fix: "restart it there: ssh " + h.SSH + " '" + command + " stop && " + command + " start'"})
+	case health.Protocol != wire.Protocol:
+		// What the hub says of it too (hosts.versionError).
+		theirs := health.Version
+		if theirs == "" {
+			theirs = "of unknown version"
+		}
+		msg := h.Name + " runs Trail Boss " + theirs + ", this hub runs " + version + ": left out until both run the same version"
+		if theirs == version {
+			msg += fmt.Sprintf(" (its protocol is %d, this hub's %d)", health.Protocol, wire.Protocol)
+		}
+		out = append(out, finding{level: bad, what: name + ": " + msg,
+			fix: "install the same Trail Boss on " + h.Name + " as here (or here as there), then restart both daemons"})
 	default:
 		out = append(out, finding{level: good, what: name + ": its daemon runs, and answers through trailboss bridge"})
 	}

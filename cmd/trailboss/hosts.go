@@ -53,6 +53,8 @@ func runHosts(ctx context.Context, e *env, args []string) error {
 			state = "connected " + queue.Age(now.Sub(h.Since)) + " ago"
 			rtt = fmt.Sprintf("%.0fms", h.RTTMillis)
 			clock = fmt.Sprintf("%+.0fms", h.ClockOffsetMillis)
+		case h.LeftOut:
+			state = "left out"
 		case !h.Since.IsZero():
 			state = "unreachable since " + h.Since.Local().Format("15:04:05")
 		}

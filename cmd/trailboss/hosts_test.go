@@ -48,18 +48,39 @@ func newRemoteWorldConf(t testing.TB, remoteConfig string) *remoteWorld {
 // says besides [[hosts]].
 func newRemoteWorldHub(t testing.TB, remoteConfig string, hubConfig func(dir string) string) *remoteWorld {
 	t.Helper()
+	w := startRemote(t, remoteOptions{config: remoteConfig})
+	w.startHubWith(t, hostEntry("remote1", w.h, ""), hubConfig)
+	return w
+}
+
+// remoteOptions say how startRemote sets up a remote machine.
+type remoteOptions struct {
+	alias    string            // its ssh_config alias; remote1 when empty
+	config   string            // the remote user's config.toml; "" for none: delivery off there
+	env      []string          // more of the remote user's environment (sshtest.Options.Env)
+	programs map[string]string // more programs on its PATH, besides trailboss (this binary)
+}
+
+// startRemote makes a remote machine (testscripts/sshtest) whose user runs its own daemon
+// and tmux server; the world has no hub yet (startHub).
+func startRemote(t testing.TB, o remoteOptions) *remoteWorld {
+	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
+	programs := map[string]string{"trailboss": self}
+	for name, src := range o.programs {
+		programs[name] = src
+	}
 	// sshd refuses socket forwarding: the hub needs none.
-	h := sshtest.Start(t, sshtest.Options{Programs: map[string]string{"trailboss": self}})
+	h := sshtest.Start(t, sshtest.Options{Alias: o.alias, Programs: programs, Env: o.env})
 	ctx := context.Background()
-	if remoteConfig != "" {
+	if o.config != "" {
 		dir := filepath.Join(h.Home, ".config", "trailboss")
 		write := h.AsUser(ctx, "sh", "-c", `mkdir -p "$1" && cat > "$1/config.toml"`, "sh", dir)
 		write.SysProcAttr.Setsid = false
-		write.Stdin = strings.NewReader(remoteConfig)
+		write.Stdin = strings.NewReader(o.config)
 		if out, err := write.CombinedOutput(); err != nil {
 			t.Fatalf("write the remote user's config: %v\n%s", err, out)
 		}
@@ -67,13 +88,33 @@ func newRemoteWorldHub(t testing.TB, remoteConfig string, hubConfig func(dir str
 	startRemoteDaemon(t, ctx, h)
 	w := &remoteWorld{h: h, tmuxSock: filepath.Join(h.Home, "tmux", "agents")}
 	w.asUser(t, "tmux", "-S", w.tmuxSock, "-f", "/dev/null", "new-session", "-d", "-s", "agents", "-x", "120", "-y", "30", "sh")
+	return w
+}
 
+// hostEntry returns the [[hosts]] table of h named name; command is the remote trailboss
+// ("" for the one on its PATH).
+func hostEntry(name string, h *sshtest.Host, command string) string {
+	entry := fmt.Sprintf("[[hosts]]\nname = %q\nssh = %q\nssh_options = [\"-F\", %q]\n", name, h.Alias, h.Config)
+	if command != "" {
+		entry += fmt.Sprintf("command = %q\n", command)
+	}
+	return entry + "\n"
+}
+
+// startHub starts the hub's daemon, this user's, with hosts (hostEntry's tables) as its
+// config.toml.
+func (w *remoteWorld) startHub(t testing.TB, hosts string) { t.Helper(); w.startHubWith(t, hosts, nil) }
+
+// startHubWith is startHub with hubConfig, when not nil, called with the hub's configuration
+// folder: it may add files there, and returns what config.toml says before hosts.
+func (w *remoteWorld) startHubWith(t testing.TB, hosts string, hubConfig func(dir string) string) {
+	t.Helper()
 	w.hubEnv = isolatedEnv(t)
 	config := filepath.Join(envValue(w.hubEnv, "XDG_CONFIG_HOME"), "trailboss", "config.toml")
 	if err := os.MkdirAll(filepath.Dir(config), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	conf := fmt.Sprintf("[[hosts]]\nname = \"remote1\"\nssh = %q\nssh_options = [\"-F\", %q]\n", h.Alias, h.Config)
+	conf := hosts
 	if hubConfig != nil {
 		conf = hubConfig(filepath.Dir(config)) + conf
 	}
@@ -81,10 +122,10 @@ func newRemoteWorldHub(t testing.TB, remoteConfig string, hubConfig func(dir str
 		t.Fatal(err)
 	}
 	w.hub = launchDaemon(t, "trailboss", filepath.Join(t.TempDir(), "hub"), w.hubEnv)
+	var err error
 	if w.client, err = client.New("", w.hub.stateDir, 5*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	return w
 }
 
 // asUser runs name as the remote user and returns what it printed, failing t when it fails.
@@ -380,7 +421,14 @@ func statusLine(t *testing.T, w *remoteWorld) (stdout, stderr string) {
 
 func runTrailboss(t *testing.T, env []string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	cmd := exec.Command("trailboss", args...)
+	return runProgram(t, "trailboss", env, args...)
+}
+
+// runProgram runs bin (trailboss, trailboss-hot) with env and returns its output and exit
+// status.
+func runProgram(t *testing.T, bin string, env []string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
 	cmd.Env = env
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut

@@ -2,6 +2,7 @@ package hosts
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -31,15 +32,17 @@ const (
 
 // Conn is the hub's connection to one host's daemon, and what it last said.
 type Conn struct {
-	cfg Config
-	ctl string // the ControlMaster's socket
-	log *slog.Logger
-	ssh string // the ssh program; "ssh" from PATH
+	cfg     Config
+	version string // this hub's Trail Boss, as the mismatch says it
+	ctl     string // the ControlMaster's socket
+	log     *slog.Logger
+	ssh     string // the ssh program; "ssh" from PATH
 	// notify, when set, is called after the items or the state changed; it must not block.
 	notify func()
 
 	mu        sync.Mutex
 	connected bool
+	leftOut   bool        // the host speaks another protocol (versionError)
 	since     time.Time   // when connected, or unreachable
 	lastErr   string      // why not connected
 	items     []wire.Item // the host's queue as it said last; Host set
@@ -47,11 +50,14 @@ type Conn struct {
 	rtt       time.Duration
 	ahead     time.Duration // the largest (server time - receipt) seen on this connection
 	offset    time.Duration // how far the host's clock is ahead of ours
+	changed   chan struct{} // closed, and made anew, when items or state change (Await)
 }
 
-// NewConn returns the manager of host c, its ControlMaster in stateDir.
-func NewConn(c Config, stateDir string, log *slog.Logger) *Conn {
-	return &Conn{cfg: c, ctl: ControlPath(stateDir, c.Name), log: log.With("host", c.Name), ssh: "ssh"}
+// NewConn returns the manager of host c, its ControlMaster in stateDir, for a hub that runs
+// Trail Boss version.
+func NewConn(c Config, stateDir, version string, log *slog.Logger) *Conn {
+	return &Conn{cfg: c, version: version, ctl: ControlPath(stateDir, c.Name), log: log.With("host", c.Name), ssh: "ssh",
+		changed: make(chan struct{})}
 }
 
 // Run keeps the host connected until ctx ends: it runs ssh, reads the host's queue while
@@ -64,13 +70,26 @@ func (c *Conn) Run(ctx context.Context) error {
 		return nil
 	}
 	wait := firstRetry
+	// Where ssh connects, for the probe (probe.go): learnt once, beside the first
+	// connection, so that asking is not on the way back.
+	learnt := make(chan string, 1)
+	go func() { learnt <- sshAddress(ctx, c.ssh, c.cfg, c.ctl) }()
 	for ctx.Err() == nil {
-		reached, slow := c.session(ctx)
+		reached, slow, why := c.session(ctx)
 		if ctx.Err() != nil {
 			break
 		}
 		if reached {
 			wait = firstRetry
+		}
+		if !slow && cannotReach(why) {
+			if addr := <-learnt; addr != "" {
+				learnt <- addr
+				waitReachable(ctx, addr, slowRetryCap)
+				wait = firstRetry
+				continue
+			}
+			learnt <- ""
 		}
 		limit := retryCap
 		if slow {
@@ -90,8 +109,8 @@ func (c *Conn) Run(ctx context.Context) error {
 
 // session runs one ssh until it ends. reached says that the remote daemon's stream was
 // read; slow that ssh got through to the host and was refused there, so that retrying at
-// once would not help.
-func (c *Conn) session(ctx context.Context) (reached, slow bool) {
+// once would not help; why is what the host's state says.
+func (c *Conn) session(ctx context.Context) (reached, slow bool, why string) {
 	// A ControlMaster killed before it cleaned up leaves its socket, and ssh would then run
 	// without a master; the file is ours, in our own state directory.
 	if fi, err := os.Lstat(c.ctl); err == nil && fi.Mode()&os.ModeSocket != 0 {
@@ -105,22 +124,25 @@ func (c *Conn) session(ctx context.Context) (reached, slow bool) {
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		c.fail("run ssh: " + err.Error())
-		return false, true
+		return false, true, ""
 	}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		c.fail("run ssh: " + err.Error())
-		return false, true
+		return false, true, ""
 	}
 	if err := cmd.Start(); err != nil {
 		c.fail("run ssh: " + err.Error())
-		return false, true
+		return false, true, ""
 	}
 	readErr := c.speak(in, bufio.NewReader(out))
 	reached = readErr == nil || errors.Is(readErr, errStreamEnded)
 	in.Close()
 	waitErr := cmd.Wait()
-	why := stderr.String()
+	why = stderr.String()
+	if errors.As(readErr, new(*versionError)) {
+		why = readErr.Error()
+	}
 	if why == "" {
 		switch {
 		case readErr != nil && !errors.Is(readErr, errStreamEnded) && !isEnd(readErr):
@@ -131,11 +153,17 @@ func (c *Conn) session(ctx context.Context) (reached, slow bool) {
 			why = "the remote daemon ended the stream"
 		}
 	}
+	var mismatch *versionError
+	if errors.As(readErr, &mismatch) {
+		c.failAs(why, true)
+		c.log.Warn("host left out", "why", why)
+		return false, true, why
+	}
 	c.fail(why)
 	var ee *exec.ExitError
 	slow = strings.Contains(why, "Permission denied") || (errors.As(waitErr, &ee) && ee.ExitCode() != 255 && ee.ExitCode() != -1)
 	c.log.Info("host unreachable", "why", why)
-	return reached, slow
+	return reached, slow, why
 }
 
 // errStreamEnded is the remote daemon closing a stream that was read.
@@ -145,20 +173,26 @@ func isEnd(err error) bool {
 	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, os.ErrClosed)
 }
 
-// speak asks the health check twice (the first waits for ssh to connect, the second is the
-// round trip), then opens the queue stream and applies every update until it ends.
+// speak asks the health check once (it waits for ssh to connect and the bridge to start),
+// then once more together with the queue stream, sent in one write so that a connection
+// coming back costs one round trip after ssh's own: the second health check's answer is the
+// round trip. Then it applies every update of the stream until it ends.
 func (c *Conn) speak(in io.Writer, out *bufio.Reader) error {
-	var rtt time.Duration
-	for range 2 {
-		began := time.Now()
-		if err := get(in, out, wire.RouteHealth, io.Discard); err != nil {
-			return err
-		}
-		rtt = time.Since(began)
-	}
-	if _, err := io.WriteString(in, request(wire.RouteQueueStream)); err != nil {
+	var health bytes.Buffer
+	if err := get(in, out, wire.RouteHealth, &health); err != nil {
 		return err
 	}
+	if err := c.sameProtocol(health.Bytes()); err != nil {
+		return err
+	}
+	began := time.Now()
+	if _, err := io.WriteString(in, request(wire.RouteHealth)+request(wire.RouteQueueStream)); err != nil {
+		return err
+	}
+	if err := readOK(out, wire.RouteHealth, io.Discard); err != nil {
+		return err
+	}
+	rtt := time.Since(began)
 	resp, err := http.ReadResponse(out, nil)
 	if err != nil {
 		return err
@@ -186,6 +220,38 @@ func (c *Conn) speak(in io.Writer, out *bufio.Reader) error {
 		}
 		c.take(upd.ServerTime, upd.Beat, its, time.Now(), rtt, first)
 	}
+}
+
+// versionError is a host whose Trail Boss speaks another protocol than this hub's: the hub
+// leaves it out rather than read what it might say differently.
+type versionError struct {
+	host, theirs, ours string
+	theirProtocol      int
+}
+
+func (e *versionError) Error() string {
+	msg := fmt.Sprintf("%s runs Trail Boss %s, this hub runs %s: left out until both run the same version", e.host, e.theirs, e.ours)
+	if e.theirs == e.ours {
+		msg += fmt.Sprintf(" (its protocol is %d, this hub's %d)", e.theirProtocol, wire.Protocol)
+	}
+	return msg
+}
+
+// sameProtocol returns a *versionError unless health, the host's answer to GET /healthz,
+// says this hub's protocol.
+func (c *Conn) sameProtocol(health []byte) error {
+	var h wire.Health
+	if err := json.Unmarshal(health, &h); err != nil {
+		return fmt.Errorf("read the remote daemon's health answer: %w", err)
+	}
+	if h.Protocol == wire.Protocol {
+		return nil
+	}
+	theirs := h.Version
+	if theirs == "" {
+		theirs = "of unknown version"
+	}
+	return &versionError{host: c.cfg.Name, theirs: theirs, ours: c.version, theirProtocol: h.Protocol}
 }
 
 // apply takes one update received at got on a connection whose round trip is rtt.
@@ -229,12 +295,13 @@ func (c *Conn) take(sent time.Time, beat bool, items []wire.Item, got time.Time,
 	}
 	c.offset, c.rtt = c.ahead+rtt/2, rtt
 	if first {
-		c.connected, c.since, c.lastErr = true, got, ""
+		c.connected, c.since, c.lastErr, c.leftOut = true, got, "", false
 		c.log.Info("host connected", "rtt", rtt, "clock_offset", c.offset)
 	}
 	if beat {
 		return
 	}
+	defer c.wake()
 	c.items, c.cooling = items, 0
 	for _, it := range items {
 		if !it.Ready {
@@ -244,7 +311,10 @@ func (c *Conn) take(sent time.Time, beat bool, items []wire.Item, got time.Time,
 }
 
 // fail marks the host unreachable for why; its items stay, stale.
-func (c *Conn) fail(why string) {
+func (c *Conn) fail(why string) { c.failAs(why, false) }
+
+// failAs is fail; leftOut says that the host is not read for its version.
+func (c *Conn) failAs(why string, leftOut bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.notify != nil {
@@ -253,10 +323,17 @@ func (c *Conn) fail(why string) {
 	if c.connected || c.since.IsZero() {
 		c.since = time.Now()
 	}
-	c.connected, c.lastErr = false, why
+	c.connected, c.lastErr, c.leftOut = false, why, leftOut
 	for i := range c.items {
 		c.items[i].Stale = true
 	}
+	c.wake()
+}
+
+// wake tells Await's waiters that the items or the state changed. Called with mu held.
+func (c *Conn) wake() {
+	close(c.changed)
+	c.changed = make(chan struct{})
 }
 
 // request returns a GET of route as the hub sends it through the bridge.
@@ -269,6 +346,11 @@ func get(in io.Writer, out *bufio.Reader, route string, body io.Writer) error {
 	if _, err := io.WriteString(in, request(route)); err != nil {
 		return err
 	}
+	return readOK(out, route, body)
+}
+
+// readOK reads the answer to GET route and copies a 200's body to body.
+func readOK(out *bufio.Reader, route string, body io.Writer) error {
 	resp, err := http.ReadResponse(out, nil)
 	if err != nil {
 		return err

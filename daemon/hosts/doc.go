@@ -14,5 +14,7 @@
 // sessions that come later on the same connection (the jump to a remote pane, answers).
 //
 // When ssh ends, the host is unreachable since then, with ssh's own last line as the reason;
-// its items stay, marked stale; the manager reconnects with a short backoff.
+// its items stay, marked stale; the manager reconnects with a short backoff, or, while ssh
+// cannot reach the server at all, as soon as the server's port takes a connection again
+// (probe.go).
 package hosts

@@ -28,7 +28,7 @@ func TestPromptIDsAreNamedByTheirHost(t *testing.T) {
 // A host's update keeps its items' prompts, named host/id, without touching the records
 // the update came with.
 func TestAHostsPromptsAreKeptNamespaced(t *testing.T) {
-	c := NewConn(Config{Name: "devbox"}, t.TempDir(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	c := NewConn(Config{Name: "devbox"}, t.TempDir(), "dev", slog.New(slog.NewTextHandler(io.Discard, nil)))
 	p := &wire.Prompt{ID: "p0123456789abcdef", Kind: wire.KindFreeText}
 	closed := &wire.ClosedPrompt{ID: "p00000000000000ff", Status: "answered"}
 	upd := wire.QueueUpdate{ServerTime: time.Now(), Items: []wire.Item{
@@ -48,5 +48,22 @@ func TestAHostsPromptsAreKeptNamespaced(t *testing.T) {
 	}
 	if h := s.HostOf("nope"); h != "" {
 		t.Errorf("HostOf(nope) = %q, want none", h)
+	}
+}
+
+// TestAddressOfReadsSSHsOwnConfig: the probe knocks where ssh -G says ssh connects, and
+// nowhere through a proxy.
+func TestAddressOfReadsSSHsOwnConfig(t *testing.T) {
+	for g, want := range map[string]string{
+		"user me\nhostname 127.0.0.1\nport 2222\naddressfamily any\n": "127.0.0.1:2222",
+		"hostname ::1\nport 22\n":                                     "[::1]:22",
+		"hostname devbox\nport 22\nproxyjump bastion\n":               "",
+		"hostname devbox\nport 22\nproxycommand nc %h %p\n":           "",
+		"hostname devbox\nport 22\nproxycommand none\n":               "devbox:22",
+		"port 22\n": "",
+	} {
+		if got := addressOf([]byte(g)); got != want {
+			t.Errorf("addressOf(%q) = %q, want %q", g, got, want)
+		}
 	}
 }

@@ -17,7 +17,7 @@ import (
 // item changed, a new one added, prompts named host/id, attach commands), while only the
 // items that changed are decoded again.
 func TestAHostsPushIsDecodedAnItemOnce(t *testing.T) {
-	c := NewConn(Config{Name: "devbox", SSH: "devbox"}, t.TempDir(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	c := NewConn(Config{Name: "devbox", SSH: "devbox"}, t.TempDir(), "dev", slog.New(slog.NewTextHandler(io.Discard, nil)))
 	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 	item := func(n int) wire.Item {
 		return wire.Item{SessionID: fmt.Sprintf("s%d", n), Harness: "claude", Pane: fmt.Sprintf("%%%d", n),
@@ -88,7 +88,7 @@ func TestAHostsPushIsDecodedAnItemOnce(t *testing.T) {
 // TestAnItemLaidOutOtherwiseIsDecodedInFull: an item that does not start with its position
 // (a host of another version) is read all the same, every time.
 func TestAnItemLaidOutOtherwiseIsDecodedInFull(t *testing.T) {
-	c := NewConn(Config{Name: "devbox"}, t.TempDir(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	c := NewConn(Config{Name: "devbox"}, t.TempDir(), "dev", slog.New(slog.NewTextHandler(io.Discard, nil)))
 	d := newItemDecoder(c.finish)
 	raw := []json.RawMessage{json.RawMessage(`{"session_id":"s1","position":1,"ready":true}`)}
 	for range 2 {
@@ -109,7 +109,7 @@ func TestAnItemLaidOutOtherwiseIsDecodedInFull(t *testing.T) {
 // item changed (the common event): read the line, decode what changed, finish it, take it.
 // "full" is the same push decoded in full, as before the items were remembered.
 func BenchmarkHostPush200(b *testing.B) {
-	c := NewConn(Config{Name: "devbox", SSH: "devbox"}, b.TempDir(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	c := NewConn(Config{Name: "devbox", SSH: "devbox"}, b.TempDir(), "dev", slog.New(slog.NewTextHandler(io.Discard, nil)))
 	t0 := time.Now()
 	lines := make([][]byte, 2)
 	for v := range lines {

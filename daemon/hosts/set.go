@@ -23,11 +23,12 @@ type Set struct {
 	subscribers []chan struct{} // Subscribe's, signalled like changed
 }
 
-// New returns the managers of hosts, their ControlMasters in stateDir.
-func New(hosts []Config, stateDir string, log *slog.Logger) *Set {
+// New returns the managers of hosts, their ControlMasters in stateDir, for a hub that runs
+// Trail Boss version.
+func New(hosts []Config, stateDir, version string, log *slog.Logger) *Set {
 	s := &Set{changed: make(chan struct{}, 1), log: log}
 	for _, h := range hosts {
-		c := NewConn(h, stateDir, log)
+		c := NewConn(h, stateDir, version, log)
 		c.notify = s.signal
 		s.conns = append(s.conns, c)
 	}
@@ -60,6 +61,45 @@ func (s *Set) signal() {
 		select {
 		case ch <- struct{}{}:
 		default:
+		}
+	}
+}
+
+// Await waits up to timeout, or until ctx ends, until cond holds of session's item in host's
+// queue (queued is false when it is not there), as this hub last heard it. It says whether
+// cond held.
+func (s *Set) Await(ctx context.Context, host string, timeout time.Duration, cond func(it wire.Item, queued bool) bool, session string) bool {
+	var c *Conn
+	for _, cc := range s.conns {
+		if cc.cfg.Name == host {
+			c = cc
+		}
+	}
+	if c == nil {
+		return false
+	}
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	for {
+		c.mu.Lock()
+		it, queued := wire.Item{}, false
+		for _, x := range c.items {
+			if x.SessionID == session {
+				it, queued = x, true
+				break
+			}
+		}
+		changed := c.changed
+		c.mu.Unlock()
+		if cond(it, queued) {
+			return true
+		}
+		select {
+		case <-changed:
+		case <-t.C:
+			return false
+		case <-ctx.Done():
+			return false
 		}
 	}
 }
@@ -105,7 +145,7 @@ func (s *Set) States() []wire.Host {
 	for _, c := range s.conns {
 		c.mu.Lock()
 		h := wire.Host{Name: c.cfg.Name, SSH: c.cfg.SSH, Connected: c.connected, Since: c.since, Items: len(c.items),
-			Error: c.lastErr}
+			Error: c.lastErr, LeftOut: c.leftOut}
 		if c.connected {
 			h.RTTMillis = float64(c.rtt.Microseconds()) / 1000
 			h.ClockOffsetMillis = float64(c.offset.Microseconds()) / 1000

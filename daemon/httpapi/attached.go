@@ -5,11 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/trailboss/trailboss/adapter"
+	"github.com/trailboss/trailboss/daemon/fault"
+	"github.com/trailboss/trailboss/daemon/hosts"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/wire"
 	"github.com/trailboss/trailboss/tmuxctl"
@@ -161,3 +164,60 @@ func (a *Server) nextOfAll(f queue.Filter) (wire.Item, bool) {
 	}
 	return wire.Item{}, false
 }
+
+// skipOfAll answers POST /v1/skip (no ?session=) on a hub: the ready item on the caller's
+// own pane when it has one, else the head of every host's queue, is skipped where it
+// lives (another host's by its daemon, through ssh), and the answer is the new head of
+// all, taken once the hub's copy of that host's queue shows the item cooling.
+func (a *Server) skipOfAll(w http.ResponseWriter, r *http.Request, f queue.Filter) {
+	var target wire.Item
+	found := false
+	if f.ExcludePane != "" {
+		for _, it := range a.Core.Items() {
+			if it.Ready && it.Pane == f.ExcludePane && (f.Socket == "" || it.TmuxSocket == f.Socket) {
+				target, found = toItem(1, it), true
+				break
+			}
+		}
+	}
+	if !found {
+		target, found = a.nextOfAll(queue.Filter{Socket: f.Socket})
+	}
+	if !found {
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	if target.Host == "" {
+		if err := a.Core.SkipSession(r.Context(), target.SessionID); err != nil && !errors.Is(err, fault.ErrNotQueued) {
+			writeError(w, http.StatusServiceUnavailable, "skip not stored: "+err.Error())
+			return
+		}
+	} else {
+		resp, err := a.Hosts.Forward(context.WithoutCancel(r.Context()), target.Host, hosts.Request{Method: http.MethodPost,
+			Path: wire.RouteSkip + "?" + url.Values{"session": {target.SessionID}}.Encode(), Hub: hosts.HubName})
+		a.Log.Info("forwarded", "route", wire.RouteSkip, "host", target.Host, "session", target.SessionID,
+			"actor", actorOf(r), "status", resp.Status, "err", err)
+		switch {
+		case err != nil:
+			writeError(w, http.StatusBadGateway, target.Host+": skip not forwarded: "+err.Error())
+			return
+		case resp.Status != http.StatusOK && resp.Status != http.StatusNotFound:
+			var e wire.Error
+			_ = json.Unmarshal(resp.Body, &e)
+			writeError(w, http.StatusBadGateway, target.Host+": skip refused: "+e.Error)
+			return
+		}
+		a.Hosts.Await(r.Context(), target.Host, skipAwait, func(it wire.Item, queued bool) bool {
+			return !queued || !it.Ready
+		}, target.SessionID)
+	}
+	if next, found := a.nextOfAll(f); found {
+		writeJSON(w, http.StatusOK, next)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// skipAwait bounds how long a hub's skip waits for the host's daemon to push the skipped
+// item cooling: it came back from there already, so the push is on its way.
+const skipAwait = 2 * time.Second

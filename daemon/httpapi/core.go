@@ -111,4 +111,7 @@ type Hosts interface {
 	Forward(ctx context.Context, host string, req hosts.Request) (hosts.Response, error)
 	// HostOf returns the one host whose queue holds session id; "" when none (or several).
 	HostOf(session string) string
+	// Await waits up to timeout until cond holds of session's item in host's queue as the
+	// hub last heard it (queued false: not there), and says whether it did.
+	Await(ctx context.Context, host string, timeout time.Duration, cond func(it wire.Item, queued bool) bool, session string) bool
 }

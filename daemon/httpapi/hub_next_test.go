@@ -33,6 +33,9 @@ func (h *oneHost) Forward(context.Context, string, hosts.Request) (hosts.Respons
 	return hosts.Response{}, hosts.ErrUnknownHost
 }
 func (h *oneHost) HostOf(string) string { return "" }
+func (h *oneHost) Await(context.Context, string, time.Duration, func(wire.Item, bool) bool, string) bool {
+	return false
+}
 
 // TestHubNextReachesAnotherHostsPane: on a hub, /v1/next may answer another host's item,
 // whatever tmux server the caller is on, and the caller's pane is passed over only among

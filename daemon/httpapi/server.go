@@ -153,7 +153,7 @@ func (a *Server) requireToken(next http.Handler) http.Handler {
 }
 
 func (a *Server) healthz(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, wire.Health{OK: true, Version: a.Version})
+	writeJSON(w, http.StatusOK, wire.Health{OK: true, Version: a.Version, Protocol: wire.Protocol})
 }
 
 // readBody reads at most MaxBody bytes; a larger body is answered 413 and ok is false.
@@ -393,6 +393,10 @@ func (a *Server) skip(w http.ResponseWriter, r *http.Request) {
 	}
 	f, ok := filter(w, r)
 	if !ok {
+		return
+	}
+	if a.Hosts != nil {
+		a.skipOfAll(w, r, f)
 		return
 	}
 	head, found, err := a.Core.Skip(r.Context(), f)

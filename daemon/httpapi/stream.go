@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/trailboss/trailboss/daemon/wallclock"
 	"github.com/trailboss/trailboss/daemon/wire"
 )
 
@@ -38,14 +39,14 @@ func (a *Server) queueStream(w http.ResponseWriter, r *http.Request) {
 	defer cooled.Stop()
 	full := true
 	for {
-		upd := wire.QueueUpdate{ServerTime: time.Now(), Beat: !full}
+		upd := wire.QueueUpdate{ServerTime: wallclock.Now(), Beat: !full}
 		if full {
 			items := a.Core.Items()
 			upd.Items, upd.DeliveryOff = make([]wire.Item, len(items)), a.Core.DeliveryOff()
 			next := time.Hour
 			for i, it := range items {
 				upd.Items[i] = toItem(i+1, it)
-				if until := time.Until(it.CooldownUntil); !it.Ready && until > 0 {
+				if until := it.CooldownUntil.Sub(wallclock.Now()); !it.Ready && until > 0 {
 					next = min(next, until)
 				}
 			}

@@ -65,10 +65,18 @@ func PromptRoute(route, id string) string {
 	return strings.Replace(route, "{id}", url.PathEscape(id), 1)
 }
 
+// Protocol is the version of what a hub and another host's daemon say to each other (the
+// health answer, the queue stream, the forwarded requests): a hub reads a host only when
+// both say the same number. Raise it with any change that the other side could misread;
+// builds of one source always agree, whatever their version strings.
+const Protocol = 1
+
 // Health is the answer of GET /healthz.
 type Health struct {
 	OK      bool   `json:"ok"`
 	Version string `json:"version"`
+	// Protocol is the daemon's Protocol; absent (0) from a Trail Boss older than hubs.
+	Protocol int `json:"protocol,omitempty"`
 }
 
 // OK is the answer of a request that only needs to say it was done: a skip or dismiss of

@@ -89,6 +89,9 @@ type Host struct {
 	// Error is why the host is not connected: ssh's own last line, word for word, or what
 	// the hub saw.
 	Error string `json:"error,omitempty"`
+	// LeftOut says that the host's Trail Boss speaks another protocol than the hub's: it is
+	// not read (Error says which versions) until both run the same.
+	LeftOut bool `json:"left_out,omitempty"`
 }
 
 // Hosts is the answer of GET /v1/hosts.

@@ -59,6 +59,9 @@ type Options struct {
 	// Programs are copied into a folder first on the remote user's PATH (Host.Bin): the
 	// program's name there → the file to copy, e.g. "trailboss" → the binary to run as it.
 	Programs map[string]string
+	// Env is more of the user's environment (KEY=value), in its ssh sessions and AsUser's
+	// commands alike: what sets that machine apart, such as a test's clock skew.
+	Env []string
 }
 
 // Host is the remote machine: a user reached through sshd on a loopback port.
@@ -132,7 +135,7 @@ func Start(t testing.TB, o Options) *Host {
 	removeStaleUsers(t)
 	h.addUser(t)
 	h.installPrograms(t, o.Programs)
-	h.env = h.userEnv()
+	h.env = append(h.userEnv(), o.Env...)
 
 	clientKey := filepath.Join(dir, "client", "id_ed25519")
 	hostKey := filepath.Join(dir, "sshd", "host_ed25519")

@@ -19,6 +19,7 @@ import (
 	"github.com/trailboss/trailboss/adapter/generic"
 	"github.com/trailboss/trailboss/cmd/internal/config"
 	"github.com/trailboss/trailboss/daemon/statedir"
+	"github.com/trailboss/trailboss/daemon/wallclock"
 	"github.com/trailboss/trailboss/hooks/emit"
 )
 
@@ -103,7 +104,7 @@ func newEmitter(e *Env, dir string, timeout time.Duration) *emit.Emitter {
 		cfg = config.File{} // the daemon refuses such a file: nothing holds, the socket is used
 	}
 	return &emit.Emitter{Addr: firstNonEmpty(e.Getenv("TRAILBOSS_ADDR"), cfg.Addr), StateDir: dir, Getenv: e.Getenv,
-		Hold: cfg.Holds(), Timeout: timeout, Now: time.Now}
+		Hold: cfg.Holds(), Timeout: timeout, Now: wallclock.Now}
 }
 
 // emitCodex is `trailboss emit --codex [PAYLOAD]`, what Codex CLI runs: as its notify
