@@ -67,10 +67,21 @@ func linkable(it wire.Item, socket string) bool {
 	return it.Ready && it.Host == "" && it.TmuxSocket != "" && filepath.Clean(it.TmuxSocket) == filepath.Clean(socket)
 }
 
-// Choose returns the item to link next: the first ready item in queue order on the tmux
-// server at socket whose pane is not current; false when there is none.
+// Choose returns the item to link next: the first ready item of the tmux server at
+// socket after current in queue order, going round to the head (the head itself when
+// current is not in the queue); false when there is none but current. Going on from
+// current, not from the head, is what makes prefix Tab walk the queue: an item left
+// waiting (for another operator, or for later) is not shown again at every press.
 func Choose(items []wire.Item, socket, current string) (wire.Item, bool) {
-	for _, it := range items {
+	at := -1
+	for i, it := range items {
+		if it.Host == "" && it.Pane == current {
+			at = i
+			break
+		}
+	}
+	for i := range items {
+		it := items[(at+1+i)%len(items)]
 		if linkable(it, socket) && it.Pane != current {
 			return it, true
 		}
