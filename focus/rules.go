@@ -119,7 +119,8 @@ func Line(items []wire.Item, socket, current, advance string, after time.Duratio
 	}
 	more := 0
 	for _, it := range items {
-		if it.Ready && !(it.Host == "" && it.Pane == current) {
+		inView := it.Host == "" && it.Pane == current
+		if it.Ready && !inView {
 			more++
 		}
 	}
