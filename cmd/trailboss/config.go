@@ -61,6 +61,9 @@ func checkConfig(c fileConfig, path string) error {
 	case c.Delivery.HoldPermissions && !c.DeliveryOn():
 		return fmt.Errorf("%s: [delivery] hold_permissions = true needs delivery on: add enabled = true under [delivery]", path)
 	}
+	if err := checkFocus(c, path); err != nil {
+		return err
+	}
 	if err := checkHosts(c.Hosts, path); err != nil {
 		return err
 	}
@@ -118,3 +121,31 @@ func notHostNameRune(r rune) bool {
 
 // hasControl reports whether s holds a control character (a newline among them).
 func hasControl(s string) bool { return strings.IndexFunc(s, unicode.IsControl) >= 0 }
+
+// checkFocus returns an error naming the [focus] setting that is wrong.
+func checkFocus(c fileConfig, path string) error {
+	switch c.Focus.Advance {
+	case "", "off", "after_answer":
+	default:
+		return fmt.Errorf("%s: [focus] advance = %q: use \"after_answer\" (move on once the answer is taken and you stop typing) or \"off\"", path, c.Focus.Advance)
+	}
+	if c.Focus.AdvanceAfter.Set && (c.Focus.AdvanceAfter.Duration < 500*time.Millisecond || c.Focus.AdvanceAfter.Duration > time.Hour) {
+		return fmt.Errorf("%s: [focus] advance_after must be between 500ms and 1h, such as \"2s\"", path)
+	}
+	return nil
+}
+
+// focusAdvance returns how long the focus view waits, after an answer was taken and the
+// person stopped typing, before it moves on by itself: 0 when auto-advance is off.
+func focusAdvance(c fileConfig) time.Duration {
+	if c.Focus.Advance != "after_answer" {
+		return 0
+	}
+	if c.Focus.AdvanceAfter.Set {
+		return c.Focus.AdvanceAfter.Duration
+	}
+	return defaultAdvanceAfter
+}
+
+// defaultAdvanceAfter is [focus] advance_after when it is not set.
+const defaultAdvanceAfter = 2 * time.Second

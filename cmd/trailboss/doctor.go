@@ -384,8 +384,8 @@ func (d *doctor) tmuxSetup(ctx context.Context) []finding {
 	var out []finding
 	bound := map[string]string{}
 	for _, k := range keys {
-		for _, cmd := range []string{"jump-next", "skip", "popup"} {
-			if strings.Contains(k, "trailboss") && strings.Contains(k, " "+cmd+" ") {
+		for cmd, needle := range map[string]string{"jump-next": " jump-next ", "skip": " skip ", "popup": " popup ", "focus": " focus --client "} {
+			if strings.Contains(k, "trailboss") && strings.Contains(k, needle) {
 				if f := strings.Fields(k); len(f) > 3 {
 					bound[cmd] = f[3]
 				}
@@ -396,7 +396,7 @@ func (d *doctor) tmuxSetup(ctx context.Context) []finding {
 		out = append(out, finding{level: bad, what: "no Trail Boss keys bound on this tmux server", fix: "trailboss setup (or: trailboss tmux-conf >> ~/.tmux.conf)"})
 	} else {
 		var parts []string
-		for _, cmd := range []string{"jump-next", "popup", "skip"} {
+		for _, cmd := range []string{"jump-next", "popup", "skip", "focus"} {
 			if k, ok := bound[cmd]; ok {
 				parts = append(parts, "prefix "+k+" → "+cmd)
 			}

@@ -20,6 +20,7 @@ var helps = map[string]commandHelp{
 	"watch":          watchHelp,
 	"unwatch":        unwatchHelp,
 	"popup":          popupHelp,
+	"focus":          focusHelp,
 	"setup":          setupHelp,
 	"tmux-conf":      tmuxConfHelp,
 	"doctor":         doctorHelp,

@@ -66,6 +66,7 @@ var commands = slices.Concat([]command{
 	{"watch", "watch a pane's screen for an agent that reports no hooks: watch %N [--harness NAME]", runWatch},
 	{"unwatch", "stop watching a pane's screen", runUnwatch},
 	{"popup", "the queue picker, for tmux display-popup", runPopup},
+	{"focus", "the focus view: the head's window linked beside the queue (prefix F; --next, --leave)", runFocus},
 	{"setup", "install (or --undo) the Claude Code hooks (--codex: Codex's too) and the tmux keys and status", runSetup},
 	{"tmux-conf", "print the tmux lines: key bindings and status segment", runTmuxConf},
 	{"doctor", "check every part of the setup and say how to fix what is broken", runDoctor},

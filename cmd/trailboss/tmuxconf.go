@@ -19,6 +19,7 @@ import (
 	"github.com/trailboss/trailboss/hooks/install"
 
 	"github.com/trailboss/trailboss/adapter"
+	"github.com/trailboss/trailboss/focus"
 	"github.com/trailboss/trailboss/tmuxctl"
 )
 
@@ -32,6 +33,7 @@ var tmuxKeys = []tmuxKey{
 	{"@trailboss-next-key", "Tab", "jump-next"},
 	{"@trailboss-popup-key", "g", "popup"},
 	{"@trailboss-skip-key", "S", "skip"},
+	{"@trailboss-focus-key", "F", "focus"},
 }
 
 // Options read from the server (besides the keys).
@@ -89,6 +91,9 @@ func tmuxLines(s tmuxSettings) string {
 		}
 		var sh string
 		switch k.verb {
+		case "focus":
+			// In and out of the focus view: the same key leaves it.
+			sh = s.bin + " focus" + where
 		case "popup":
 			// tmux 3.3a does not expand formats in display-popup's command, so the popup
 			// is opened from run-shell, which does; given several arguments, display-popup
@@ -99,7 +104,14 @@ func tmuxLines(s tmuxSettings) string {
 			// The pane the client is on comes with the key press too: it saves asking tmux.
 			sh = firstNonEmpty(s.hot, s.bin) + " " + k.verb + where + " --pane #{q:pane_id}"
 		}
-		fmt.Fprintf(&b, "bind-key %s run-shell -b %s\n", tmuxKeyWord(key), install.TmuxQuote(sh))
+		cmd := "run-shell -b " + install.TmuxQuote(sh)
+		if k.verb == "jump-next" {
+			// In a focus session (focus.MarkOption set on it) the next key moves the view
+			// on: it links the next head's window in place of the one there.
+			next := "run-shell -b " + install.TmuxQuote(s.bin+" focus --next"+where)
+			cmd = "if-shell -F " + install.TmuxQuote("#{"+focus.MarkOption+"}") + " " + install.TmuxQuote(next) + " " + install.TmuxQuote(cmd)
+		}
+		fmt.Fprintf(&b, "bind-key %s %s\n", tmuxKeyWord(key), cmd)
 	}
 	switch {
 	case s.statusOff:
@@ -288,7 +300,7 @@ func unapplyTmux(ctx context.Context, t *tmuxctl.Server, defaults map[string]str
 
 // runsTrailboss reports whether a key binding runs one of Trail Boss's navigation commands.
 func runsTrailboss(binding string) bool {
-	for _, cmd := range []string{" popup --client ", " jump-next --client ", " skip --client "} {
+	for _, cmd := range []string{" popup --client ", " jump-next --client ", " skip --client ", " focus --client ", " focus --next --client "} {
 		if strings.Contains(binding, cmd) {
 			return true
 		}
@@ -306,6 +318,7 @@ func configKeys(getenv func(string) string) (map[string]string, error) {
 		"@trailboss-next-key":  cfg.Keys.Next,
 		"@trailboss-popup-key": cfg.Keys.Popup,
 		"@trailboss-skip-key":  cfg.Keys.Skip,
+		"@trailboss-focus-key": cfg.Keys.Focus,
 	}, nil
 }
 

@@ -13,9 +13,10 @@ import (
 func TestTmuxLinesDefaults(t *testing.T) {
 	got := tmuxLines(tmuxSettings{bin: "trailboss"})
 	want := `# Trail Boss: keys and status segment (printed by ` + "`trailboss tmux-conf`" + `).
-bind-key Tab run-shell -b "trailboss jump-next --client #{q:client_name} --socket #{q:socket_path} --pane #{q:pane_id}"
+bind-key Tab if-shell -F "#{@trailboss-focus}" "run-shell -b \"trailboss focus --next --client #{q:client_name} --socket #{q:socket_path}\"" "run-shell -b \"trailboss jump-next --client #{q:client_name} --socket #{q:socket_path} --pane #{q:pane_id}\""
 bind-key g run-shell -b "tmux -S #{q:socket_path} display-popup -c #{q:client_name} -E -w 90% -h 80% trailboss popup --client #{q:client_name} --socket #{q:socket_path}"
 bind-key S run-shell -b "trailboss skip --client #{q:client_name} --socket #{q:socket_path} --pane #{q:pane_id}"
+bind-key F run-shell -b "trailboss focus --client #{q:client_name} --socket #{q:socket_path}"
 if-shell -F "#{||:#{==:#{@trailboss-status},off},#{||:#{m:*@trailboss_status*,#{status-left}},#{m:*@trailboss_status*,#{status-right}}}}" "" "set -ag status-right ' #{@trailboss_status}'"
 `
 	if got != want {
@@ -29,16 +30,17 @@ func TestTmuxLinesKeys(t *testing.T) {
 		keys map[string]string
 		want []string // bind-key lines' first three words, in order
 	}{
-		{"defaults", nil, []string{"bind-key Tab run-shell", "bind-key g run-shell", "bind-key S run-shell"}},
-		{"overridden", map[string]string{"@trailboss-next-key": "C-t", "@trailboss-popup-key": "M-q", "@trailboss-skip-key": "F5"},
-			[]string{"bind-key C-t run-shell", "bind-key M-q run-shell", "bind-key F5 run-shell"}},
+		// The next key is an if-shell: in a focus view it moves the view on.
+		{"defaults", nil, []string{"bind-key Tab if-shell", "bind-key g run-shell", "bind-key S run-shell", "bind-key F run-shell"}},
+		{"overridden", map[string]string{"@trailboss-next-key": "C-t", "@trailboss-popup-key": "M-q", "@trailboss-skip-key": "F5", "@trailboss-focus-key": "M-f"},
+			[]string{"bind-key C-t if-shell", "bind-key M-q run-shell", "bind-key F5 run-shell", "bind-key M-f run-shell"}},
 		{"none turns one off", map[string]string{"@trailboss-popup-key": "none"},
-			[]string{"bind-key Tab run-shell", "bind-key S run-shell"}},
-		{"all none", map[string]string{"@trailboss-next-key": "none", "@trailboss-popup-key": "none", "@trailboss-skip-key": "none"}, nil},
+			[]string{"bind-key Tab if-shell", "bind-key S run-shell", "bind-key F run-shell"}},
+		{"all none", map[string]string{"@trailboss-next-key": "none", "@trailboss-popup-key": "none", "@trailboss-skip-key": "none", "@trailboss-focus-key": "none"}, nil},
 		{"empty means the default", map[string]string{"@trailboss-next-key": ""},
-			[]string{"bind-key Tab run-shell", "bind-key g run-shell", "bind-key S run-shell"}},
+			[]string{"bind-key Tab if-shell", "bind-key g run-shell", "bind-key S run-shell", "bind-key F run-shell"}},
 		{"a key tmux reads specially is quoted", map[string]string{"@trailboss-next-key": "#", "@trailboss-skip-key": `"`},
-			[]string{`bind-key "#" run-shell`, "bind-key g run-shell", `bind-key "\"" run-shell`}},
+			[]string{`bind-key "#" if-shell`, "bind-key g run-shell", `bind-key "\"" run-shell`, "bind-key F run-shell"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -60,8 +62,10 @@ func TestTmuxLinesKeys(t *testing.T) {
 func TestTmuxLinesVerbs(t *testing.T) {
 	out := tmuxLines(tmuxSettings{bin: "tb", keys: map[string]string{"@trailboss-next-key": "n", "@trailboss-skip-key": "Tab"}, statusOff: true})
 	for _, want := range []string{
-		`bind-key n run-shell -b "tb jump-next --client`,
+		`bind-key n if-shell -F "#{@trailboss-focus}" "run-shell -b \"tb focus --next --client`,
+		`"run-shell -b \"tb jump-next --client`,
 		`bind-key Tab run-shell -b "tb skip --client`,
+		`bind-key F run-shell -b "tb focus --client`,
 		`bind-key g run-shell -b "tmux -S #{q:socket_path} display-popup -c #{q:client_name} -E -w 90% -h 80% tb popup --client`,
 	} {
 		if !strings.Contains(out, want) {
@@ -108,7 +112,7 @@ func TestTmuxLinesStatus(t *testing.T) {
 func TestTmuxLinesQuoteTheBinary(t *testing.T) {
 	out := tmuxLines(tmuxSettings{bin: hooks.ShellWord("/home/a b/$x/trailboss"), statusOff: true})
 	// tmux unquotes "…\$…" to $, sh then reads '…' literally.
-	want := `bind-key Tab run-shell -b "'/home/a b/\$x/trailboss' jump-next`
+	want := `"run-shell -b \"'/home/a b/\\\$x/trailboss' jump-next`
 	if !strings.Contains(out, want) {
 		t.Errorf("missing %q in:\n%s", want, out)
 	}
@@ -172,7 +176,7 @@ func TestDemoTmuxConf(t *testing.T) {
 	out := demoTmuxConf("/tmp/x/trailboss")
 	for _, want := range []string{
 		`set -g status-right ""`,
-		`bind-key Tab run-shell -b "/tmp/x/trailboss jump-next`,
+		`"run-shell -b \"/tmp/x/trailboss jump-next`,
 		`bind-key g run-shell -b "tmux -S`,
 		`bind-key S run-shell -b "/tmp/x/trailboss skip`,
 		`set -ag status-right " #{@trailboss_status}"`,
@@ -234,7 +238,8 @@ func TestHotBinBeside(t *testing.T) {
 func TestTmuxLinesHot(t *testing.T) {
 	out := tmuxLines(tmuxSettings{bin: "trailboss", hot: "/x/trailboss-hot", statusOff: true})
 	for _, want := range []string{
-		`bind-key Tab run-shell -b "/x/trailboss-hot jump-next --client`,
+		`"run-shell -b \"/x/trailboss-hot jump-next --client`,
+		`"run-shell -b \"trailboss focus --next --client`,
 		`bind-key S run-shell -b "/x/trailboss-hot skip --client`,
 		`-E -w 90% -h 80% trailboss popup --client`,
 	} {

@@ -42,7 +42,16 @@ type File struct {
 		Next  string `toml:"next"`
 		Popup string `toml:"popup"`
 		Skip  string `toml:"skip"`
+		Focus string `toml:"focus"`
 	} `toml:"keys"`
+	// Focus is [focus]: the focus view (`trailboss focus`).
+	Focus struct {
+		// Advance is "after_answer" to move to the next head by itself once the item in
+		// view took its answer and the person has not typed for AdvanceAfter; "" or
+		// "off" (the default) moves only on prefix Tab.
+		Advance      string   `toml:"advance"`
+		AdvanceAfter Duration `toml:"advance_after"`
+	} `toml:"focus"`
 	// Hosts are the other machines whose queues this daemon (the hub) shows beside its
 	// own, each reached through the operator's own ssh.
 	Hosts []Host `toml:"hosts"`
@@ -93,7 +102,8 @@ func (d *Duration) UnmarshalText(b []byte) error {
 }
 
 // KnownSettings lists the settings, for the error about an unknown one.
-const KnownSettings = "known: addr, cooldown, sweep, settle, on_stuck, prompt_ttl, [keys] next, popup, skip, " +
+const KnownSettings = "known: addr, cooldown, sweep, settle, on_stuck, prompt_ttl, [keys] next, popup, skip, focus, " +
+	"[focus] advance, advance_after, " +
 	"[delivery] enabled, hold_permissions, max_reply_length, [telegram] token_file, chat_id, allowed_users, api_url, " +
 	"and [[hosts]] name, ssh, ssh_options, command"
 
