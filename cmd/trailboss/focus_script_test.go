@@ -23,16 +23,16 @@ func init() {
 
 // focussession CLIENTVAR NAME sets NAME to the focus session of the client attached as
 // CLIENTVAR.
-func cmdFocusSession(ts *testscript.TestScript, neg bool, args []string) {
-	if len(args) != 2 || neg {
+func cmdFocusSession(ts *testscript.TestScript, args []string) {
+	if len(args) != 2 {
 		ts.Fatalf("usage: focussession CLIENTVAR NAME")
 	}
 	ts.Setenv(args[1], focus.SessionName(clientOf(ts, args[0])))
 }
 
 // waitclientsession CLIENTVAR SESSION waits until the client is attached to SESSION.
-func cmdWaitClientSession(ts *testscript.TestScript, neg bool, args []string) {
-	if len(args) != 2 || neg {
+func cmdWaitClientSession(ts *testscript.TestScript, args []string) {
+	if len(args) != 2 {
 		ts.Fatalf("usage: waitclientsession CLIENTVAR SESSION")
 	}
 	client := clientOf(ts, args[0])
@@ -50,9 +50,9 @@ func cmdWaitClientSession(ts *testscript.TestScript, neg bool, args []string) {
 
 // waitsessionopt [-within D] SESSION OPTION REGEXP waits until the session's option
 // matches REGEXP.
-func cmdWaitSessionOpt(ts *testscript.TestScript, neg bool, args []string) {
+func cmdWaitSessionOpt(ts *testscript.TestScript, args []string) {
 	timeout, args := within(ts, args, 5*time.Second)
-	if len(args) != 3 || neg {
+	if len(args) != 3 {
 		ts.Fatalf("usage: waitsessionopt [-within D] SESSION OPTION REGEXP")
 	}
 	re, err := regexp.Compile(args[2])
@@ -66,8 +66,8 @@ func cmdWaitSessionOpt(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // waitnosession SESSION waits until the session is gone.
-func cmdWaitNoSession(ts *testscript.TestScript, neg bool, args []string) {
-	if len(args) != 1 || neg {
+func cmdWaitNoSession(ts *testscript.TestScript, args []string) {
+	if len(args) != 1 {
 		ts.Fatalf("usage: waitnosession SESSION")
 	}
 	poll(ts, "session "+args[0]+" to end", 5*time.Second, func() bool {
@@ -79,7 +79,7 @@ func cmdWaitNoSession(ts *testscript.TestScript, neg bool, args []string) {
 // nextsecond waits until the wall clock is in a later second than when it was called:
 // tmux counts a client's activity in whole seconds, so a key typed after it is seen as
 // new by anything that looked before.
-func cmdNextSecond(ts *testscript.TestScript, neg bool, args []string) {
+func cmdNextSecond(ts *testscript.TestScript, args []string) {
 	start := time.Now().Unix()
 	poll(ts, "the next second", 2*time.Second, func() bool { return time.Now().Unix() > start })
 }
