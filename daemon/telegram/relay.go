@@ -284,7 +284,8 @@ func (r *Relay) syncLoop(ctx context.Context) {
 	}
 }
 
-// sync does one pass of syncLoop.
+// sync does one pass of syncLoop: every pending prompt has its message open in the chat,
+// and every other message is closed, saying how its prompt ended.
 func (r *Relay) sync(ctx context.Context) error {
 	now := r.h.Now()
 	pl := &placer{tmux: r.h.Tmux}
@@ -293,78 +294,10 @@ func (r *Relay) sync(ctx context.Context) error {
 		if it.Prompt == nil {
 			continue
 		}
-		p := *it.Prompt
-		pending[p.ID] = true
-		r.mu.Lock()
-		m, sent := r.shown[p.ID]
-		reopened := r.reopened[p.ID]
-		closed := sent && m.Closed
-		refused := r.unsendable[p.ID] != ""
-		r.mu.Unlock()
-		if refused || (sent && !reopened && !closed) {
-			continue
-		}
-		v := view{Prompt: p, Reason: it.Reason, Detail: it.Detail, Where: pl.placeItem(ctx, it), Restart: reopened}
-		c := compose(v, r.cfg.Location)
-		if sent {
-			// The daemon restarted, or an answer claimed the prompt but could not be
-			// delivered (nothing was typed) and it takes answers again: say so, buttons
-			// and all.
-			edit := func(c composed) error {
-				return r.call(ctx, func(ctx context.Context) error {
-					return r.bot.EditMessageText(ctx, m.ChatID, m.MessageID, c.HTML, c.Keyboard)
-				})
-			}
-			err := edit(c)
-			if badRequest(err) && !gone(err) {
-				c = notShown(v, err)
-				if err = edit(c); badRequest(err) && !gone(err) {
-					r.notSendable(p, err)
-					continue
-				}
-			}
-			if err == nil {
-				r.mu.Lock()
-				delete(r.reopened, p.ID)
-				m.Closed, m.HTML = false, c.HTML
-				r.setPaneOnlyLocked(p.ID, c.PaneOnly)
-				cp := *m
-				r.mu.Unlock()
-				if closed {
-					if err := r.h.Store.SaveTelegramMessage(context.WithoutCancel(ctx), cp); err != nil {
-						r.log.Error("telegram: keep a message open again", "prompt", p.ID, "err", err)
-					}
-				}
-				r.log.Info("telegram: prompt pending again; its message says so", "prompt", p.ID, "message", m.MessageID, "restart", reopened)
-				continue
-			}
-			if !gone(err) {
-				return err
-			}
-			// The message was deleted in the chat: send it again.
-		}
-		msg, c, err := r.send(ctx, p, v, c)
-		if badRequest(err) {
-			r.notSendable(p, err)
-			continue
-		}
-		if err != nil {
+		pending[it.Prompt.ID] = true
+		if err := r.showPrompt(ctx, it, pl, now); err != nil {
 			return err
 		}
-		rec := &store.TelegramMessage{PromptID: p.ID, ChatID: r.cfg.ChatID, MessageID: msg.MessageID, HTML: c.HTML, SentAt: now}
-		r.remember(rec)
-		r.mu.Lock()
-		delete(r.reopened, p.ID)
-		r.setPaneOnlyLocked(p.ID, c.PaneOnly)
-		if msg.Date != 0 {
-			r.sentDate[p.ID] = msg.Date
-		}
-		r.mu.Unlock()
-		if err := r.h.Store.SaveTelegramMessage(context.WithoutCancel(ctx), *rec); err != nil {
-			r.log.Error("telegram: keep a message id", "prompt", p.ID, "err", err)
-		}
-		r.log.Info("telegram: prompt sent", "prompt", p.ID, "session", p.SessionID, "kind", p.Ask.Kind, "message", msg.MessageID,
-			"answerable", c.PaneOnly == "")
 	}
 	r.mu.Lock()
 	for id := range r.unsendable {
@@ -372,8 +305,6 @@ func (r *Relay) sync(ctx context.Context) error {
 			delete(r.unsendable, id)
 		}
 	}
-	r.mu.Unlock()
-	r.mu.Lock()
 	var closing []*store.TelegramMessage
 	for id, m := range r.shown {
 		if !m.Closed && !pending[id] && !r.awaitsHost(id) {
@@ -382,44 +313,141 @@ func (r *Relay) sync(ctx context.Context) error {
 	}
 	r.mu.Unlock()
 	for _, m := range closing {
-		rec, err := r.prompt(ctx, m.PromptID)
-		found := err == nil
-		if err != nil && !errors.Is(err, wire.ErrUnknownPrompt) {
+		if err := r.closeMessage(ctx, m, now); err != nil {
 			return err
 		}
-		html := closedHTML(m.HTML, outcome(rec, found, now))
-		err = r.call(ctx, func(ctx context.Context) error {
-			return r.bot.EditMessageText(ctx, m.ChatID, m.MessageID, html, nil)
-		})
-		if badRequest(err) && !gone(err) {
-			// Telegram will not take this edit; another would not do better. The buttons go
-			// at least, and the message is closed as far as the relay goes.
-			r.log.Error("telegram: Telegram refused the edit that closes a prompt's message; removing its buttons only",
-				"prompt", m.PromptID, "message", m.MessageID, "err", err)
-			err = r.call(ctx, func(ctx context.Context) error {
-				return r.bot.EditMessageReplyMarkup(ctx, m.ChatID, m.MessageID, nil)
-			})
-			if badRequest(err) {
-				err = nil
-			}
-		}
-		if err != nil && !gone(err) {
-			return err
-		}
-		r.mu.Lock()
-		m.Closed = true
-		delete(r.reopened, m.PromptID)
-		cp := *m
-		r.mu.Unlock()
-		if err := r.h.Store.SaveTelegramMessage(context.WithoutCancel(ctx), cp); err != nil {
-			r.log.Error("telegram: keep a message closed", "prompt", m.PromptID, "err", err)
-		}
-		r.log.Info("telegram: prompt over; its message edited and its buttons removed", "prompt", m.PromptID,
-			"status", rec.Status, "message", m.MessageID)
 	}
 	r.mu.Lock()
 	r.sendErr = ""
 	r.mu.Unlock()
+	return nil
+}
+
+// showPrompt makes sure the pending prompt of it has an open message: sent when it has none (or
+// its message was deleted in the chat), edited back open when it was closed or reopened.
+// Only an error worth retrying the whole pass for is returned.
+func (r *Relay) showPrompt(ctx context.Context, it queue.Item, pl *placer, now time.Time) error {
+	p := *it.Prompt
+	r.mu.Lock()
+	m, sent := r.shown[p.ID]
+	reopened := r.reopened[p.ID]
+	closed := sent && m.Closed
+	refused := r.unsendable[p.ID] != ""
+	r.mu.Unlock()
+	if refused || (sent && !reopened && !closed) {
+		return nil
+	}
+	v := view{Prompt: p, Reason: it.Reason, Detail: it.Detail, Where: pl.placeItem(ctx, it), Restart: reopened}
+	c := compose(v, r.cfg.Location)
+	if sent {
+		done, err := r.reopenMessage(ctx, m, v, c, closed)
+		if done || err != nil {
+			return err
+		}
+		// The message was deleted in the chat: send it again.
+	}
+	msg, c, err := r.send(ctx, p, v, c)
+	if badRequest(err) {
+		r.notSendable(p, err)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	rec := &store.TelegramMessage{PromptID: p.ID, ChatID: r.cfg.ChatID, MessageID: msg.MessageID, HTML: c.HTML, SentAt: now}
+	r.remember(rec)
+	r.mu.Lock()
+	delete(r.reopened, p.ID)
+	r.setPaneOnlyLocked(p.ID, c.PaneOnly)
+	if msg.Date != 0 {
+		r.sentDate[p.ID] = msg.Date
+	}
+	r.mu.Unlock()
+	if err := r.h.Store.SaveTelegramMessage(context.WithoutCancel(ctx), *rec); err != nil {
+		r.log.Error("telegram: keep a message id", "prompt", p.ID, "err", err)
+	}
+	r.log.Info("telegram: prompt sent", "prompt", p.ID, "session", p.SessionID, "kind", p.Ask.Kind, "message", msg.MessageID,
+		"answerable", c.PaneOnly == "")
+	return nil
+}
+
+// reopenMessage edits m, the message of a prompt that takes answers again (the daemon
+// restarted, or an answer claimed it but could not be delivered and nothing was typed), to
+// say so, buttons and all. done is false when the message is gone from the chat and must
+// be sent anew.
+func (r *Relay) reopenMessage(ctx context.Context, m *store.TelegramMessage, v view, c composed, closed bool) (done bool, err error) {
+	p := v.Prompt
+	edit := func(c composed) error {
+		return r.call(ctx, func(ctx context.Context) error {
+			return r.bot.EditMessageText(ctx, m.ChatID, m.MessageID, c.HTML, c.Keyboard)
+		})
+	}
+	err = edit(c)
+	if badRequest(err) && !gone(err) {
+		c = notShown(v, err)
+		if err = edit(c); badRequest(err) && !gone(err) {
+			r.notSendable(p, err)
+			return true, nil
+		}
+	}
+	if err != nil {
+		if !gone(err) {
+			return false, err
+		}
+		return false, nil
+	}
+	r.mu.Lock()
+	delete(r.reopened, p.ID)
+	m.Closed, m.HTML = false, c.HTML
+	r.setPaneOnlyLocked(p.ID, c.PaneOnly)
+	cp := *m
+	r.mu.Unlock()
+	if closed {
+		if err := r.h.Store.SaveTelegramMessage(context.WithoutCancel(ctx), cp); err != nil {
+			r.log.Error("telegram: keep a message open again", "prompt", p.ID, "err", err)
+		}
+	}
+	r.log.Info("telegram: prompt pending again; its message says so", "prompt", p.ID, "message", m.MessageID, "restart", v.Restart)
+	return true, nil
+}
+
+// closeMessage edits m, the message of a prompt no longer pending, to say how it ended, and
+// takes its buttons off.
+func (r *Relay) closeMessage(ctx context.Context, m *store.TelegramMessage, now time.Time) error {
+	rec, err := r.prompt(ctx, m.PromptID)
+	found := err == nil
+	if err != nil && !errors.Is(err, wire.ErrUnknownPrompt) {
+		return err
+	}
+	html := closedHTML(m.HTML, outcome(rec, found, now))
+	err = r.call(ctx, func(ctx context.Context) error {
+		return r.bot.EditMessageText(ctx, m.ChatID, m.MessageID, html, nil)
+	})
+	if badRequest(err) && !gone(err) {
+		// Telegram will not take this edit; another would not do better. The buttons go
+		// at least, and the message is closed as far as the relay goes.
+		r.log.Error("telegram: Telegram refused the edit that closes a prompt's message; removing its buttons only",
+			"prompt", m.PromptID, "message", m.MessageID, "err", err)
+		err = r.call(ctx, func(ctx context.Context) error {
+			return r.bot.EditMessageReplyMarkup(ctx, m.ChatID, m.MessageID, nil)
+		})
+		if badRequest(err) {
+			err = nil
+		}
+	}
+	if err != nil && !gone(err) {
+		return err
+	}
+	r.mu.Lock()
+	m.Closed = true
+	delete(r.reopened, m.PromptID)
+	cp := *m
+	r.mu.Unlock()
+	if err := r.h.Store.SaveTelegramMessage(context.WithoutCancel(ctx), cp); err != nil {
+		r.log.Error("telegram: keep a message closed", "prompt", m.PromptID, "err", err)
+	}
+	r.log.Info("telegram: prompt over; its message edited and its buttons removed", "prompt", m.PromptID,
+		"status", rec.Status, "message", m.MessageID)
 	return nil
 }
 
