@@ -56,6 +56,17 @@ wait_for() {
   done
 }
 stuck() { [[ "$(status)" == *"$1 stuck"* ]]; }
+# focus_window prints the window the client shows in its focus view (index:id), or nothing
+# when it is not in one.
+focus_window() {
+  # The daemon's control client is listed too, attached to the demo's own session
+  # (trailboss-demo): only a client that is not one counts.
+  tmux -S "$sock" list-clients -F '#{client_control_mode} #{session_name} #{window_index}:#{window_id}' |
+    awk '$1 != 1 && $2 ~ /^trailboss-/ && $2 != "trailboss-demo" { print $3; exit }'
+}
+focus_on_head() { [[ "$(focus_window)" == 1:* ]]; }
+focus_moved_from() { local w; w=$(focus_window); [[ "$w" == 1:* && "$w" != "$1" ]]; }
+not_in_focus() { [ -z "$(focus_window)" ]; }
 # drawn TEXT: the client has drawn TEXT since the last key was pressed (the popup is no
 # pane: capture-pane cannot see it, so this reads what the client wrote to its terminal).
 drawn() { tail -c +$((typed + 1)) "$work/typescript" | grep -qF "$1"; }
@@ -101,10 +112,18 @@ wait_for "the count to drop" stuck 2
 sleep $pause
 press q
 sleep $pause
-# TODO(issue 31, item 2): the focus view, once `trailboss focus` lands: prefix F, the queue
-# beside the head's window, prefix Tab there moving on to the next head.
+# The focus view: prefix F links the head's window into a session of this client's own,
+# the queue on its status line; prefix Tab there links the next one in its place; prefix F
+# again leaves, every window back where it was.
+press C-b F
+wait_for "the focus view" focus_on_head
+head=$(focus_window)
+sleep $pause
 press C-b Tab
-wait_for "the jump to the web window" drawn "Should it follow the system setting"
+wait_for "the next head linked in its place" focus_moved_from "$head"
+sleep $pause
+press C-b F
+wait_for "the focus view left" not_in_focus
 sleep $pause
 press C-b d
 wait "$recorder" || fail "the recorder failed"

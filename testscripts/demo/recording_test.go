@@ -43,9 +43,10 @@ func TestDemoSVGShowsAnAnswerFromThePopup(t *testing.T) {
 		"Trail Boss ⚠ 3 stuck", // the popup, three waiting
 		"a Allow · x Deny",     // it offers the answer
 		"Allow sent to trailboss-demo:1 — typed into the pane; the agent took it.",
-		"Trail Boss ⚠ 2 stuck",                                                          // one fewer
-		"| 0:welcome- 1:api* 2:web 3:infra 9:daemon ⚠ 2 stuck",                          // the status line too
-		"● The dark-mode toggle works. Should it follow the system setting by default?", // prefix Tab: the next
+		"Trail Boss ⚠ 2 stuck",                                 // one fewer
+		"| 0:welcome- 1:api* 2:web 3:infra 9:daemon ⚠ 2 stuck", // the status line too
+		"more waiting · next: ",                                // the focus view's status line: the queue beside the head's window
+		"● The dark-mode toggle works. Should it follow the system setting by default?", // the next, in the focus view
 	} {
 		if !strings.Contains(all, want) {
 			missing = append(missing, want)
