@@ -1,10 +1,11 @@
-package daemon
+package main
 
 import (
 	"context"
 	"log/slog"
 	"time"
 
+	"github.com/trailboss/trailboss/daemon"
 	"github.com/trailboss/trailboss/daemon/deliver"
 	"github.com/trailboss/trailboss/daemon/store"
 	"github.com/trailboss/trailboss/daemon/wire"
@@ -25,10 +26,19 @@ type Channel interface {
 
 // ChannelHost is what the daemon gives a channel.
 type ChannelHost struct {
-	Engine  *Engine
+	Engine  *daemon.Engine
 	Deliver *deliver.Deliverer
 	Store   *store.Store
 	Tmux    func(socket string) *tmuxctl.Server
 	Log     *slog.Logger
 	Now     func() time.Time
+}
+
+// channelStatuses returns channels as the core asks how each is doing (GET /v1/channels).
+func channelStatuses(channels []Channel) []daemon.ChannelStatus {
+	out := make([]daemon.ChannelStatus, 0, len(channels))
+	for _, ch := range channels {
+		out = append(out, ch)
+	}
+	return out
 }
