@@ -2,7 +2,6 @@ package daemon
 
 import (
 	"context"
-	"encoding/json"
 	"log/slog"
 	"sort"
 	"time"
@@ -132,16 +131,6 @@ func claimedOrigin(claim lineage.Claim, tmux string, live bool) Origin {
 func holdable(harness string, body []byte) bool {
 	h := holdables[harness]
 	return h != nil && h(body)
-}
-
-// claudeHoldable reports whether a Claude Code payload may hold: a PermissionRequest, whose
-// dialog is on screen while its hook runs; never a PreToolUse, which runs before its dialog
-// is drawn.
-func claudeHoldable(body []byte) bool {
-	var p struct {
-		Event string `json:"hook_event_name"`
-	}
-	return json.Unmarshal(body, &p) == nil && p.Event == "PermissionRequest"
 }
 
 // holdFor returns the prompt a PermissionRequest hook should hold for, if any: the record

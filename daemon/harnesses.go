@@ -19,7 +19,7 @@ var harnesses = map[string]harness{
 			ev, err := claude.ParseHook(body, meta)
 			return []adapter.Event{ev}, err
 		},
-		spawnOrdered: true, holdable: claudeHoldable, fullyHooked: true,
+		spawnOrdered: true, holdable: claude.Holdable, fullyHooked: true,
 		transcripts: claude.Transcripts{}, live: claude.LiveStates{},
 	},
 	codex.Harness:    {hooks: codex.Parse},
