@@ -1,9 +1,10 @@
-package daemon
+package daemon_test
 
 import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"github.com/trailboss/trailboss/daemon"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -18,20 +19,20 @@ import (
 
 // promptServer serves the API (holding on) over real HTTP, for long polls and streams.
 type promptServer struct {
-	engine *Engine
+	engine *daemon.Engine
 	srv    *httptest.Server
 	done   chan struct{}
 }
 
 func newPromptServer(t *testing.T) *promptServer {
 	t.Helper()
-	e, _ := newEngine(t)
-	holds, ptys := &Holds{}, &ptyhub.PTYHub{}
+	e, _ := daemon.NewTestEngine(t)
+	holds, ptys := &daemon.Holds{}, &ptyhub.PTYHub{}
 	done := make(chan struct{})
-	core := &Core{Engine: e, Log: discard, HoldPermissions: true, Holds: holds, PTY: ptys,
-		Done: done, Ingest: &Ingestor{Engine: e, Log: discard, Now: time.Now, SocketExists: func(path string) bool { return path == testSocket }},
-		Deliver: &deliver.Deliverer{Engine: e, Log: discard, Holds: holds, PTY: ptys}}
-	a := &httpapi.Server{Core: core, Token: testToken, Version: "v-test", Log: discard}
+	core := &daemon.Core{Engine: e, Log: daemon.Discard, HoldPermissions: true, Holds: holds, PTY: ptys,
+		Done: done, Ingest: &daemon.Ingestor{Engine: e, Log: daemon.Discard, Now: time.Now, SocketExists: func(path string) bool { return path == daemon.TestSocket }},
+		Deliver: &deliver.Deliverer{Engine: e, Log: daemon.Discard, Holds: holds, PTY: ptys}}
+	a := &httpapi.Server{Core: core, Token: testToken, Version: "v-test", Log: daemon.Discard}
 	s := &promptServer{engine: e, srv: httptest.NewServer(a.Handler()), done: done}
 	t.Cleanup(func() { close(done); s.srv.Close() })
 	return s
@@ -74,8 +75,8 @@ const permissionTouch = `"tool_name":"Bash","tool_input":{"command":"touch x"}`
 // holdingHook posts a PermissionRequest as a hook that can hold, and returns the hold.
 func (s *promptServer) holdingHook(t *testing.T, session string) wire.Hold {
 	t.Helper()
-	code, body := s.request(t, http.MethodPost, "/v1/hooks/claude", hookBody(session, "PermissionRequest", permissionTouch),
-		wire.HeaderPane, "%3", wire.HeaderTmux, testSocket+",1,0", wire.HeaderCanHold, "1")
+	code, body := s.request(t, http.MethodPost, "/v1/hooks/claude", daemon.HookBody(session, "PermissionRequest", permissionTouch),
+		wire.HeaderPane, "%3", wire.HeaderTmux, daemon.TestSocket+",1,0", wire.HeaderCanHold, "1")
 	if code != http.StatusOK {
 		t.Fatalf("hook: %d %s", code, body)
 	}
@@ -138,11 +139,11 @@ func TestHeldPermissionAnsweredInTheTerminalReleasesTheHook(t *testing.T) {
 	}()
 	// Let the wait begin, so that it is released, not merely told.
 	deadline := time.Now().Add(2 * time.Second)
-	for !s.engine.promptWaited(hold.PromptID) && time.Now().Before(deadline) {
+	for !s.engine.PromptWaited(hold.PromptID) && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
 	}
-	code, body := s.request(t, http.MethodPost, "/v1/hooks/claude", hookBody("s1", "PostToolUse", permissionTouch),
-		wire.HeaderPane, "%3", wire.HeaderTmux, testSocket+",1,0")
+	code, body := s.request(t, http.MethodPost, "/v1/hooks/claude", daemon.HookBody("s1", "PostToolUse", permissionTouch),
+		wire.HeaderPane, "%3", wire.HeaderTmux, daemon.TestSocket+",1,0")
 	if code != http.StatusOK {
 		t.Fatalf("PostToolUse: %d %s", code, body)
 	}
@@ -163,7 +164,7 @@ func TestHeldPermissionAnsweredInTheTerminalReleasesTheHook(t *testing.T) {
 // Without holding, a PermissionRequest hook is told nothing and returns at once.
 func TestNoHoldWhenHoldingIsOff(t *testing.T) {
 	f := newAPI(t)
-	rec := f.hook(hookBody("s1", "PermissionRequest", permissionTouch), "%3", header(wire.HeaderCanHold, "1"))
+	rec := f.hook(daemon.HookBody("s1", "PermissionRequest", permissionTouch), "%3", header(wire.HeaderCanHold, "1"))
 	mustStatus(t, rec, http.StatusOK)
 	if strings.Contains(rec.Body.String(), "hold") {
 		t.Fatalf("answer %s tells the hook to hold", rec.Body.String())
@@ -258,14 +259,6 @@ func TestBadPTYReportsAreRefused(t *testing.T) {
 	if len(s.engine.Snapshot()) != 0 {
 		t.Fatalf("bad reports made sessions: %+v", s.engine.Snapshot())
 	}
-}
-
-// promptWaited reports whether a hook's wait is registered on prompt id (for tests).
-func (e *Engine) promptWaited(id string) bool {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	_, ok := e.prompts.changed[id]
-	return ok
 }
 
 // The same question put again after it was answered (a program that did not like the

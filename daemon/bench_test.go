@@ -1,9 +1,10 @@
-package daemon
+package daemon_test
 
 import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/trailboss/trailboss/daemon"
 	"io"
 	"net"
 	"net/http"
@@ -18,14 +19,14 @@ import (
 	"github.com/trailboss/trailboss/daemon/watch"
 )
 
-func benchEngine(b *testing.B) *Engine {
+func benchEngine(b *testing.B) *daemon.Engine {
 	b.Helper()
 	st, err := store.Open(context.Background(), filepath.Join(b.TempDir(), "state.db"))
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { st.Close() })
-	e, err := NewEngine(context.Background(), st, time.Minute, discard)
+	e, err := daemon.NewEngine(context.Background(), st, time.Minute, daemon.Discard)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -61,8 +62,8 @@ func BenchmarkIngestDurable(b *testing.B) {
 // with the server.
 func BenchmarkHookOverLoopback(b *testing.B) {
 	e := benchEngine(b)
-	api := &httpapi.Server{Token: "tok", Log: discard, Core: &Core{Engine: e, Log: discard,
-		Ingest: &Ingestor{Engine: e, Log: discard, Now: time.Now, SocketExists: func(string) bool { return true }}}}
+	api := &httpapi.Server{Token: "tok", Log: daemon.Discard, Core: &daemon.Core{Engine: e, Log: daemon.Discard,
+		Ingest: &daemon.Ingestor{Engine: e, Log: daemon.Discard, Now: time.Now, SocketExists: func(string) bool { return true }}}}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)

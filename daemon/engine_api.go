@@ -2,15 +2,11 @@ package daemon
 
 import (
 	"context"
-	"encoding/json"
-	"github.com/trailboss/trailboss/daemon/watch"
 	"log/slog"
 	"sort"
 	"time"
 
 	"github.com/trailboss/trailboss/adapter"
-	"github.com/trailboss/trailboss/daemon/deliver"
-	"github.com/trailboss/trailboss/daemon/httpapi"
 	"github.com/trailboss/trailboss/daemon/lineage"
 	"github.com/trailboss/trailboss/daemon/ptyhub"
 	"github.com/trailboss/trailboss/daemon/queue"
@@ -18,15 +14,18 @@ import (
 )
 
 // Core is the daemon's core as its HTTP face (httpapi.Server) reaches it: the engine and
-// the parts beside it, and the rules of holding a hook and of waiting for an answer.
+// the parts beside it, and the rules of holding a hook and of waiting for an answer. The
+// parts that reach outside the core (the screen adapter, the deliverer, the channels) are
+// the interfaces below, which the daemon's assembly (cmd/trailboss) fills in: the core
+// imports none of them.
 type Core struct {
 	Engine  *Engine
-	Ingest  *Ingestor            // the way in for every payload
-	Screens *watch.ScreenWatcher // nil when the screen adapter is off
+	Ingest  *Ingestor // the way in for every payload
+	Screens Screens   // nil when the screen adapter is off
 
-	Deliver *deliver.Deliverer // answers to prompt records
-	Holds   *Holds             // PermissionRequest hooks holding for an answer
-	PTY     *ptyhub.PTYHub     // trailboss run supervisors' answer streams
+	Deliver Answerer       // answers to prompt records (package deliver's Deliverer)
+	Holds   *Holds         // PermissionRequest hooks holding for an answer
+	PTY     *ptyhub.PTYHub // trailboss run supervisors' answer streams
 	// HoldPermissions: a PermissionRequest hook that can hold is told to, so that an
 	// answer from a channel becomes its decision ([delivery] hold_permissions).
 	HoldPermissions bool
@@ -34,13 +33,48 @@ type Core struct {
 	// typed and no hook is held.
 	Off string
 	// Channels are the delivery channels running beside the daemon (GET /v1/channels).
-	DeliveryChannels []Channel
+	DeliveryChannels []ChannelStatus
 	// Done is closed when the daemon stops, ending long polls and streams.
 	Done <-chan struct{}
 	Log  *slog.Logger
 }
 
-var _ httpapi.Core = (*Core)(nil)
+// Screens is the screen adapter (package watch's ScreenWatcher) as the core asks it to
+// watch panes.
+type Screens interface {
+	// Watch watches a pane, where harness runs.
+	Watch(socket, pane, harness string)
+	// Unwatch stops watching a pane; it returns whether it was watched.
+	Unwatch(socket, pane string) bool
+}
+
+// Answerer delivers answers to prompt records (package deliver's Deliverer).
+type Answerer interface {
+	Answer(ctx context.Context, id string, a wire.Answer) (wire.Delivered, error)
+}
+
+// ChannelStatus is a delivery channel running beside the daemon, as GET /v1/channels
+// asks it how it is doing.
+type ChannelStatus interface {
+	Status() wire.ChannelStatus
+}
+
+// HookPost is one hook's payload as it came, with the emitter's headers.
+type HookPost struct {
+	Harness   string // the route's harness
+	Payload   []byte
+	Pane      string    // wire.HeaderPane
+	Tmux      string    // wire.HeaderTmux: the TMUX value of the hook
+	EmittedAt time.Time // wire.HeaderEmittedAt; zero when it was not sent
+	CanHold   bool      // wire.HeaderCanHold
+	// PID is the process that sent it, read from the unix socket's peer; 0 when it is not
+	// known (over TCP).
+	PID int
+	// Claim is what the emitter says of the program that ran it (wire.HeaderProgram): only
+	// over TCP from a process of the daemon's own user, nil otherwise. The core checks it
+	// against /proc before it believes it.
+	Claim *lineage.Claim
+}
 
 // Harnesses returns the names of the harnesses whose hooks the daemon ingests, sorted.
 func (c *Core) Harnesses() []string {
@@ -54,7 +88,7 @@ func (c *Core) Harnesses() []string {
 
 // Hook applies one hook's payload, and tells a hook that can hold which prompt to hold
 // for (holdFor).
-func (c *Core) Hook(ctx context.Context, h httpapi.HookPost) (wire.HookAck, error) {
+func (c *Core) Hook(ctx context.Context, h HookPost) (wire.HookAck, error) {
 	origin := originOf(h.PID, h.Tmux)
 	if h.PID <= 0 && h.Claim != nil {
 		origin = claimedOrigin(*h.Claim, h.Tmux, true)
@@ -97,16 +131,6 @@ func claimedOrigin(claim lineage.Claim, tmux string, live bool) Origin {
 func holdable(harness string, body []byte) bool {
 	h := holdables[harness]
 	return h != nil && h(body)
-}
-
-// claudeHoldable reports whether a Claude Code payload may hold: a PermissionRequest, whose
-// dialog is on screen while its hook runs; never a PreToolUse, which runs before its dialog
-// is drawn.
-func claudeHoldable(body []byte) bool {
-	var p struct {
-		Event string `json:"hook_event_name"`
-	}
-	return json.Unmarshal(body, &p) == nil && p.Event == "PermissionRequest"
 }
 
 // holdFor returns the prompt a PermissionRequest hook should hold for, if any: the record

@@ -1,7 +1,8 @@
-package daemon
+package daemon_test
 
 import (
 	"bytes"
+	"github.com/trailboss/trailboss/daemon"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -40,14 +41,13 @@ func bufferLog() (*slog.Logger, *syncBuffer) {
 // answers that request 500, is logged with its stack, and every other request is served
 // as before (the engine's lock was not left held).
 func TestRequestThatPanicsIsAnswered500AndTheDaemonGoesOn(t *testing.T) {
-	hookParsers["boom"] = func([]byte, adapter.Meta) ([]adapter.Event, error) {
+	t.Cleanup(daemon.SetHookParser("boom", func([]byte, adapter.Meta) ([]adapter.Event, error) {
 		panic("a parser bug")
-	}
-	t.Cleanup(func() { delete(hookParsers, "boom") })
+	}))
 	log, buf := bufferLog()
 	f := newAPI(t)
-	a := &httpapi.Server{Token: testToken, Log: log, Core: &Core{Engine: f.engine, Log: log,
-		Ingest: &Ingestor{Engine: f.engine, Log: log, Now: time.Now, SocketExists: func(path string) bool { return path == testSocket }}}}
+	a := &httpapi.Server{Token: testToken, Log: log, Core: &daemon.Core{Engine: f.engine, Log: log,
+		Ingest: &daemon.Ingestor{Engine: f.engine, Log: log, Now: time.Now, SocketExists: func(path string) bool { return path == daemon.TestSocket }}}}
 	f.h = a.Handler()
 
 	rec := f.do(http.MethodPost, "/v1/hooks/boom", strings.NewReader(`{}`))
@@ -55,7 +55,7 @@ func TestRequestThatPanicsIsAnswered500AndTheDaemonGoesOn(t *testing.T) {
 	if !strings.Contains(buf.String(), "a parser bug") || !strings.Contains(buf.String(), "goroutine") {
 		t.Fatalf("the panic was not logged with its stack: %s", buf.String())
 	}
-	mustStatus(t, f.hook(hookBody("s1", "Stop"), "%1"), http.StatusOK)
+	mustStatus(t, f.hook(daemon.HookBody("s1", "Stop"), "%1"), http.StatusOK)
 	if items := f.engine.Items(); len(items) != 1 || items[0].ID != "s1" {
 		t.Fatalf("after the panic, a good hook was not queued: %+v", items)
 	}

@@ -1,10 +1,7 @@
 package daemon
 
 import (
-	"log/slog"
 	"maps"
-	"os"
-	"time"
 
 	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/adapter/claude"
@@ -12,8 +9,6 @@ import (
 	"github.com/trailboss/trailboss/adapter/copilot"
 	"github.com/trailboss/trailboss/adapter/gemini"
 	"github.com/trailboss/trailboss/adapter/opencode"
-	"github.com/trailboss/trailboss/daemon/watch"
-	"github.com/trailboss/trailboss/tmuxctl"
 )
 
 // The harnesses the daemon knows, and what each adds to it; the only file of the daemon
@@ -24,7 +19,7 @@ var harnesses = map[string]harness{
 			ev, err := claude.ParseHook(body, meta)
 			return []adapter.Event{ev}, err
 		},
-		spawnOrdered: true, holdable: claudeHoldable, fullyHooked: true,
+		spawnOrdered: true, holdable: claude.Holdable, fullyHooked: true,
 		transcripts: claude.Transcripts{}, live: claude.LiveStates{},
 	},
 	codex.Harness:    {hooks: codex.Parse},
@@ -91,24 +86,6 @@ func init() {
 			transcriptReaders[name] = h.transcripts
 		}
 	}
-}
-
-// LiveStateWatchers returns a LiveStates for each harness that keeps live state files: its
-// own configuration's folder (from the daemon's environment) and those of its sessions'
-// transcripts. They sweep every sweep, and watch the folders too when watch.
-func LiveStateWatchers(engine *Engine, dialogs *watch.Dialogs, tmux func(socket string) *tmuxctl.Server,
-	sweep time.Duration, watchDirs bool, log *slog.Logger) []*watch.LiveStates {
-	var out []*watch.LiveStates
-	for name, h := range harnesses {
-		if h.live == nil {
-			continue
-		}
-		out = append(out, &watch.LiveStates{Engine: engine, Dialogs: dialogs, Sweep: sweep, Watch: watchDirs,
-			Harness: name, Source: h.live, Transcripts: h.transcripts, Own: h.live.OwnDir(os.Getenv),
-			Tmux: tmux, Servers: watch.KnownServers(engine, os.Getenv),
-			Log: log.With("component", "livestate")})
-	}
-	return out
 }
 
 // TranscriptReaders returns the transcript reader of each harness that has transcripts, by

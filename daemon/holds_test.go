@@ -1,8 +1,9 @@
-package daemon
+package daemon_test
 
 import (
 	"context"
 	"encoding/json"
+	"github.com/trailboss/trailboss/daemon"
 	"net/http"
 	"testing"
 	"time"
@@ -17,7 +18,7 @@ import (
 func (s *promptServer) postHolding(t *testing.T, body string) wire.HookAck {
 	t.Helper()
 	code, b := s.request(t, http.MethodPost, "/v1/hooks/claude", body,
-		wire.HeaderPane, "%3", wire.HeaderTmux, testSocket+",1,0", wire.HeaderCanHold, "1")
+		wire.HeaderPane, "%3", wire.HeaderTmux, daemon.TestSocket+",1,0", wire.HeaderCanHold, "1")
 	if code != http.StatusOK {
 		t.Fatalf("hook: %d %s", code, b)
 	}
@@ -29,8 +30,8 @@ func (s *promptServer) postHolding(t *testing.T, body string) wire.HookAck {
 // is left to the keyboard, so that one answer never decides both.
 func TestOnlyOneHookHoldsARecord(t *testing.T) {
 	s := newPromptServer(t)
-	first := s.postHolding(t, hookBody("s1", "PermissionRequest", permissionTouch))
-	second := s.postHolding(t, hookBody("s1", "PermissionRequest", permissionTouch))
+	first := s.postHolding(t, daemon.HookBody("s1", "PermissionRequest", permissionTouch))
+	second := s.postHolding(t, daemon.HookBody("s1", "PermissionRequest", permissionTouch))
 	if first.Hold == nil {
 		t.Fatal("the first PermissionRequest was not told to hold")
 	}
@@ -45,14 +46,14 @@ func TestQuestionsPermissionHoldsThePreToolUsesRecord(t *testing.T) {
 	s := newPromptServer(t)
 	const input = `{"questions":[{"question":"Which colour?","options":[{"label":"Red"},{"label":"Blue"}]}]}`
 	tool := `"tool_name":"AskUserQuestion","tool_input":` + input
-	if ack := s.postHolding(t, hookBody("s1", "PreToolUse", tool, `"tool_use_id":"t1"`)); ack.Hold != nil {
+	if ack := s.postHolding(t, daemon.HookBody("s1", "PreToolUse", tool, `"tool_use_id":"t1"`)); ack.Hold != nil {
 		t.Fatalf("a PreToolUse was told to hold %s", ack.Hold.PromptID)
 	}
 	opened, ok := s.engine.PendingPrompt("s1")
 	if !ok {
 		t.Fatal("the PreToolUse of a question opened no record")
 	}
-	ack := s.postHolding(t, hookBody("s1", "PermissionRequest", tool))
+	ack := s.postHolding(t, daemon.HookBody("s1", "PermissionRequest", tool))
 	if ack.Hold == nil || ack.Hold.PromptID != opened.ID {
 		t.Fatalf("the question's PermissionRequest holds %+v, want the PreToolUse's record %s", ack.Hold, opened.ID)
 	}
@@ -65,8 +66,8 @@ func TestQuestionsPermissionHoldsThePreToolUsesRecord(t *testing.T) {
 // Ingest returns the record its event opened, and what the record asks about is kept on
 // disk: after a restart the hook still learns it.
 func TestPromptSubjectIsStored(t *testing.T) {
-	e, path := newEngine(t)
-	ev := event("s1", adapter.KindStuck, time.Now(), "%3")
+	e, path := daemon.NewTestEngine(t)
+	ev := daemon.Event("s1", adapter.KindStuck, time.Now(), "%3")
 	ev.Reason, ev.Summary = adapter.ReasonPermission, "Bash: touch x"
 	ev.Ask = adapter.PermissionAsk("Bash: touch x", adapter.AskFromHook)
 	ev.Ask.Subject = claudeSubject("Bash", json.RawMessage(`{"command":"touch x"}`))
@@ -92,5 +93,5 @@ func TestPromptSubjectIsStored(t *testing.T) {
 // pending call, as Claude Code's transcript reader (harnesses.go) makes it, which its
 // PermissionRequest's hook says too.
 func claudeSubject(tool string, input json.RawMessage) string {
-	return transcriptReaders[adapter.HarnessClaude].PendingCall("", tool, "", input).Ask.Subject
+	return daemon.TranscriptReaders()[adapter.HarnessClaude].PendingCall("", tool, "", input).Ask.Subject
 }

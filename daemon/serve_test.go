@@ -1,7 +1,8 @@
-package daemon
+package daemon_test
 
 import (
 	"encoding/json"
+	"github.com/trailboss/trailboss/daemon"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -16,18 +17,18 @@ import (
 const testToken = "0123456789abcdef-test-token"
 
 type apiFixture struct {
-	engine *Engine
+	engine *daemon.Engine
 	h      http.Handler
 	now    time.Time
 }
 
 func newAPI(t *testing.T) *apiFixture {
 	t.Helper()
-	e, _ := newEngine(t)
-	f := &apiFixture{engine: e, now: t0.Add(time.Hour)}
-	core := &Core{Engine: e, Log: discard, Ingest: &Ingestor{Engine: e, Log: discard,
-		Now: func() time.Time { return f.now }, SocketExists: func(path string) bool { return path == testSocket }}}
-	a := &httpapi.Server{Core: core, Token: testToken, Version: "v-test", Log: discard}
+	e, _ := daemon.NewTestEngine(t)
+	f := &apiFixture{engine: e, now: daemon.T0.Add(time.Hour)}
+	core := &daemon.Core{Engine: e, Log: daemon.Discard, Ingest: &daemon.Ingestor{Engine: e, Log: daemon.Discard,
+		Now: func() time.Time { return f.now }, SocketExists: func(path string) bool { return path == daemon.TestSocket }}}
+	a := &httpapi.Server{Core: core, Token: testToken, Version: "v-test", Log: daemon.Discard}
 	f.h = a.Handler()
 	return f
 }
@@ -55,18 +56,12 @@ func header(k, v string) func(*http.Request) {
 	}
 }
 
-func hookBody(session, hook string, extra ...string) string {
-	fields := []string{`"session_id":"` + session + `"`, `"hook_event_name":"` + hook + `"`,
-		`"transcript_path":""`, `"cwd":"/src/shop"`}
-	return "{" + strings.Join(append(fields, extra...), ",") + "}"
-}
-
 // hook posts a Claude Code hook payload as the emitter would, from pane.
 func (f *apiFixture) hook(body, pane string, mods ...func(*http.Request)) *httptest.ResponseRecorder {
 	base := []func(*http.Request){
 		header("Content-Type", "application/json"),
 		header(wire.HeaderPane, pane),
-		header(wire.HeaderTmux, testSocket+",4242,0"),
+		header(wire.HeaderTmux, daemon.TestSocket+",4242,0"),
 	}
 	return f.do(http.MethodPost, "/v1/hooks/claude", strings.NewReader(body), append(base, mods...)...)
 }

@@ -220,3 +220,13 @@ func planSummary(input json.RawMessage) string {
 	}
 	return "plan: " + in.Plan
 }
+
+// Holdable reports whether a Claude Code hook payload may hold for an answer: a PermissionRequest, whose
+// dialog is on screen while its hook runs; never a PreToolUse, which runs before its dialog
+// is drawn.
+func Holdable(body []byte) bool {
+	var p struct {
+		Event string `json:"hook_event_name"`
+	}
+	return json.Unmarshal(body, &p) == nil && p.Event == "PermissionRequest"
+}

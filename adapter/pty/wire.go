@@ -6,7 +6,6 @@ import (
 
 	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/adapter/prompt"
-	"github.com/trailboss/trailboss/daemon/wire"
 )
 
 // The "pty" harness's adapter: a supervisor's Report as it goes on the wire (Wire), and
@@ -17,14 +16,14 @@ import (
 const MaxChoices = 20
 
 // Wire is r as the supervisor sends it (POST /v1/pty/report).
-func (r Report) Wire() wire.PTYReport {
-	rep := wire.PTYReport{SessionID: r.SessionID, Name: r.Name, Cwd: r.Cwd, PID: r.PID, At: r.At,
+func (r Report) Wire() adapter.PTYReport {
+	rep := adapter.PTYReport{SessionID: r.SessionID, Name: r.Name, Cwd: r.Cwd, PID: r.PID, At: r.At,
 		State: string(r.State), ExitCode: r.ExitCode}
 	if p := r.Prompt; p != nil {
-		rep.Prompt = &wire.PTYPromptReport{Kind: string(p.Kind), Question: p.Question, Choices: []wire.Choice{},
+		rep.Prompt = &adapter.PTYPromptReport{Kind: string(p.Kind), Question: p.Question, Choices: []adapter.WireChoice{},
 			Excerpt: p.Excerpt, LowConfidence: p.LowConfidence, Secret: p.Secret}
 		for _, ch := range p.Choices {
-			rep.Prompt.Choices = append(rep.Prompt.Choices, wire.Choice{Key: ch.Key, Label: ch.Label})
+			rep.Prompt.Choices = append(rep.Prompt.Choices, adapter.WireChoice{Key: ch.Key, Label: ch.Label})
 		}
 	}
 	return rep
@@ -32,7 +31,7 @@ func (r Report) Wire() wire.PTYReport {
 
 // Events turns a supervisor's report into the event it says. meta is where the supervisor
 // runs (its TMUX_PANE and TMUX) and when it reported (the Ingestor has bounded it to now).
-func Events(rep wire.PTYReport, meta adapter.Meta) ([]adapter.Event, error) {
+func Events(rep adapter.PTYReport, meta adapter.Meta) ([]adapter.Event, error) {
 	if !strings.HasPrefix(rep.SessionID, "pty-") || len(rep.SessionID) > 64 {
 		return nil, fmt.Errorf("session_id %q is not a trailboss run session (pty-…)", adapter.CleanText(rep.SessionID, 40))
 	}
@@ -47,13 +46,13 @@ func Events(rep wire.PTYReport, meta adapter.Meta) ([]adapter.Event, error) {
 	ev := adapter.Event{Harness: adapter.HarnessPTY, SessionID: rep.SessionID, Pane: meta.Pane, TmuxSocket: socket,
 		Cwd: adapter.CleanText(rep.Cwd, adapter.MaxPathLen), At: meta.EmittedAt}
 	switch rep.State {
-	case wire.PTYStart:
+	case adapter.PTYStart:
 		ev.Kind = adapter.KindStart
-	case wire.PTYWorking:
+	case adapter.PTYWorking:
 		ev.Kind = adapter.KindUnstuck
-	case wire.PTYExit:
+	case adapter.PTYExit:
 		ev.Kind, ev.Detail = adapter.KindEnd, fmt.Sprintf("exit %d", rep.ExitCode)
-	case wire.PTYPrompt:
+	case adapter.PTYPrompt:
 		ask, err := askOf(rep.Prompt)
 		if err != nil {
 			return nil, err
@@ -88,7 +87,7 @@ func Events(rep wire.PTYReport, meta adapter.Meta) ([]adapter.Event, error) {
 // askOf is the Ask of a reported prompt, which a supervisor (perhaps another version of
 // trailboss run) read with the classifier and sent: checked again here, for the daemon
 // takes no one's word for what reaches a terminal.
-func askOf(p *wire.PTYPromptReport) (*adapter.Ask, error) {
+func askOf(p *adapter.PTYPromptReport) (*adapter.Ask, error) {
 	if p == nil {
 		return nil, fmt.Errorf("state prompt needs a prompt")
 	}

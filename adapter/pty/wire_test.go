@@ -5,8 +5,6 @@ import (
 	"time"
 
 	"github.com/trailboss/trailboss/adapter"
-
-	"github.com/trailboss/trailboss/daemon/wire"
 )
 
 // A password prompt reported by trailboss run makes a secret record, whether the
@@ -15,17 +13,17 @@ import (
 // kind.
 func TestPTYPasswordPromptIsSecret(t *testing.T) {
 	for _, tt := range []struct {
-		rep  wire.PTYPromptReport
+		rep  adapter.PTYPromptReport
 		want bool
 	}{
-		{wire.PTYPromptReport{Kind: wire.KindFreeText, Question: "[sudo] password for deploy:", Secret: true}, true},
-		{wire.PTYPromptReport{Kind: wire.KindFreeText, Question: "[sudo] password for deploy:"}, true},
-		{wire.PTYPromptReport{Kind: wire.KindFreeText, Question: "Enter a commit message:"}, false},
-		{wire.PTYPromptReport{Kind: wire.KindFreeText, Question: "DB_PASS?", Secret: true}, true},
-		{wire.PTYPromptReport{Kind: wire.KindYesNo, Question: "Continue? (y/n)", Secret: true,
-			Choices: []wire.Choice{{Key: "y", Label: "Yes"}, {Key: "n", Label: "No"}}}, true},
-		{wire.PTYPromptReport{Kind: wire.KindYesNo, Question: "Continue? (y/n)",
-			Choices: []wire.Choice{{Key: "y", Label: "Yes"}, {Key: "n", Label: "No"}}}, false},
+		{adapter.PTYPromptReport{Kind: adapter.AskFreeText, Question: "[sudo] password for deploy:", Secret: true}, true},
+		{adapter.PTYPromptReport{Kind: adapter.AskFreeText, Question: "[sudo] password for deploy:"}, true},
+		{adapter.PTYPromptReport{Kind: adapter.AskFreeText, Question: "Enter a commit message:"}, false},
+		{adapter.PTYPromptReport{Kind: adapter.AskFreeText, Question: "DB_PASS?", Secret: true}, true},
+		{adapter.PTYPromptReport{Kind: adapter.AskYesNo, Question: "Continue? (y/n)", Secret: true,
+			Choices: []adapter.WireChoice{{Key: "y", Label: "Yes"}, {Key: "n", Label: "No"}}}, true},
+		{adapter.PTYPromptReport{Kind: adapter.AskYesNo, Question: "Continue? (y/n)",
+			Choices: []adapter.WireChoice{{Key: "y", Label: "Yes"}, {Key: "n", Label: "No"}}}, false},
 	} {
 		ask, err := askOf(&tt.rep)
 		if err != nil {

@@ -33,6 +33,10 @@ import (
 	"github.com/trailboss/trailboss/tmuxctl"
 )
 
+// The core (package daemon) is the HTTP face's Core; it imports none of the daemon's
+// outer parts (httpapi, watch, deliver): they are put together here.
+var _ httpapi.Core = (*daemon.Core)(nil)
+
 // deliveryOff is daemon.Config's DeliveryOff for cfg: empty when delivery is on.
 func deliveryOff(cfg fileConfig, path string) string {
 	if cfg.DeliveryOn() {
@@ -75,7 +79,7 @@ func runDaemon(ctx context.Context, e *env, args []string) (err error) {
 	defer closeLog()
 
 	// The delivery channels the config switches on.
-	var channels []daemon.Channel
+	var channels []Channel
 	relay, err := telegramRelay(cfg, e.getenv)
 	if err != nil {
 		return err
@@ -243,7 +247,7 @@ type daemonConfig struct {
 	MaxReply    int // characters of a typed reply; 0: deliver.DefaultMaxReply
 	// Channels run beside the daemon and deliver answers from elsewhere (Telegram). A
 	// remote channel turns holding on: HoldPermissions is then taken as true.
-	Channels []daemon.Channel
+	Channels []Channel
 	// Hosts are the other machines whose queues this daemon shows beside its own.
 	Hosts   []hosts.Config
 	Version string
@@ -370,11 +374,12 @@ func serveDaemon(ctx context.Context, cfg daemonConfig) (err error) {
 	if len(cfg.Channels) > 0 {
 		off = "" // configuring a remote channel switched delivery on
 	}
+	deliverer := &deliver.Deliverer{Engine: engine, Tmux: tmux.Server, PTY: ptys, Holds: holds, MaxReply: cfg.MaxReply,
+		Off: off, Log: log.With("component", "deliver")}
 	core := &daemon.Core{Engine: engine, Log: log.With("component", "api"), Ingest: ingest,
-		Holds: holds, PTY: ptys, HoldPermissions: cfg.HoldPermissions || len(cfg.Channels) > 0, DeliveryChannels: cfg.Channels,
-		Off: off,
-		Deliver: &deliver.Deliverer{Engine: engine, Tmux: tmux.Server, PTY: ptys, Holds: holds, MaxReply: cfg.MaxReply,
-			Off: off, Log: log.With("component", "deliver")}}
+		Holds: holds, PTY: ptys, HoldPermissions: cfg.HoldPermissions || len(cfg.Channels) > 0, DeliveryChannels: channelStatuses(cfg.Channels),
+		Off:     off,
+		Deliver: deliverer}
 	api := &httpapi.Server{Core: core, Token: token, Version: cfg.Version, Log: log.With("component", "api"), Tmux: tmux.Server}
 	var remotes *hosts.Set
 	if len(cfg.Hosts) > 0 {
@@ -419,7 +424,7 @@ func serveDaemon(ctx context.Context, cfg daemonConfig) (err error) {
 		})
 	}
 	g.Go(func() error { return rec.Run(gctx) })
-	for _, live := range daemon.LiveStateWatchers(engine, dialogs, tmux.Server, cfg.Sweep, !cfg.NoWatch, log) {
+	for _, live := range liveStateWatchers(engine, dialogs, tmux.Server, cfg.Sweep, !cfg.NoWatch, log) {
 		g.Go(func() error { return live.Run(gctx) })
 	}
 	drainer := &daemon.SpoolDrainer{Ingest: ingest, StateDir: cfg.StateDir, Interval: time.Second, Log: log.With("component", "spool")}
@@ -445,7 +450,7 @@ func serveDaemon(ctx context.Context, cfg daemonConfig) (err error) {
 		g.Go(func() error { return remotes.Run(gctx) })
 	}
 	for _, ch := range cfg.Channels {
-		host := daemon.ChannelHost{Engine: engine, Deliver: core.Deliver, Store: st, Tmux: tmux.Server,
+		host := ChannelHost{Engine: engine, Deliver: deliverer, Store: st, Tmux: tmux.Server,
 			Log: log.With("component", ch.Name()), Now: time.Now, Hosts: remotes}
 		g.Go(func() error { return ch.Run(gctx, host) })
 	}

@@ -18,7 +18,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/trailboss/trailboss/daemon"
 	"github.com/trailboss/trailboss/daemon/httpapi"
 	"github.com/trailboss/trailboss/daemon/telegram"
 	"github.com/trailboss/trailboss/hooks"
@@ -104,7 +103,7 @@ func telegramToken(t *telegramConfig, getenv func(string) string) (token, source
 
 // telegramRelay returns the relay that cfg configures, as a channel of the daemon, or nil
 // when [telegram] is absent.
-func telegramRelay(cfg fileConfig, getenv func(string) string) (daemon.Channel, error) {
+func telegramRelay(cfg fileConfig, getenv func(string) string) (Channel, error) {
 	if cfg.Telegram == nil {
 		return nil, nil
 	}
@@ -121,7 +120,7 @@ func telegramRelay(cfg fileConfig, getenv func(string) string) (daemon.Channel, 
 // of telegram.Host.
 type relayChannel struct{ *telegram.Relay }
 
-func (c relayChannel) Run(ctx context.Context, h daemon.ChannelHost) error {
+func (c relayChannel) Run(ctx context.Context, h ChannelHost) error {
 	th := telegram.Host{Queue: h.Engine, Deliver: h.Deliver, Store: h.Store, Tmux: h.Tmux, Log: h.Log, Now: h.Now}
 	if h.Hosts != nil { // a nil *hosts.Set must stay a nil interface
 		th.Hosts = h.Hosts

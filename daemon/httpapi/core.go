@@ -9,28 +9,15 @@ import (
 	"context"
 	"time"
 
+	"github.com/trailboss/trailboss/daemon"
 	"github.com/trailboss/trailboss/daemon/hosts"
-	"github.com/trailboss/trailboss/daemon/lineage"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/wire"
 )
 
-// HookPost is one hook's payload as it came, with the emitter's headers.
-type HookPost struct {
-	Harness   string // the route's harness
-	Payload   []byte
-	Pane      string    // wire.HeaderPane
-	Tmux      string    // wire.HeaderTmux: the TMUX value of the hook
-	EmittedAt time.Time // wire.HeaderEmittedAt; zero when it was not sent
-	CanHold   bool      // wire.HeaderCanHold
-	// PID is the process that sent it, read from the unix socket's peer; 0 when it is not
-	// known (over TCP).
-	PID int
-	// Claim is what the emitter says of the program that ran it (wire.HeaderProgram): only
-	// over TCP from a process of the daemon's own user, nil otherwise. The core checks it
-	// against /proc before it believes it.
-	Claim *lineage.Claim
-}
+// HookPost is one hook's payload as it came, with the emitter's headers: the core's
+// (daemon.HookPost), which it takes as the handler decoded it.
+type HookPost = daemon.HookPost
 
 // Core is what the handlers ask of the daemon's core (the daemon package implements it).
 // An error is one of package fault's when the handlers answer it with a status of its own.

@@ -34,11 +34,9 @@ const (
 	ChoiceEnter = adapter.ChoiceEnter
 )
 
-// Choice is one answer a prompt offers.
-type Choice struct {
-	Key   string `json:"key"`
-	Label string `json:"label"`
-}
+// Choice is one answer a prompt offers (adapter.WireChoice, which a trailboss run
+// supervisor's report carries too).
+type Choice = adapter.WireChoice
 
 // Prompt is the pending prompt record of a queue item, as GET /v1/queue shows it.
 type Prompt struct {
@@ -183,37 +181,20 @@ type Deliveries struct {
 	Deliveries []Delivery `json:"deliveries"`
 }
 
-// PTY supervisor states for POST /v1/pty/report.
+// A trailboss run supervisor's report (POST /v1/pty/report), in the adapter package so
+// that the "pty" harness's adapter (adapter/pty), which reads it, imports nothing of the
+// daemon.
 const (
-	PTYStart   = "start"
-	PTYPrompt  = "prompt"
-	PTYWorking = "working"
-	PTYExit    = "exit"
+	PTYStart   = adapter.PTYStart
+	PTYPrompt  = adapter.PTYPrompt
+	PTYWorking = adapter.PTYWorking
+	PTYExit    = adapter.PTYExit
 )
 
-// PTYPromptReport is what the supervisor's classifier read off its child's output.
-type PTYPromptReport struct {
-	Kind          string   `json:"kind"`
-	Question      string   `json:"question"`
-	Choices       []Choice `json:"choices"`
-	Excerpt       string   `json:"excerpt"`
-	LowConfidence bool     `json:"low_confidence"`
-	// Secret: a prompt for a password or the like — by its words, or asked while the
-	// child's terminal hid what is typed — answered at the keyboard only.
-	Secret bool `json:"secret,omitempty"`
-}
-
-// PTYReport is the body of POST /v1/pty/report.
-type PTYReport struct {
-	SessionID string           `json:"session_id"`
-	Name      string           `json:"name"`
-	Cwd       string           `json:"cwd"`
-	PID       int              `json:"pid"`
-	At        time.Time        `json:"at"`
-	State     string           `json:"state"`
-	Prompt    *PTYPromptReport `json:"prompt,omitempty"`
-	ExitCode  int              `json:"exit_code"`
-}
+type (
+	PTYPromptReport = adapter.PTYPromptReport
+	PTYReport       = adapter.PTYReport
+)
 
 // PTYReportAck is the answer of POST /v1/pty/report.
 type PTYReportAck struct {

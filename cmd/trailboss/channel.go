@@ -1,10 +1,11 @@
-package daemon
+package main
 
 import (
 	"context"
 	"log/slog"
 	"time"
 
+	"github.com/trailboss/trailboss/daemon"
 	"github.com/trailboss/trailboss/daemon/deliver"
 	"github.com/trailboss/trailboss/daemon/hosts"
 	"github.com/trailboss/trailboss/daemon/store"
@@ -26,7 +27,7 @@ type Channel interface {
 
 // ChannelHost is what the daemon gives a channel.
 type ChannelHost struct {
-	Engine  *Engine
+	Engine  *daemon.Engine
 	Deliver *deliver.Deliverer
 	Store   *store.Store
 	Tmux    func(socket string) *tmuxctl.Server
@@ -35,4 +36,13 @@ type ChannelHost struct {
 	// Hosts, on a hub, is the other machines' queues: a channel offers their prompts too,
 	// and answers them through Hosts.Answer. Nil on a daemon without [[hosts]].
 	Hosts *hosts.Set
+}
+
+// channelStatuses returns channels as the core asks how each is doing (GET /v1/channels).
+func channelStatuses(channels []Channel) []daemon.ChannelStatus {
+	out := make([]daemon.ChannelStatus, 0, len(channels))
+	for _, ch := range channels {
+		out = append(out, ch)
+	}
+	return out
 }

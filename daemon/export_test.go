@@ -1,0 +1,41 @@
+package daemon
+
+import (
+	"strings"
+
+	"github.com/trailboss/trailboss/adapter"
+)
+
+func hookBody(session, hook string, extra ...string) string {
+	fields := []string{`"session_id":"` + session + `"`, `"hook_event_name":"` + hook + `"`,
+		`"transcript_path":""`, `"cwd":"/src/shop"`}
+	return "{" + strings.Join(append(fields, extra...), ",") + "}"
+}
+
+// HookBody is hookBody, for the tests of the HTTP face (package daemon_test), which import
+// httpapi and so cannot be of this package.
+var HookBody = hookBody
+
+// What the tests of the HTTP face (package daemon_test) share with the engine's.
+var (
+	T0            = t0
+	Discard       = discard
+	NewTestEngine = newEngine
+	Event         = event
+)
+
+const TestSocket = testSocket
+
+// SetHookParser adds a parser of a harness for one test, and returns what removes it.
+func SetHookParser(name string, p func([]byte, adapter.Meta) ([]adapter.Event, error)) (remove func()) {
+	hookParsers[name] = p
+	return func() { delete(hookParsers, name) }
+}
+
+// PromptWaited reports whether a hook's wait is registered on prompt id (for tests).
+func (e *Engine) PromptWaited(id string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	_, ok := e.prompts.changed[id]
+	return ok
+}
