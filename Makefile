@@ -87,7 +87,7 @@ recording: recording-check
 recording-check: build $(SVG_TERM)
 	@command -v asciinema >/dev/null 2>&1 || { echo "make recording needs asciinema: apt-get install asciinema"; exit 1; }
 	docs/record-demo.sh $(SVG_TERM) bin/recording
-	TRAILBOSS_DEMO_SVG=$(CURDIR)/bin/recording/demo.svg $(GO) test -count=1 -run '^TestDemoSVG' ./testscripts/demo/
+	TRAILBOSS_DEMO_SVG=$(CURDIR)/bin/recording/demo.svg $(GO) test -count=1 -run '^TestDemoSVG' ./cmd/internal/demo/
 
 $(SVG_TERM):
 	npm install --prefix bin/svg-term-cli@$(SVG_TERM_VERSION) --no-audit --no-fund --loglevel=error svg-term-cli@$(SVG_TERM_VERSION)
