@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
@@ -167,4 +168,11 @@ func TestAHookIsDatedWhenItsAgentStartedIt(t *testing.T) {
 	if s := session(t, e, "S"); !s.Stuck || s.Detail != "error" {
 		t.Fatalf("a StopFailure started before the live state's stop lost its words to it: %+v", s)
 	}
+}
+
+// hookBody is a Claude Code hook payload of session and hook, with extra fields.
+func hookBody(session, hook string, extra ...string) string {
+	fields := []string{`"session_id":"` + session + `"`, `"hook_event_name":"` + hook + `"`,
+		`"transcript_path":""`, `"cwd":"/src/shop"`}
+	return "{" + strings.Join(append(fields, extra...), ",") + "}"
 }

@@ -1,4 +1,4 @@
-package daemon
+package httpapi_test
 
 import (
 	"encoding/json"
@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trailboss/trailboss/daemon"
 	"github.com/trailboss/trailboss/daemon/spool"
 	"github.com/trailboss/trailboss/daemon/wire"
 )
@@ -145,7 +146,7 @@ func TestCodexUnknownAndBadPayloadsChangeNothing(t *testing.T) {
 
 func TestSpoolDrainAppliesCodexPayloads(t *testing.T) {
 	f := newAPI(t)
-	ingest := &Ingestor{Engine: f.engine, Log: discard, Now: time.Now,
+	ingest := &daemon.Ingestor{Engine: f.engine, Log: discard, Now: time.Now,
 		SocketExists: func(path string) bool { return path == testSocket }}
 	dir := t.TempDir()
 	at := time.Now().Add(-time.Minute).UTC()
@@ -154,7 +155,7 @@ func TestSpoolDrainAppliesCodexPayloads(t *testing.T) {
 	if _, err := spool.Write(dir, ev); err != nil {
 		t.Fatal(err)
 	}
-	(&SpoolDrainer{Ingest: ingest, StateDir: dir, Log: discard}).Drain(t.Context())
+	(&daemon.SpoolDrainer{Ingest: ingest, StateDir: dir, Log: discard}).Drain(t.Context())
 	items := f.engine.Items()
 	if len(items) != 1 || items[0].ID != "spooled-thread" || items[0].Harness != "codex" || items[0].Pane != "%7" ||
 		!items[0].Since.Equal(at) {

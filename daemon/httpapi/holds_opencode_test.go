@@ -1,4 +1,4 @@
-package daemon
+package httpapi_test
 
 import (
 	"net/http"

@@ -1,4 +1,4 @@
-package daemon
+package httpapi_test
 
 import (
 	"bufio"
@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trailboss/trailboss/daemon"
 	"github.com/trailboss/trailboss/daemon/deliver"
 	"github.com/trailboss/trailboss/daemon/httpapi"
 	"github.com/trailboss/trailboss/daemon/ptyhub"
@@ -18,21 +19,22 @@ import (
 
 // promptServer serves the API (holding on) over real HTTP, for long polls and streams.
 type promptServer struct {
-	engine *Engine
+	engine *daemon.Engine
+	holds  *daemon.Holds
 	srv    *httptest.Server
 	done   chan struct{}
 }
 
 func newPromptServer(t *testing.T) *promptServer {
 	t.Helper()
-	e, _ := newEngine(t)
-	holds, ptys := &Holds{}, &ptyhub.PTYHub{}
+	e := newEngine(t)
+	holds, ptys := &daemon.Holds{}, &ptyhub.PTYHub{}
 	done := make(chan struct{})
-	core := &Core{Engine: e, Log: discard, HoldPermissions: true, Holds: holds, PTY: ptys,
-		Done: done, Ingest: &Ingestor{Engine: e, Log: discard, Now: time.Now, SocketExists: func(path string) bool { return path == testSocket }},
+	core := &daemon.Core{Engine: e, Log: discard, HoldPermissions: true, Holds: holds, PTY: ptys,
+		Done: done, Ingest: &daemon.Ingestor{Engine: e, Log: discard, Now: time.Now, SocketExists: func(path string) bool { return path == testSocket }},
 		Deliver: &deliver.Deliverer{Engine: e, Log: discard, Holds: holds, PTY: ptys}}
 	a := &httpapi.Server{Core: core, Token: testToken, Version: "v-test", Log: discard}
-	s := &promptServer{engine: e, srv: httptest.NewServer(a.Handler()), done: done}
+	s := &promptServer{engine: e, holds: holds, srv: httptest.NewServer(a.Handler()), done: done}
 	t.Cleanup(func() { close(done); s.srv.Close() })
 	return s
 }
@@ -136,9 +138,10 @@ func TestHeldPermissionAnsweredInTheTerminalReleasesTheHook(t *testing.T) {
 		_, b := s.request(t, http.MethodGet, "/v1/prompts/"+hold.PromptID+"/wait?timeout=10s", "")
 		waited <- decode[wire.PromptWait](t, b)
 	}()
-	// Let the wait begin, so that it is released, not merely told.
+	// Let the wait begin, so that it is released, not merely told: a hook holds the record
+	// once its wait is registered.
 	deadline := time.Now().Add(2 * time.Second)
-	for !s.engine.promptWaited(hold.PromptID) && time.Now().Before(deadline) {
+	for !s.holds.Held(hold.PromptID) && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	code, body := s.request(t, http.MethodPost, "/v1/hooks/claude", hookBody("s1", "PostToolUse", permissionTouch),
@@ -258,14 +261,6 @@ func TestBadPTYReportsAreRefused(t *testing.T) {
 	if len(s.engine.Snapshot()) != 0 {
 		t.Fatalf("bad reports made sessions: %+v", s.engine.Snapshot())
 	}
-}
-
-// promptWaited reports whether a hook's wait is registered on prompt id (for tests).
-func (e *Engine) promptWaited(id string) bool {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	_, ok := e.prompts.changed[id]
-	return ok
 }
 
 // The same question put again after it was answered (a program that did not like the
