@@ -7,10 +7,14 @@ BIN := bin/trailboss
 # The hot-path binary: emit, status, jump-next and skip alone, pure Go (CGO_ENABLED=0), so
 # that a hook or a key press starts it about as fast as an empty Go program.
 HOT := bin/trailboss-hot
+# The Prompt Lab's binary: trailboss built with the lab tag, which brings the lab's scenarios
+# and a fake Telegram Bot API. make test runs it; nothing installs it, and the trailboss a user
+# installs links no test scaffolding (TestInstalledBinaryLinksNoTestScaffolding).
+LAB := bin/trailboss-lab
 # The real agent CLIs, installed by version (TRAILBOSS_AGENTS_CACHE moves them: .ci/run does).
 AGENTS := $(or $(TRAILBOSS_AGENTS_CACHE),$(CURDIR)/bin/agents)
 
-.PHONY: all build test test-agents test-short vet lint demo recording recording-check bench fuzz stress clean
+.PHONY: all build lab test test-agents test-short vet lint demo recording recording-check bench fuzz stress clean
 
 all: build
 
@@ -22,18 +26,23 @@ build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/trailboss
 	CGO_ENABLED=0 $(GO) build -o $(HOT) ./cmd/trailboss-hot
 
+# The Prompt Lab's binary (not installed): `bin/trailboss-lab lab run --all`.
+lab:
+	$(GO) build -tags lab -ldflags '$(LDFLAGS)' -o $(LAB) ./cmd/trailboss
+
 # Vet and run every test: unit tests, fuzz seeds, and the end-to-end scripts against a real
 # tmux server on a private socket. TRAILBOSS_REQUIRE_TMUX=1 makes a missing tmux a failure.
 # The real-agent suite (TestReal*) runs here too; see test-agents. Then the Prompt Lab's
-# table: every delivery failure scenario against the built binary's daemon and supervisor.
+# table: every delivery failure scenario against the lab binary's daemon and supervisor.
+# The tests build with the lab tag, so that cmd/trailboss's test binary has the lab too.
 # The Prompt Lab runs even when a Go test failed; the end says which of the two failed.
-test: vet build
+test: vet build lab
 	@rm -f $(AGENTS)/SKIPPED
 	@gotest=0; lab=0; \
-	echo "TRAILBOSS_REQUIRE_TMUX=1 TRAILBOSS_AGENTS_CACHE=$(AGENTS) $(GO) test -count=1 -timeout 20m ./..."; \
-	TRAILBOSS_REQUIRE_TMUX=1 TRAILBOSS_AGENTS_CACHE=$(AGENTS) $(GO) test -count=1 -timeout 20m ./... || gotest=$$?; \
-	echo "./$(BIN) lab run --all"; \
-	./$(BIN) lab run --all || lab=$$?; \
+	echo "TRAILBOSS_REQUIRE_TMUX=1 TRAILBOSS_AGENTS_CACHE=$(AGENTS) $(GO) test -tags lab -count=1 -timeout 20m ./..."; \
+	TRAILBOSS_REQUIRE_TMUX=1 TRAILBOSS_AGENTS_CACHE=$(AGENTS) $(GO) test -tags lab -count=1 -timeout 20m ./... || gotest=$$?; \
+	echo "./$(LAB) lab run --all"; \
+	./$(LAB) lab run --all || lab=$$?; \
 	if [ -s $(AGENTS)/SKIPPED ]; then echo; echo "!! THE REAL-AGENT SUITE DID NOT RUN:"; cat $(AGENTS)/SKIPPED; echo; fi; \
 	[ $$gotest = 0 ] || echo "!! go test FAILED (exit $$gotest): see the FAIL lines above"; \
 	[ $$lab = 0 ] || echo "!! the Prompt Lab FAILED (exit $$lab): see its table above"; \
@@ -64,8 +73,10 @@ $(GOLANGCI):
 	GOBIN=$(CURDIR)/bin $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_VERSION)
 	mv bin/golangci-lint $(GOLANGCI)
 
+# vet the lab-tagged files too (cmd/trailboss/lab.go and its tests).
 vet:
 	$(GO) vet ./...
+	$(GO) vet -tags lab ./cmd/trailboss/
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 
@@ -87,7 +98,7 @@ recording: recording-check
 recording-check: build $(SVG_TERM)
 	@command -v asciinema >/dev/null 2>&1 || { echo "make recording needs asciinema: apt-get install asciinema"; exit 1; }
 	docs/record-demo.sh $(SVG_TERM) bin/recording
-	TRAILBOSS_DEMO_SVG=$(CURDIR)/bin/recording/demo.svg $(GO) test -count=1 -run '^TestDemoSVG' ./testscripts/demo/
+	TRAILBOSS_DEMO_SVG=$(CURDIR)/bin/recording/demo.svg $(GO) test -count=1 -run '^TestDemoSVG' ./cmd/internal/demo/
 
 $(SVG_TERM):
 	npm install --prefix bin/svg-term-cli@$(SVG_TERM_VERSION) --no-audit --no-fund --loglevel=error svg-term-cli@$(SVG_TERM_VERSION)

@@ -6,6 +6,7 @@ import (
 	"github.com/trailboss/trailboss/adapter"
 )
 
+// hookBody is a Claude Code hook payload of session and hook, with extra fields.
 func hookBody(session, hook string, extra ...string) string {
 	fields := []string{`"session_id":"` + session + `"`, `"hook_event_name":"` + hook + `"`,
 		`"transcript_path":""`, `"cwd":"/src/shop"`}

@@ -2,16 +2,18 @@ package daemon_test
 
 import (
 	"bytes"
-	"github.com/trailboss/trailboss/daemon"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/trailboss/trailboss/adapter"
+	"github.com/trailboss/trailboss/daemon"
 	"github.com/trailboss/trailboss/daemon/httpapi"
+	"github.com/trailboss/trailboss/daemon/wire"
 )
 
 // syncBuffer is a log sink that the daemon's goroutines and the test can share.
@@ -45,18 +47,34 @@ func TestRequestThatPanicsIsAnswered500AndTheDaemonGoesOn(t *testing.T) {
 		panic("a parser bug")
 	}))
 	log, buf := bufferLog()
-	f := newAPI(t)
-	a := &httpapi.Server{Token: testToken, Log: log, Core: &daemon.Core{Engine: f.engine, Log: log,
-		Ingest: &daemon.Ingestor{Engine: f.engine, Log: log, Now: time.Now, SocketExists: func(path string) bool { return path == daemon.TestSocket }}}}
-	f.h = a.Handler()
+	e, _ := daemon.NewTestEngine(t)
+	const token = "0123456789abcdef-test-token"
+	h := (&httpapi.Server{Token: token, Log: log, Core: &daemon.Core{Engine: e, Log: log,
+		Ingest: &daemon.Ingestor{Engine: e, Log: log, Now: time.Now, SocketExists: func(path string) bool { return path == daemon.TestSocket }}}}).Handler()
+	// post serves one hook from pane %1 on a loopback Host with the token, as the emitter sends it.
+	post := func(path, body string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(body))
+		req.Host = "127.0.0.1:4000"
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set(wire.HeaderPane, "%1")
+		req.Header.Set(wire.HeaderTmux, daemon.TestSocket+",4242,0")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec
+	}
 
-	rec := f.do(http.MethodPost, "/v1/hooks/boom", strings.NewReader(`{}`))
-	mustStatus(t, rec, http.StatusInternalServerError)
+	if rec := post("/v1/hooks/boom", `{}`); rec.Code != http.StatusInternalServerError {
+		t.Fatalf("the panicking request: status %d, want 500; body %s", rec.Code, rec.Body)
+	}
 	if !strings.Contains(buf.String(), "a parser bug") || !strings.Contains(buf.String(), "goroutine") {
 		t.Fatalf("the panic was not logged with its stack: %s", buf.String())
 	}
-	mustStatus(t, f.hook(daemon.HookBody("s1", "Stop"), "%1"), http.StatusOK)
-	if items := f.engine.Items(); len(items) != 1 || items[0].ID != "s1" {
+	stop := `{"session_id":"s1","hook_event_name":"Stop","transcript_path":"","cwd":"/src/shop"}`
+	if rec := post("/v1/hooks/claude", stop); rec.Code != http.StatusOK {
+		t.Fatalf("a good hook after the panic: status %d, want 200; body %s", rec.Code, rec.Body)
+	}
+	if items := e.Items(); len(items) != 1 || items[0].ID != "s1" {
 		t.Fatalf("after the panic, a good hook was not queued: %+v", items)
 	}
 }

@@ -6,11 +6,11 @@ import (
 	"flag"
 	"fmt"
 
-	"github.com/trailboss/trailboss/testscripts/demo"
-	"github.com/trailboss/trailboss/testscripts/simagent"
+	"github.com/trailboss/trailboss/cmd/internal/demo"
+	"github.com/trailboss/trailboss/cmd/internal/simagent"
 )
 
-// runDemo is the demo verb (testscripts/demo): an isolated tmux server with the daemon and
+// runDemo is the demo verb (cmd/internal/demo): an isolated tmux server with the daemon and
 // three simulated agents, attached.
 func runDemo(ctx context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
@@ -28,7 +28,7 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 }
 
 // runDemoAgent is the demo-agent verb: the simulated Claude Code session of the demo and the
-// tests (testscripts/simagent).
+// tests (cmd/internal/simagent).
 func runDemoAgent(ctx context.Context, e *env, args []string) error {
 	err := simagent.Run(ctx, args, e.stdin, e.stdout, e.stderr, selfPath())
 	if err != nil && !errors.Is(err, flag.ErrHelp) {

@@ -22,7 +22,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/trailboss/trailboss/testscripts/demo"
+	"github.com/trailboss/trailboss/cmd/internal/demo"
 
 	"github.com/trailboss/trailboss/hooks"
 

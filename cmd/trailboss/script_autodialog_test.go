@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/trailboss/trailboss/testscripts/simagent"
+	"github.com/trailboss/trailboss/cmd/internal/simagent"
 	"golang.org/x/sys/unix"
 )
 

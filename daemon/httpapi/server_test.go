@@ -17,6 +17,7 @@ import (
 	"github.com/trailboss/trailboss/daemon"
 	"github.com/trailboss/trailboss/daemon/httpapi"
 	"github.com/trailboss/trailboss/daemon/store"
+	"github.com/trailboss/trailboss/daemon/watch"
 	"github.com/trailboss/trailboss/daemon/wire"
 )
 
@@ -41,6 +42,7 @@ func newEngine(t *testing.T) *daemon.Engine {
 	if err != nil {
 		t.Fatal(err)
 	}
+	e.Calls = &watch.Dialogs{Engine: e} // as cmd/trailboss wires it
 	return e
 }
 

@@ -1,4 +1,4 @@
-package daemon_test
+package httpapi_test
 
 import (
 	"encoding/json"

@@ -1,9 +1,8 @@
-package daemon_test
+package httpapi_test
 
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/trailboss/trailboss/daemon"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -14,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trailboss/trailboss/daemon"
 	"github.com/trailboss/trailboss/daemon/spool"
 	"github.com/trailboss/trailboss/daemon/wire"
 )
@@ -22,7 +22,7 @@ import (
 func (f *apiFixture) codex(body, pane string, at time.Time) *httptest.ResponseRecorder {
 	return f.do(http.MethodPost, "/v1/hooks/codex", strings.NewReader(body),
 		header("Content-Type", "application/json"), header(wire.HeaderPane, pane),
-		header(wire.HeaderTmux, daemon.TestSocket+",4242,0"), header(wire.HeaderEmittedAt, at.Format(time.RFC3339Nano)))
+		header(wire.HeaderTmux, testSocket+",4242,0"), header(wire.HeaderEmittedAt, at.Format(time.RFC3339Nano)))
 }
 
 // codexTurns numbers the turns codexNotify ends: each notify is a turn of its own, as Codex's are.
@@ -51,7 +51,7 @@ func queueIDs(f *apiFixture) []string {
 
 func TestCodexNotifyQueuesTheThread(t *testing.T) {
 	f := newAPI(t)
-	at := daemon.T0.Add(time.Minute)
+	at := t0.Add(time.Minute)
 	mustStatus(t, f.codex(codexNotify("thread-a", "Tests pass. Push?", "run the tests"), "%4", at), http.StatusOK)
 	items := f.engine.Items()
 	if len(items) != 1 {
@@ -59,24 +59,24 @@ func TestCodexNotifyQueuesTheThread(t *testing.T) {
 	}
 	it := items[0]
 	if it.ID != "thread-a" || it.Harness != "codex" || it.Reason != "stopped" || it.Summary != "Tests pass. Push?" ||
-		it.Pane != "%4" || it.TmuxSocket != daemon.TestSocket || it.Cwd != "/src/api" || !it.Since.Equal(at) {
+		it.Pane != "%4" || it.TmuxSocket != testSocket || it.Cwd != "/src/api" || !it.Since.Equal(at) {
 		t.Fatalf("queued %+v", it)
 	}
 }
 
 func TestCodexApprovalThenProgress(t *testing.T) {
 	f := newAPI(t)
-	mustStatus(t, f.codex(codexHookBody("thread-a", "SessionStart", `"source":"startup"`), "%4", daemon.T0), http.StatusOK)
+	mustStatus(t, f.codex(codexHookBody("thread-a", "SessionStart", `"source":"startup"`), "%4", t0), http.StatusOK)
 	if len(f.engine.Items()) != 0 || len(f.engine.Snapshot()) != 1 {
 		t.Fatalf("SessionStart: queue %v, sessions %d", queueIDs(f), len(f.engine.Snapshot()))
 	}
 	mustStatus(t, f.codex(codexHookBody("thread-a", "PermissionRequest", `"tool_name":"Bash"`,
-		`"tool_input":{"command":"git push"}`), "%4", daemon.T0.Add(time.Second)), http.StatusOK)
+		`"tool_input":{"command":"git push"}`), "%4", t0.Add(time.Second)), http.StatusOK)
 	items := f.engine.Items()
 	if len(items) != 1 || items[0].Reason != "permission" || items[0].Detail != "Bash" || items[0].Summary != "Bash: git push" {
 		t.Fatalf("after PermissionRequest: %+v", items)
 	}
-	mustStatus(t, f.codex(codexHookBody("thread-a", "PostToolUse", `"tool_name":"Bash"`), "%4", daemon.T0.Add(2*time.Second)), http.StatusOK)
+	mustStatus(t, f.codex(codexHookBody("thread-a", "PostToolUse", `"tool_name":"Bash"`), "%4", t0.Add(2*time.Second)), http.StatusOK)
 	if ids := queueIDs(f); len(ids) != 0 {
 		t.Fatalf("after PostToolUse the queue is %v, want empty", ids)
 	}
@@ -87,18 +87,18 @@ func TestCodexApprovalThenProgress(t *testing.T) {
 // afresh; a turn without input keeps the place.
 func TestCodexPromptedTurnRequeuesAtItsEnd(t *testing.T) {
 	f := newAPI(t)
-	mustStatus(t, f.codex(codexNotify("thread-a", "first"), "%4", daemon.T0), http.StatusOK)
-	mustStatus(t, f.codex(codexNotify("thread-b", "other"), "%5", daemon.T0.Add(time.Minute)), http.StatusOK)
+	mustStatus(t, f.codex(codexNotify("thread-a", "first"), "%4", t0), http.StatusOK)
+	mustStatus(t, f.codex(codexNotify("thread-b", "other"), "%5", t0.Add(time.Minute)), http.StatusOK)
 	if ids := queueIDs(f); !reflect.DeepEqual(ids, []string{"thread-a", "thread-b"}) {
 		t.Fatalf("queue %v", ids)
 	}
 	// No input: an internal turn. thread-a keeps its place and takes the new words.
-	mustStatus(t, f.codex(codexNotify("thread-a", "second"), "%4", daemon.T0.Add(2*time.Minute)), http.StatusOK)
+	mustStatus(t, f.codex(codexNotify("thread-a", "second"), "%4", t0.Add(2*time.Minute)), http.StatusOK)
 	if ids := queueIDs(f); !reflect.DeepEqual(ids, []string{"thread-a", "thread-b"}) {
 		t.Fatalf("after an unprompted turn the queue is %v, want thread-a still first", ids)
 	}
 	// With input: the human answered thread-a, which now waits since this turn's end.
-	end := daemon.T0.Add(3 * time.Minute)
+	end := t0.Add(3 * time.Minute)
 	rec := f.codex(codexNotify("thread-a", "third", "go on"), "%4", end)
 	mustStatus(t, rec, http.StatusOK)
 	items := f.engine.Items()
@@ -113,10 +113,10 @@ func TestCodexPromptedTurnRequeuesAtItsEnd(t *testing.T) {
 
 func TestCodexUnknownAndBadPayloadsChangeNothing(t *testing.T) {
 	f := newAPI(t)
-	mustStatus(t, f.codex(codexNotify("seed", "done?"), "%1", daemon.T0), http.StatusOK)
+	mustStatus(t, f.codex(codexNotify("seed", "done?"), "%1", t0), http.StatusOK)
 	before, sessions := f.engine.Items(), len(f.engine.Snapshot())
 
-	rec := f.codex(codexHookBody("other", "SubagentStop", `"agent_id":"x"`), "%1", daemon.T0.Add(time.Second))
+	rec := f.codex(codexHookBody("other", "SubagentStop", `"agent_id":"x"`), "%1", t0.Add(time.Second))
 	mustStatus(t, rec, http.StatusOK)
 	if !strings.Contains(rec.Body.String(), `"ignored"`) || !strings.Contains(rec.Body.String(), "SubagentStop") {
 		t.Errorf("reply %s, want it to name the ignored event", rec.Body.String())
@@ -132,7 +132,7 @@ func TestCodexUnknownAndBadPayloadsChangeNothing(t *testing.T) {
 		"bad pane":       {body: codexNotify("intruder", "hi"), want: "pane", mods: []func(*http.Request){header(wire.HeaderPane, "%1;kill-server")}},
 		"bad time":       {body: codexNotify("intruder", "hi"), want: wire.HeaderEmittedAt, mods: []func(*http.Request){header(wire.HeaderEmittedAt, "soon")}},
 	} {
-		base := []func(*http.Request){header(wire.HeaderPane, "%2"), header(wire.HeaderTmux, daemon.TestSocket+",1,0")}
+		base := []func(*http.Request){header(wire.HeaderPane, "%2"), header(wire.HeaderTmux, testSocket+",1,0")}
 		rec := f.do(http.MethodPost, "/v1/hooks/codex", strings.NewReader(tc.body), append(base, tc.mods...)...)
 		mustStatus(t, rec, http.StatusBadRequest)
 		if msg := errorMessage(t, rec); !strings.Contains(msg, tc.want) {
@@ -146,16 +146,16 @@ func TestCodexUnknownAndBadPayloadsChangeNothing(t *testing.T) {
 
 func TestSpoolDrainAppliesCodexPayloads(t *testing.T) {
 	f := newAPI(t)
-	ingest := &daemon.Ingestor{Engine: f.engine, Log: daemon.Discard, Now: time.Now,
-		SocketExists: func(path string) bool { return path == daemon.TestSocket }}
+	ingest := &daemon.Ingestor{Engine: f.engine, Log: discard, Now: time.Now,
+		SocketExists: func(path string) bool { return path == testSocket }}
 	dir := t.TempDir()
 	at := time.Now().Add(-time.Minute).UTC()
-	ev := spool.Event{Harness: "codex", Pane: "%7", Tmux: daemon.TestSocket + ",1,0", EmittedAt: at,
+	ev := spool.Event{Harness: "codex", Pane: "%7", Tmux: testSocket + ",1,0", EmittedAt: at,
 		Body: []byte(codexNotify("spooled-thread", "Waiting for you"))}
 	if _, err := spool.Write(dir, ev); err != nil {
 		t.Fatal(err)
 	}
-	(&daemon.SpoolDrainer{Ingest: ingest, StateDir: dir, Log: daemon.Discard}).Drain(t.Context())
+	(&daemon.SpoolDrainer{Ingest: ingest, StateDir: dir, Log: discard}).Drain(t.Context())
 	items := f.engine.Items()
 	if len(items) != 1 || items[0].ID != "spooled-thread" || items[0].Harness != "codex" || items[0].Pane != "%7" ||
 		!items[0].Since.Equal(at) {

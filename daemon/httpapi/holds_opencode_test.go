@@ -1,7 +1,6 @@
-package daemon_test
+package httpapi_test
 
 import (
-	"github.com/trailboss/trailboss/daemon"
 	"net/http"
 	"testing"
 
@@ -13,7 +12,7 @@ import (
 func (s *promptServer) postOpenCode(t *testing.T, body string) wire.HookAck {
 	t.Helper()
 	code, b := s.request(t, http.MethodPost, "/v1/hooks/opencode", body,
-		wire.HeaderPane, "%3", wire.HeaderTmux, daemon.TestSocket+",1,0", wire.HeaderCanHold, "1")
+		wire.HeaderPane, "%3", wire.HeaderTmux, testSocket+",1,0", wire.HeaderCanHold, "1")
 	if code != http.StatusOK {
 		t.Fatalf("hook: %d %s", code, b)
 	}

@@ -1,5 +1,5 @@
 // Package demo is `trailboss demo`: an isolated tmux server of its own, with the daemon and
-// three simulated agents (testscripts/simagent) that really get stuck through the real hook
+// three simulated agents (cmd/internal/simagent) that really get stuck through the real hook
 // path, and the keys bound there.
 package demo
 
@@ -30,7 +30,7 @@ const Session = "trailboss-demo"
 const StopWait = 1200 * time.Millisecond
 
 // Agent is one simulated session of the demo: its project folder's name and git branch,
-// and its turns (see testscripts/simagent).
+// and its turns (see cmd/internal/simagent).
 type Agent struct{ Name, Branch, Script string }
 
 // Agents get stuck one after another, each in its own way, and after an answer work for

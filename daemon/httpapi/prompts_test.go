@@ -1,16 +1,16 @@
-package daemon_test
+package httpapi_test
 
 import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"github.com/trailboss/trailboss/daemon"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/trailboss/trailboss/daemon"
 	"github.com/trailboss/trailboss/daemon/deliver"
 	"github.com/trailboss/trailboss/daemon/httpapi"
 	"github.com/trailboss/trailboss/daemon/ptyhub"
@@ -20,20 +20,21 @@ import (
 // promptServer serves the API (holding on) over real HTTP, for long polls and streams.
 type promptServer struct {
 	engine *daemon.Engine
+	holds  *daemon.Holds
 	srv    *httptest.Server
 	done   chan struct{}
 }
 
 func newPromptServer(t *testing.T) *promptServer {
 	t.Helper()
-	e, _ := daemon.NewTestEngine(t)
+	e := newEngine(t)
 	holds, ptys := &daemon.Holds{}, &ptyhub.PTYHub{}
 	done := make(chan struct{})
-	core := &daemon.Core{Engine: e, Log: daemon.Discard, HoldPermissions: true, Holds: holds, PTY: ptys,
-		Done: done, Ingest: &daemon.Ingestor{Engine: e, Log: daemon.Discard, Now: time.Now, SocketExists: func(path string) bool { return path == daemon.TestSocket }},
-		Deliver: &deliver.Deliverer{Engine: e, Log: daemon.Discard, Holds: holds, PTY: ptys}}
-	a := &httpapi.Server{Core: core, Token: testToken, Version: "v-test", Log: daemon.Discard}
-	s := &promptServer{engine: e, srv: httptest.NewServer(a.Handler()), done: done}
+	core := &daemon.Core{Engine: e, Log: discard, HoldPermissions: true, Holds: holds, PTY: ptys,
+		Done: done, Ingest: &daemon.Ingestor{Engine: e, Log: discard, Now: time.Now, SocketExists: func(path string) bool { return path == testSocket }},
+		Deliver: &deliver.Deliverer{Engine: e, Log: discard, Holds: holds, PTY: ptys}}
+	a := &httpapi.Server{Core: core, Token: testToken, Version: "v-test", Log: discard}
+	s := &promptServer{engine: e, holds: holds, srv: httptest.NewServer(a.Handler()), done: done}
 	t.Cleanup(func() { close(done); s.srv.Close() })
 	return s
 }
@@ -75,8 +76,8 @@ const permissionTouch = `"tool_name":"Bash","tool_input":{"command":"touch x"}`
 // holdingHook posts a PermissionRequest as a hook that can hold, and returns the hold.
 func (s *promptServer) holdingHook(t *testing.T, session string) wire.Hold {
 	t.Helper()
-	code, body := s.request(t, http.MethodPost, "/v1/hooks/claude", daemon.HookBody(session, "PermissionRequest", permissionTouch),
-		wire.HeaderPane, "%3", wire.HeaderTmux, daemon.TestSocket+",1,0", wire.HeaderCanHold, "1")
+	code, body := s.request(t, http.MethodPost, "/v1/hooks/claude", hookBody(session, "PermissionRequest", permissionTouch),
+		wire.HeaderPane, "%3", wire.HeaderTmux, testSocket+",1,0", wire.HeaderCanHold, "1")
 	if code != http.StatusOK {
 		t.Fatalf("hook: %d %s", code, body)
 	}
@@ -137,13 +138,14 @@ func TestHeldPermissionAnsweredInTheTerminalReleasesTheHook(t *testing.T) {
 		_, b := s.request(t, http.MethodGet, "/v1/prompts/"+hold.PromptID+"/wait?timeout=10s", "")
 		waited <- decode[wire.PromptWait](t, b)
 	}()
-	// Let the wait begin, so that it is released, not merely told.
+	// Let the wait begin, so that it is released, not merely told: a hook holds the record
+	// once its wait is registered.
 	deadline := time.Now().Add(2 * time.Second)
-	for !s.engine.PromptWaited(hold.PromptID) && time.Now().Before(deadline) {
+	for !s.holds.Held(hold.PromptID) && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
 	}
-	code, body := s.request(t, http.MethodPost, "/v1/hooks/claude", daemon.HookBody("s1", "PostToolUse", permissionTouch),
-		wire.HeaderPane, "%3", wire.HeaderTmux, daemon.TestSocket+",1,0")
+	code, body := s.request(t, http.MethodPost, "/v1/hooks/claude", hookBody("s1", "PostToolUse", permissionTouch),
+		wire.HeaderPane, "%3", wire.HeaderTmux, testSocket+",1,0")
 	if code != http.StatusOK {
 		t.Fatalf("PostToolUse: %d %s", code, body)
 	}
@@ -164,7 +166,7 @@ func TestHeldPermissionAnsweredInTheTerminalReleasesTheHook(t *testing.T) {
 // Without holding, a PermissionRequest hook is told nothing and returns at once.
 func TestNoHoldWhenHoldingIsOff(t *testing.T) {
 	f := newAPI(t)
-	rec := f.hook(daemon.HookBody("s1", "PermissionRequest", permissionTouch), "%3", header(wire.HeaderCanHold, "1"))
+	rec := f.hook(hookBody("s1", "PermissionRequest", permissionTouch), "%3", header(wire.HeaderCanHold, "1"))
 	mustStatus(t, rec, http.StatusOK)
 	if strings.Contains(rec.Body.String(), "hold") {
 		t.Fatalf("answer %s tells the hook to hold", rec.Body.String())

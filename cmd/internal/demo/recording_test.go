@@ -17,7 +17,7 @@ import (
 func TestDemoSVGShowsAnAnswerFromThePopup(t *testing.T) {
 	path := os.Getenv("TRAILBOSS_DEMO_SVG")
 	if path == "" {
-		path = "../../docs/demo.svg"
+		path = "../../../docs/demo.svg"
 	}
 	f, err := os.Open(path)
 	if err != nil {
