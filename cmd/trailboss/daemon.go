@@ -259,14 +259,55 @@ type daemonConfig struct {
 // the state directory as it found it: what this start created there is removed, and the
 // lock's record of the last daemon is kept.
 func serveDaemon(ctx context.Context, cfg daemonConfig) (err error) {
-	log := cfg.Log
+	// The state directory, its lock, the listeners, the token and the store.
+	st := &daemonState{cfg: cfg, log: cfg.Log}
+	defer func() { st.close(err) }()
+	if err := st.open(ctx); err != nil {
+		return err
+	}
+
+	// The core, its faces and its watchers.
+	d, err := wireDaemon(ctx, cfg, st)
+	if err != nil {
+		return err
+	}
+	defer d.tmux.Close()
+
+	// Recorded once nothing more can fail, before serving (start reads the record as soon
+	// as the daemon answers): a start that failed before here leaves the last daemon's
+	// record, which is also how the next start knows that a daemon ran here (RanBefore).
+	if err := st.lock.Record(st.where); err != nil {
+		cfg.Log.Warn("clients may not find the daemon", "err", err)
+	}
+	st.serving = true
+	defer func() { _ = statusfile.Remove(cfg.StateDir, os.Getpid()) }()
+	return d.serve(ctx, cfg, st)
+}
+
+// daemonState is what the daemon holds in its state directory while it runs.
+type daemonState struct {
+	cfg       daemonConfig
+	log       *slog.Logger
+	sock      string // the unix socket's path
+	where     string // where clients reach the daemon, for the lock's record
+	lock      *statedir.Lock
+	listeners []net.Listener
+	token     string
+	store     *store.Store
+	made      []string // what this start created, removed again if it fails before serving
+	serving   bool
+}
+
+// open takes the state directory (made private), its lock, the listeners (before anything
+// slow, so that a taken address is said at once), the token and the store.
+func (s *daemonState) open(ctx context.Context) (err error) {
+	cfg := s.cfg
 	if cfg.Addr != "" {
 		if err := httpapi.CheckLoopback(cfg.Addr); err != nil {
 			return err
 		}
 	}
-	sock, err := statedir.SocketPath(cfg.StateDir)
-	if err != nil {
+	if s.sock, err = statedir.SocketPath(cfg.StateDir); err != nil {
 		return err
 	}
 	tightened, createdDir, err := statedir.Ensure(cfg.StateDir)
@@ -274,58 +315,29 @@ func serveDaemon(ctx context.Context, cfg daemonConfig) (err error) {
 		return err
 	}
 	if tightened {
-		log.Warn(statedir.TightenedNote(cfg.StateDir))
+		s.log.Warn(statedir.TightenedNote(cfg.StateDir))
 	}
-	var made []string // what this start created, removed again if it fails
-	defer func() {
-		if err == nil {
-			return
-		}
-		for i := len(made) - 1; i >= 0; i-- {
-			rerr := os.Remove(made[i])
-			if rerr != nil && !errors.Is(rerr, os.ErrNotExist) && !errors.Is(rerr, syscall.ENOTEMPTY) {
-				log.Warn("remove what a failed start made", "path", made[i], "err", rerr)
-			}
-		}
-	}()
 	if createdDir {
-		made = append(made, cfg.StateDir) // removed only while empty
+		s.made = append(s.made, cfg.StateDir) // removed only while empty
 	}
 	if n, err := statedir.PrivateFiles(cfg.StateDir); err != nil {
 		return err
 	} else if n > 0 {
-		log.Warn("files in the state directory were readable by other users; they are now private", "count", n)
+		s.log.Warn("files in the state directory were readable by other users; they are now private", "count", n)
 	}
 	ranBefore := statedir.RanBefore(cfg.StateDir) // a record is written only after a start that worked
-	where := sock
+	s.where = s.sock
 	if cfg.Addr != "" {
-		where += " and " + cfg.Addr
+		s.where += " and " + cfg.Addr
 	}
-	lock, err := statedir.Acquire(cfg.StateDir)
+	if s.lock, err = statedir.Acquire(cfg.StateDir); err != nil {
+		return err
+	}
+	ln, err := httpapi.ListenSocket(s.sock)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		release := lock.Release
-		if err != nil {
-			release = lock.Abandon
-		}
-		if rerr := release(); rerr != nil {
-			log.Warn("release the state directory's lock", "err", rerr)
-		}
-	}()
-	// Listen before anything slow, so that a taken address is said at once.
-	listeners := []net.Listener{}
-	defer func() {
-		for _, ln := range listeners {
-			ln.Close()
-		}
-	}()
-	ln, err := httpapi.ListenSocket(sock)
-	if err != nil {
-		return err
-	}
-	listeners = append(listeners, ln)
+	s.listeners = append(s.listeners, ln)
 	if cfg.Addr != "" {
 		tcp, err := httpapi.Listen(cfg.Addr)
 		if err != nil {
@@ -333,135 +345,173 @@ func serveDaemon(ctx context.Context, cfg daemonConfig) (err error) {
 		}
 		// Another local user can connect to a loopback port too: their connections are
 		// closed as they are accepted, so that they cannot hold the operator's slots.
-		listeners = append(listeners, httpapi.OwnerOnly(tcp, os.Getuid(), log.With("component", "api")))
+		s.listeners = append(s.listeners, httpapi.OwnerOnly(tcp, os.Getuid(), s.log.With("component", "api")))
 	}
 	token, createdToken, err := statedir.MakeToken(cfg.StateDir)
 	if err != nil {
 		return err
 	}
+	s.token = token
 	if createdToken {
-		made = append(made, filepath.Join(cfg.StateDir, statedir.TokenFile))
+		s.made = append(s.made, filepath.Join(cfg.StateDir, statedir.TokenFile))
 	}
 	dbMade := store.FilesAbsent(cfg.StateDir)
-	st, err := store.OpenIn(ctx, cfg.StateDir, cfg.Reset, ranBefore)
-	made = append(made, dbMade...)
-	if err != nil {
-		return err
+	s.store, err = store.OpenIn(ctx, cfg.StateDir, cfg.Reset, ranBefore)
+	s.made = append(s.made, dbMade...)
+	return err
+}
+
+// close lets go of what open took. err is how the daemon ends: with one, the lock is
+// abandoned (its record kept), and before serving, what this start made is removed.
+func (s *daemonState) close(err error) {
+	if s.store != nil {
+		s.store.Close()
 	}
-	defer st.Close()
-	engine, err := daemon.NewEngine(ctx, st, cfg.Cooldown, log.With("component", "engine"))
+	for _, ln := range s.listeners {
+		ln.Close()
+	}
+	if s.lock != nil {
+		release := s.lock.Release
+		if err != nil {
+			release = s.lock.Abandon
+		}
+		if rerr := release(); rerr != nil {
+			s.log.Warn("release the state directory's lock", "err", rerr)
+		}
+	}
+	if err == nil || s.serving {
+		return
+	}
+	for i := len(s.made) - 1; i >= 0; i-- {
+		rerr := os.Remove(s.made[i])
+		if rerr != nil && !errors.Is(rerr, os.ErrNotExist) && !errors.Is(rerr, syscall.ENOTEMPTY) {
+			s.log.Warn("remove what a failed start made", "path", s.made[i], "err", rerr)
+		}
+	}
+}
+
+// daemonParts is the daemon wired: the core, its faces and its watchers.
+type daemonParts struct {
+	engine    *daemon.Engine
+	dialogs   *watch.Dialogs
+	tmux      *tmuxctl.Pool
+	ingest    *daemon.Ingestor
+	deliverer *deliver.Deliverer
+	core      *daemon.Core
+	srv       *http.Server
+	remotes   *hosts.Set
+	screens   *watch.ScreenWatcher
+	rec       *watch.Reconciler
+	hook      *onstuck.Runner
+}
+
+// wireDaemon makes the engine on st's store and wires the daemon's parts to it.
+func wireDaemon(ctx context.Context, cfg daemonConfig, st *daemonState) (*daemonParts, error) {
+	log := cfg.Log
+	engine, err := daemon.NewEngine(ctx, st.store, cfg.Cooldown, log.With("component", "engine"))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if cfg.PromptTTL > 0 {
 		engine.PromptTTL = cfg.PromptTTL
 	}
-	dialogs := &watch.Dialogs{Engine: engine}
-	engine.Calls = dialogs
-	var hook *onstuck.Runner
+	d := &daemonParts{engine: engine, dialogs: &watch.Dialogs{Engine: engine}}
+	engine.Calls = d.dialogs
 	if cfg.OnStuck != "" {
-		hook = &onstuck.Runner{Command: cfg.OnStuck, Log: log.With("component", "on_stuck")}
-		engine.OnStuck = hook.Enqueue
+		d.hook = &onstuck.Runner{Command: cfg.OnStuck, Log: log.With("component", "on_stuck")}
+		engine.OnStuck = d.hook.Enqueue
 	}
-
 	// One tmux control client per tmux server serves the hot paths' tmux commands (the
 	// jump, status pushes, identity checks and captures) without starting a process.
-	tmux := &tmuxctl.Pool{}
-	defer tmux.Close()
-	ingest := &daemon.Ingestor{Engine: engine, Now: wallclock.Now, Log: log.With("component", "ingest")}
+	d.tmux = &tmuxctl.Pool{}
+	d.ingest = &daemon.Ingestor{Engine: engine, Now: wallclock.Now, Log: log.With("component", "ingest")}
 	holds, ptys := &daemon.Holds{}, &ptyhub.PTYHub{}
 	off := cfg.DeliveryOff
 	if len(cfg.Channels) > 0 {
 		off = "" // configuring a remote channel switched delivery on
 	}
-	deliverer := &deliver.Deliverer{Engine: engine, Tmux: tmux.Server, PTY: ptys, Holds: holds, MaxReply: cfg.MaxReply,
+	d.deliverer = &deliver.Deliverer{Engine: engine, Tmux: d.tmux.Server, PTY: ptys, Holds: holds, MaxReply: cfg.MaxReply,
 		Off: off, Log: log.With("component", "deliver")}
-	core := &daemon.Core{Engine: engine, Log: log.With("component", "api"), Ingest: ingest,
+	d.core = &daemon.Core{Engine: engine, Log: log.With("component", "api"), Ingest: d.ingest,
 		Holds: holds, PTY: ptys, HoldPermissions: cfg.HoldPermissions || len(cfg.Channels) > 0, DeliveryChannels: channelStatuses(cfg.Channels),
 		Off:     off,
-		Deliver: deliverer}
-	api := &httpapi.Server{Core: core, Token: token, Version: cfg.Version, Log: log.With("component", "api"), Tmux: tmux.Server}
-	var remotes *hosts.Set
+		Deliver: d.deliverer}
+	api := &httpapi.Server{Core: d.core, Token: st.token, Version: cfg.Version, Log: log.With("component", "api"), Tmux: d.tmux.Server}
 	if len(cfg.Hosts) > 0 {
-		remotes = hosts.New(cfg.Hosts, cfg.StateDir, cfg.Version, log.With("component", "hosts"))
-		remotes.Audit = engine.RecordDelivery // a channel's answers that it forwards
-		api.Hosts = remotes
+		d.remotes = hosts.New(cfg.Hosts, cfg.StateDir, cfg.Version, log.With("component", "hosts"))
+		d.remotes.Audit = engine.RecordDelivery // a channel's answers that it forwards
+		api.Hosts = d.remotes
 	}
 	if off == "" {
 		log.Info("delivery is on: answers from the popup, trailboss reply and the channels are typed into panes")
 	}
-	var screens *watch.ScreenWatcher
 	if cfg.ScreenTick > 0 {
-		screens = &watch.ScreenWatcher{Engine: engine, Tmux: tmux.Server, Tick: cfg.ScreenTick, Quiet: 2,
+		d.screens = &watch.ScreenWatcher{Engine: engine, Tmux: d.tmux.Server, Tick: cfg.ScreenTick, Quiet: 2,
 			Discover: cfg.Sweep, Servers: watch.KnownServers(engine, os.Getenv), Covered: daemon.FullyHooked(),
 			Log: log.With("component", "screen")}
-		core.Screens = screens
+		d.core.Screens = d.screens
 	}
-	srv := &http.Server{Handler: api.Handler(), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second,
+	d.srv = &http.Server{Handler: api.Handler(), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second,
 		ConnContext: httpapi.ConnContext}
-	rec := &watch.Reconciler{
-		Engine: engine, Dialogs: dialogs, Readers: daemon.TranscriptReaders(), Sweep: cfg.Sweep, Settle: cfg.Settle, Watch: !cfg.NoWatch,
+	d.rec = &watch.Reconciler{
+		Engine: engine, Dialogs: d.dialogs, Readers: daemon.TranscriptReaders(), Sweep: cfg.Sweep, Settle: cfg.Settle, Watch: !cfg.NoWatch,
 		Log:      log.With("component", "reconcile"),
-		Liveness: &watch.Liveness{Engine: engine, Log: log.With("component", "liveness"), Tmux: tmux.Server},
+		Liveness: &watch.Liveness{Engine: engine, Log: log.With("component", "liveness"), Tmux: d.tmux.Server},
 	}
+	return d, nil
+}
 
-	// Recorded once nothing more can fail, before serving (start reads the record as soon
-	// as the daemon answers): a start that failed before here leaves the last daemon's
-	// record, which is also how the next start knows that a daemon ran here (RanBefore).
-	if err := lock.Record(where); err != nil {
-		log.Warn("clients may not find the daemon", "err", err)
-	}
-	made = nil
+// serve runs every part of d, each in its own goroutine, until ctx ends or one fails, then
+// shuts the HTTP server down.
+func (d *daemonParts) serve(ctx context.Context, cfg daemonConfig, st *daemonState) error {
+	log := cfg.Log
 	g, gctx := errgroup.WithContext(ctx)
-	core.Done = gctx.Done()
-	g.Go(func() error { return engine.RunPromptExpiry(gctx, time.Second) })
-	for _, ln := range listeners {
+	d.core.Done = gctx.Done()
+	g.Go(func() error { return d.engine.RunPromptExpiry(gctx, time.Second) })
+	for _, ln := range st.listeners {
 		g.Go(func() error {
-			if err := srv.Serve(httpapi.LimitListen(ln, httpapi.MaxConns)); !errors.Is(err, http.ErrServerClosed) {
+			if err := d.srv.Serve(httpapi.LimitListen(ln, httpapi.MaxConns)); !errors.Is(err, http.ErrServerClosed) {
 				return fmt.Errorf("serve %s: %w", ln.Addr(), err)
 			}
 			return nil
 		})
 	}
-	g.Go(func() error { return rec.Run(gctx) })
-	for _, live := range liveStateWatchers(engine, dialogs, tmux.Server, cfg.Sweep, !cfg.NoWatch, log) {
+	g.Go(func() error { return d.rec.Run(gctx) })
+	for _, live := range liveStateWatchers(d.engine, d.dialogs, d.tmux.Server, cfg.Sweep, !cfg.NoWatch, log) {
 		g.Go(func() error { return live.Run(gctx) })
 	}
-	drainer := &daemon.SpoolDrainer{Ingest: ingest, StateDir: cfg.StateDir, Interval: time.Second, Log: log.With("component", "spool")}
+	drainer := &daemon.SpoolDrainer{Ingest: d.ingest, StateDir: cfg.StateDir, Interval: time.Second, Log: log.With("component", "spool")}
 	g.Go(func() error { return drainer.Run(gctx) })
-	if screens != nil {
-		g.Go(func() error { return screens.Run(gctx) })
+	if d.screens != nil {
+		g.Go(func() error { return d.screens.Run(gctx) })
 	}
-	status := &tmuxstatus.Publisher{Engine: engine, Tmux: tmux.Server, Log: log.With("component", "status"),
+	status := &tmuxstatus.Publisher{Engine: d.engine, Tmux: d.tmux.Server, Log: log.With("component", "status"),
 		OnLine: func(line string) {
 			if err := statusfile.Write(cfg.StateDir, line, os.Getpid()); err != nil {
 				log.Warn("the status file for shell prompts is not current", "err", err)
 			}
 		}}
-	defer func() { _ = statusfile.Remove(cfg.StateDir, os.Getpid()) }()
-	if remotes != nil {
-		status.Hosts = remotes
+	if d.remotes != nil {
+		status.Hosts = d.remotes
+		g.Go(func() error { return d.remotes.Run(gctx) })
 	}
 	g.Go(func() error { return status.Run(gctx) })
-	if hook != nil {
-		g.Go(func() error { return hook.Run(gctx) })
-	}
-	if remotes != nil {
-		g.Go(func() error { return remotes.Run(gctx) })
+	if d.hook != nil {
+		g.Go(func() error { return d.hook.Run(gctx) })
 	}
 	for _, ch := range cfg.Channels {
-		host := ChannelHost{Engine: engine, Deliver: deliverer, Store: st, Tmux: tmux.Server,
-			Log: log.With("component", ch.Name()), Now: time.Now, Hosts: remotes}
+		host := ChannelHost{Engine: d.engine, Deliver: d.deliverer, Store: st.store, Tmux: d.tmux.Server,
+			Log: log.With("component", ch.Name()), Now: time.Now, Hosts: d.remotes}
 		g.Go(func() error { return ch.Run(gctx, host) })
 	}
 	g.Go(func() error {
 		<-gctx.Done()
 		shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		return srv.Shutdown(shutdownCtx)
+		return d.srv.Shutdown(shutdownCtx)
 	})
-	log.Info("daemon listening", "socket", sock, "addr", cfg.Addr, "state", cfg.StateDir, "pid", os.Getpid())
-	err = g.Wait()
+	log.Info("daemon listening", "socket", st.sock, "addr", cfg.Addr, "state", cfg.StateDir, "pid", os.Getpid())
+	err := g.Wait()
 	log.Info("daemon stopped")
 	return err
 }
