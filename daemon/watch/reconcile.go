@@ -336,46 +336,9 @@ func (r *Reconciler) readTranscript(ctx context.Context, s queue.Session, reader
 	if !first && sameFile && info.Size == s.Offset+int64(len(ahead)) && bytes.IndexByte(ahead, '\n') < 0 {
 		return // nothing new: a stat, no read
 	}
-	var lines []adapter.TranscriptLine
-	var pos transcript.Position
-	if !first {
-		from := transcript.Position{Offset: s.Offset, FileID: s.FileID, Mark: s.Mark}
-		got, err := transcript.ReadAppended(s.TranscriptPath, from, ahead, maxAppendRead)
-		if errors.Is(err, transcript.ErrShrunk) || errors.Is(err, transcript.ErrRewritten) {
-			// Truncated, replaced, or rewritten in place: the position counts in content that
-			// is gone. What the file says now is read from its start (the lines older than
-			// the session's last event change nothing).
-			r.Log.Debug("transcript rewritten: reading it from the start", "session", s.ID, "err", err)
-			got, err = transcript.ReadAppended(s.TranscriptPath, transcript.Position{}, nil, maxAppendRead)
-		}
-		if err != nil {
-			r.Log.Debug("read transcript", "session", s.ID, "err", err)
-			return
-		}
-		pos = got.Next
-		r.keepReadAhead(s.TranscriptPath, pos.Offset, got.Ahead)
-		for _, b := range got.Lines {
-			if l := reader.Line(b); l.Conversation {
-				lines = append(lines, l)
-			}
-		}
-	} else {
-		var last adapter.TranscriptLine
-		found := false
-		pos, err = transcript.ReadTail(s.TranscriptPath, maxTailScan, func(b []byte) bool {
-			if l := reader.Line(b); l.Conversation {
-				last, found = l, true
-			}
-			return found
-		})
-		if err != nil {
-			r.Log.Debug("read transcript tail", "session", s.ID, "err", err)
-			return
-		}
-		r.keepReadAhead(s.TranscriptPath, pos.Offset, nil)
-		if found {
-			lines = []adapter.TranscriptLine{last}
-		}
+	lines, pos, ok := r.readLines(s, reader, first, ahead)
+	if !ok {
+		return
 	}
 	var tailAt time.Time
 	if tail, ok := adapter.Tail(lines); ok {
@@ -407,6 +370,53 @@ func (r *Reconciler) readTranscript(ctx context.Context, s queue.Session, reader
 		}
 		r.pending[s.ID] = pendingWait{line: *v.wait, since: time.Now()}
 	}
+}
+
+// readLines reads what s's transcript says since its position, the conversation's lines
+// alone: on a first read, only its last such line, found from the end. ok is false when
+// it could not be read (it is tried again on the next event or sweep).
+func (r *Reconciler) readLines(s queue.Session, reader adapter.TranscriptReader, first bool, ahead []byte) (lines []adapter.TranscriptLine, pos transcript.Position, ok bool) {
+	if !first {
+		from := transcript.Position{Offset: s.Offset, FileID: s.FileID, Mark: s.Mark}
+		got, err := transcript.ReadAppended(s.TranscriptPath, from, ahead, maxAppendRead)
+		if errors.Is(err, transcript.ErrShrunk) || errors.Is(err, transcript.ErrRewritten) {
+			// Truncated, replaced, or rewritten in place: the position counts in content that
+			// is gone. What the file says now is read from its start (the lines older than
+			// the session's last event change nothing).
+			r.Log.Debug("transcript rewritten: reading it from the start", "session", s.ID, "err", err)
+			got, err = transcript.ReadAppended(s.TranscriptPath, transcript.Position{}, nil, maxAppendRead)
+		}
+		if err != nil {
+			r.Log.Debug("read transcript", "session", s.ID, "err", err)
+			return nil, pos, false
+		}
+		pos = got.Next
+		r.keepReadAhead(s.TranscriptPath, pos.Offset, got.Ahead)
+		for _, b := range got.Lines {
+			if l := reader.Line(b); l.Conversation {
+				lines = append(lines, l)
+			}
+		}
+	} else {
+		var last adapter.TranscriptLine
+		found := false
+		var err error
+		pos, err = transcript.ReadTail(s.TranscriptPath, maxTailScan, func(b []byte) bool {
+			if l := reader.Line(b); l.Conversation {
+				last, found = l, true
+			}
+			return found
+		})
+		if err != nil {
+			r.Log.Debug("read transcript tail", "session", s.ID, "err", err)
+			return nil, pos, false
+		}
+		r.keepReadAhead(s.TranscriptPath, pos.Offset, nil)
+		if found {
+			lines = []adapter.TranscriptLine{last}
+		}
+	}
+	return lines, pos, true
 }
 
 // apply ingests v's events for s, and reports whether all of them were taken.
