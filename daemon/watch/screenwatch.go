@@ -299,34 +299,7 @@ func (w *ScreenWatcher) tickServer(ctx context.Context, socket string, bound map
 	for _, p := range states {
 		present[p.ID] = p
 	}
-	var events []adapter.Event
-	var check, quiet []paneKey // captured to compare, captured to read
-	activity := make(map[paneKey]int64)
-	w.mu.Lock()
-	for k, st := range w.watched {
-		if k.socket != socket {
-			continue
-		}
-		p, ok := present[k.pane]
-		if !ok || p.Dead || covered[k] {
-			delete(w.watched, k) // gone, or Claude's hooks report it now
-			continue
-		}
-		st.bound = bound[k]
-		switch {
-		case p.Drawn != st.drawn:
-			st.drawn, st.activity, st.hashed = p.Drawn, p.Activity, false
-			events = w.moved(k, st, events)
-		case p.Activity != st.activity:
-			check, activity[k] = append(check, k), p.Activity
-		default:
-			if w.quiet(st) {
-				quiet = append(quiet, k)
-			}
-		}
-	}
-	w.mu.Unlock()
-
+	events, check, quiet, activity := w.sortPanes(socket, present, bound, covered)
 	var screens map[string]string
 	if len(check)+len(quiet) > 0 {
 		panes := make([]string, 0, len(check)+len(quiet))
@@ -382,6 +355,40 @@ func (w *ScreenWatcher) tickServer(ctx context.Context, socket string, bound map
 			w.read(ctx, k, screen)
 		})
 	}
+}
+
+// sortPanes sorts the watched panes of socket by what tmux says of them (present): a pane
+// drawn anew has moved (its events are returned), one written to is captured to compare
+// (check, with its activity), a quiet one is captured to read; a pane gone, or that hooks
+// report now, is no longer watched.
+func (w *ScreenWatcher) sortPanes(socket string, present map[string]tmuxctl.PaneState, bound map[paneKey]binding,
+	covered map[paneKey]bool) (events []adapter.Event, check, quiet []paneKey, activity map[paneKey]int64) {
+	activity = make(map[paneKey]int64)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for k, st := range w.watched {
+		if k.socket != socket {
+			continue
+		}
+		p, ok := present[k.pane]
+		if !ok || p.Dead || covered[k] {
+			delete(w.watched, k) // gone, or Claude's hooks report it now
+			continue
+		}
+		st.bound = bound[k]
+		switch {
+		case p.Drawn != st.drawn:
+			st.drawn, st.activity, st.hashed = p.Drawn, p.Activity, false
+			events = w.moved(k, st, events)
+		case p.Activity != st.activity:
+			check, activity[k] = append(check, k), p.Activity
+		default:
+			if w.quiet(st) {
+				quiet = append(quiet, k)
+			}
+		}
+	}
+	return events, check, quiet, activity
 }
 
 // moved records that pane k's screen changed, and returns events with the unstuck event of
