@@ -1,7 +1,12 @@
 package daemon_test
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -35,6 +40,34 @@ func TestImportsRunOneWay(t *testing.T) {
 					t.Errorf("%s imports %s: %s", fields[0], dep, r.why)
 				}
 			}
+		}
+	}
+}
+
+// TestNoFunctionOver80Lines: a function of cmd/ or daemon/ that grew past 80 lines reads as a
+// list; split it into its steps (serveDaemon, runSetup and Relay.sync show how).
+func TestNoFunctionOver80Lines(t *testing.T) {
+	fset := token.NewFileSet()
+	for _, root := range []string{filepath.Join("..", "cmd"), "."} {
+		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+				return err
+			}
+			f, err := parser.ParseFile(fset, path, nil, 0)
+			if err != nil {
+				return err
+			}
+			for _, decl := range f.Decls {
+				if fn, ok := decl.(*ast.FuncDecl); ok && fn.Body != nil {
+					if n := fset.Position(fn.End()).Line - fset.Position(fn.Pos()).Line + 1; n > 80 {
+						t.Errorf("%s: %s is %d lines, more than 80", path, fn.Name.Name, n)
+					}
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
 		}
 	}
 }
