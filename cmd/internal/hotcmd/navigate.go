@@ -61,7 +61,7 @@ func (f *NavFlags) Register(fs *flag.FlagSet) {
 // tmux server is --socket, else $TMUX's, else (for a named client outside tmux) the stuck
 // head's. Its Daemon is nil when no client could be made; Land then says why.
 func NewNavigator(ctx context.Context, e *Env, f NavFlags) (*Navigator, error) {
-	if err := f.Resolve(e.Getenv); err != nil {
+	if err := f.ResolveClient(e.Getenv); err != nil {
 		return nil, err
 	}
 	socket := f.Socket
