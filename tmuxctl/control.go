@@ -325,7 +325,7 @@ func (c *control) exchange(ctx context.Context, line string) (string, bool, erro
 		}
 		end, isEnd := strings.CutPrefix(l, "%end ")
 		errEnd, isErr := strings.CutPrefix(l, "%error ")
-		if !(isEnd && end == open) && !(isErr && errEnd == open) {
+		if (!isEnd || end != open) && (!isErr || errEnd != open) {
 			block = append(block, l)
 			continue
 		}

@@ -223,20 +223,6 @@ func (s *Server) SessionNames(ctx context.Context) ([]string, error) {
 	return strings.Split(out, "\n"), nil
 }
 
-// CurrentClient returns the name of the client tmux picks when none is named: the one
-// looking at $TMUX_PANE's session when that is set, else the most recently active.
-func (s *Server) CurrentClient(ctx context.Context) (string, error) {
-	out, err := s.run(ctx, "display-message", "-p", "#{client_name}")
-	if err != nil {
-		return "", err
-	}
-	name := strings.TrimSpace(out)
-	if name == "" {
-		return "", fmt.Errorf("tmux display-message: %w: no client attached", ErrNoClient)
-	}
-	return name, nil
-}
-
 // SessionWasAttached reports whether a client has ever been attached to session (tmux
 // keeps the time of the last attach; it is empty until the first).
 func (s *Server) SessionWasAttached(ctx context.Context, session string) (bool, error) {

@@ -61,6 +61,33 @@ func (s *Server) ClientPane(ctx context.Context, client string) (string, error) 
 	return "", fmt.Errorf("tmux client pane: %w: %q is not attached", ErrNoClient, clip(client))
 }
 
+// CurrentClient returns the name of the client a command run in pane (its $TMUX_PANE, or
+// "") acts on: the most recently active client looking at pane, else the most recently
+// active one of all; an error wrapping ErrNoClient when none is attached. A switch-client
+// that names no client leaves that choice to tmux, which may take a control client (a
+// Pool's, busy with its commands, is often the most recently active): ListClients leaves
+// those out.
+func (s *Server) CurrentClient(ctx context.Context, pane string) (string, error) {
+	clients, err := s.ListClients(ctx)
+	if err != nil {
+		return "", err
+	}
+	var best *Client
+	for i := range clients {
+		c := &clients[i]
+		switch {
+		case best == nil,
+			c.PaneID == pane && best.PaneID != pane,
+			(c.PaneID == pane) == (best.PaneID == pane) && c.Activity.After(best.Activity):
+			best = c
+		}
+	}
+	if best == nil {
+		return "", fmt.Errorf("tmux current client: %w: no client is attached", ErrNoClient)
+	}
+	return best.Name, nil
+}
+
 // parseClients parses list-clients output in clientFormat, one client a line. It returns
 // an error naming the first malformed line.
 func parseClients(out string) ([]Client, error) {

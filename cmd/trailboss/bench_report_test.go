@@ -146,6 +146,16 @@ func figures(runs benchRuns) ([]row, error) {
 			return "the process exits at p50 " + ms(get("BenchmarkJumpNext", "exit-p50-ms")) + "; " +
 				aboveFloor("BenchmarkJumpNext", "p50-ms")
 		})
+	// Issue 31: the key against tmux's own command line, timed in turn in the same run.
+	vsTmux := get("BenchmarkJumpNext", "vs-tmux-x")
+	rows = append(rows, row{figure: "`trailboss-hot jump-next` ÷ a bare `tmux switch-client` process (exec → the client shows the pane), in turn",
+		p50: "ratio " + fmtNum(vsTmux), p99: "—", target: "≤ 1.0×", pass: vsTmux <= 1,
+		notes: "p50 of `tmux switch-client` " + ms(get("BenchmarkJumpNext", "tmux-p50-ms")) + ", of the jump " +
+			ms(get("BenchmarkJumpNext", "p50-ms"))})
+	procs := get("BenchmarkTmuxProcesses", "tmux-processes")
+	rows = append(rows, row{figure: "tmux processes the daemon starts while 200 sessions stop and work again (per round)",
+		p50: fmtNum(procs), p99: "—", target: "0", pass: procs == 0,
+		notes: fmtNum(get("BenchmarkTmuxProcesses", "control-commands")) + " commands through its control client instead"})
 	latency("status line for a shell prompt: the status file, read (no process)", "BenchmarkStatusProcess",
 		"p50 ≤ 2.5 ms", func(p50, _, _ float64) bool { return p50 <= 2.5 },
 		func() string {
@@ -417,7 +427,8 @@ BenchmarkSweepUnchanged-2     	      50	    100 ns/op	         0 bytes-read	    
 BenchmarkRecoverTail-2        	     200	    100 ns/op	     65536 1MB-bytes	  0.045 1MB-p50-ms	     65536 2GB-bytes	  0.046 2GB-p50-ms	  0.15 2GB-p99-ms	  1.02 ratio
 BenchmarkLongLine-2           	     100	    100 ns/op	  9.1 max-ms	  5.2 p50-ms	  8.8 p99-ms	  1.02 read/written
 BenchmarkHookToQueue-2        	     150	    100 ns/op	  1.9 floor-max-ms	  1.5 floor-p50-ms	  1.8 floor-p99-ms	  5.0 emit-exit-max-ms	  4.0 emit-exit-p50-ms	  5.0 emit-exit-p99-ms	  5.8 max-ms	  2.5 p50-ms	  5.0 p99-ms	  0.96 socket-over-tcp	  5.2 tcp-emit-exit-max-ms	  4.1 tcp-emit-exit-p50-ms	  5.1 tcp-emit-exit-p99-ms	  6.0 tcp-max-ms	  2.6 tcp-p50-ms	  5.1 tcp-p99-ms
-BenchmarkJumpNext-2           	     100	    100 ns/op	  2 floor-max-ms	  1.6 floor-p50-ms	  1.9 floor-p99-ms	  9 exit-max-ms	  6 exit-p50-ms	  9 exit-p99-ms	  8.5 max-ms	  5 p50-ms	  8 p99-ms
+BenchmarkJumpNext-2           	     100	    100 ns/op	  2 floor-max-ms	  1.6 floor-p50-ms	  1.9 floor-p99-ms	  9 exit-max-ms	  6 exit-p50-ms	  9 exit-p99-ms	  8.5 max-ms	  5 p50-ms	  8 p99-ms	  5.3 tmux-p50-ms	  0.943 vs-tmux-x
+BenchmarkTmuxProcesses-2      	       3	    100 ns/op	  1 control-starts	  90 control-commands	  0 tmux-processes
 BenchmarkStatusProcess-2      	     200	    100 ns/op	  1.9 floor-max-ms	  1.5 floor-p50-ms	  1.8 floor-p99-ms	  4.5 hot-max-ms	  3.9 hot-p50-ms	  4.4 hot-p99-ms	  0.05 max-ms	  0.02 p50-ms	  0.03 p99-ms
 BenchmarkBareGoStart-2        	     200	    100 ns/op	  2.2 max-ms	  1.55 p50-ms	  2.0 p99-ms
 BenchmarkEmitDaemonDown-2     	      50	    100 ns/op	  4.0 max-ms	  3.5 p50-ms	  4.0 p99-ms	 100 spooled-%
@@ -463,7 +474,9 @@ func TestBenchReportTable(t *testing.T) {
 		"| the same over TCP (addr set: emit checks the listener's owner first), in turn with the socket | 2.6 ms | 5.1 ms | p50 ≤ 5 ms, p99 ≤ 15 ms | PASS | the emit process exits at p50 4.1 ms; socket p50 / TCP p50 = 0.96 |",
 		"| 8,000 events/s | 7,000 (worst run) |",
 		"| daemon RSS, 1,000 sessions queued | 20 MB | — | ≤ 40 MB | PASS |",
-		"22 of 22 figures meet their target.",
+		"24 of 24 figures meet their target.",
+		"| `trailboss-hot jump-next` ÷ a bare `tmux switch-client` process (exec → the client shows the pane), in turn | ratio 0.943 | — | ≤ 1.0× | PASS | p50 of `tmux switch-client` 5.3 ms, of the jump 5 ms |",
+		"| tmux processes the daemon starts while 200 sessions stop and work again (per round) | 0 | — | 0 | PASS | 90 commands through its control client instead |",
 		"| a 400 KB transcript line written in 8 pieces, read after each | 5.2 ms | 8.8 ms | read once: ≤ 1.1 bytes read per byte written | PASS |",
 		"| `trailboss run`: 100,000 lines, then a (y/n) | CPU 0.08 s | RSS +1.4 MB | CPU ≤ 0.5 s, RSS ≤ +2 MB, prompt ≤ settle + 1 s | PASS |",
 		"| 200 | 500 ms | 1,400 ms | 50 % | 36 % | 86 % | 200× | 280× | 662× |",

@@ -44,7 +44,7 @@ func runFocus(ctx context.Context, e *env, args []string) error {
 	t := tmuxctl.New(sock)
 	client := f.Client
 	if client == "" {
-		if client, err = t.CurrentClient(ctx); err != nil {
+		if client, err = t.CurrentClient(ctx, e.getenv("TMUX_PANE")); err != nil {
 			return fmt.Errorf("which tmux client to put in the focus view: %w (pass --client)", err)
 		}
 	}

@@ -151,3 +151,85 @@ func TestJumpGoesThroughTheDaemonsControlClient(t *testing.T) {
 		t.Errorf("no control client attached after the restart: %q", got)
 	}
 }
+
+// TestSkipGoesThroughTheDaemonsControlClient: prefix S's command (skip --client) sends the
+// item the client is on to the back and lands the client on the next one with no tmux
+// process started: none by the key's process (no tmux on its PATH), none by the daemon (its
+// count is unchanged); the daemon switched the client through its control client.
+func TestSkipGoesThroughTheDaemonsControlClient(t *testing.T) {
+	tm := tmuxtest.New(t)
+	d := startBenchDaemon(t, tm.Environ)
+	panes := queueStops(t, d, tm, "agents", "agent-a", "agent-b", "agent-c")
+	client := tm.Attach(t, "main")
+	jumpAsTheKey(t, d, tm, client, tm.ActivePane(t, client)) // starts the control client
+	if got := tm.ActivePane(t, client); got != panes[0] {
+		t.Fatalf("after the jump the client is on %s, want the head %s", got, panes[0])
+	}
+	before := d.tmuxCounts(t)
+	hot, err := exec.LookPath(benchHotBin())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(hot, "skip", "--client", client, "--socket", tm.Socket, "--pane", panes[0])
+	cmd.Env = withEnv(d.clientEnv(tm.Environ), "PATH=/nonexistent")
+	if out, err := cmd.CombinedOutput(); err != nil || len(out) > 0 {
+		t.Fatalf("trailboss-hot skip: %v: %q", err, out)
+	}
+	after := d.tmuxCounts(t)
+	if got := tm.ActivePane(t, client); got != panes[1] {
+		t.Errorf("after the skip the client is on %s, want the next one %s", got, panes[1])
+	}
+	if after.Processes != before.Processes || after.ControlCommands == before.ControlCommands {
+		t.Errorf("the skip started %d tmux processes and ran %d commands through the control client; want none and some",
+			after.Processes-before.Processes, after.ControlCommands-before.ControlCommands)
+	}
+	// The skipped one went to the back: the next jump from panes[1] goes to panes[2].
+	jumpAsTheKey(t, d, tm, client, panes[1])
+	if got := tm.ActivePane(t, client); got != panes[2] {
+		t.Errorf("after skip and jump the client is on %s, want %s (the skipped %s is at the back)", got, panes[2], panes[0])
+	}
+}
+
+// TestManualJumpNextMovesTheAttachedClient: `trailboss jump-next` with no --client, run
+// in a pane of the session the daemon's control client is attached to while the operator's
+// client looks at another session (a script's run-shell, a second terminal): the operator's
+// client lands on the head, and the control client stays where it was. Left to pick the
+// client of a switch-client, tmux takes the most recently active client of the pane's
+// session, here the control client.
+func TestManualJumpNextMovesTheAttachedClient(t *testing.T) {
+	tm := tmuxtest.New(t)
+	d := startBenchDaemon(t, tm.Environ)
+	panes := queueStops(t, d, tm, "agents", "agent-a", "agent-b")
+	client := tm.Attach(t, "main")
+	mainPane := tm.ActivePane(t, client)
+	jumpAsTheKey(t, d, tm, client, mainPane) // starts the control client
+	tm.Tmux(t, "switch-client", "-c", client, "-t", mainPane)
+	control := func() (name, session, pane string) {
+		for _, l := range strings.Split(tm.Tmux(t, "list-clients", "-F", "#{client_flags}\t#{client_name}\t#{client_session}\t#{pane_id}"), "\n") {
+			if f := strings.Split(l, "\t"); len(f) == 4 && strings.Contains(f[0], "control-mode") {
+				return f[1], f[2], f[3]
+			}
+		}
+		t.Fatal("no control client attached")
+		return
+	}
+	name, session, _ := control()
+	if session != "agents" {
+		// It attaches to the most recently used session; this test needs it beside the
+		// operator's client.
+		tm.Tmux(t, "switch-client", "-c", name, "-t", panes[0])
+		name, session, _ = control()
+	}
+
+	cmd := exec.Command(benchBin(), "jump-next")
+	cmd.Env = withEnv(d.clientEnv(tm.Environ), "TMUX="+tmuxEnvValue(t, tm), "TMUX_PANE="+panes[1])
+	if out, err := cmd.CombinedOutput(); err != nil || len(out) > 0 {
+		t.Fatalf("trailboss jump-next: %v: %q", err, out)
+	}
+	if got := tm.ActivePane(t, client); got != panes[0] {
+		t.Errorf("after jump-next from %s the operator's client is on %s, want the head %s", panes[1], got, panes[0])
+	}
+	if n, s, _ := control(); n != name || s != session {
+		t.Errorf("the control client moved: %s on %s, was %s on %s", n, s, name, session)
+	}
+}

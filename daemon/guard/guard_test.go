@@ -11,8 +11,8 @@ func TestRunTurnsAPanicIntoAnErrorAndLogsItsStack(t *testing.T) {
 	var logged bytes.Buffer
 	log := slog.New(slog.NewTextHandler(&logged, nil))
 	err := Run(log, "reading a transcript", []any{"session", "s1"}, func() {
-		var m map[string]int
-		m["x"] = 1 // a nil map: the kind of bug one bad input meets
+		var lines []string
+		_ = lines[len(lines)] // an index out of range: the kind of bug one bad input meets
 	})
 	if err == nil || !strings.Contains(err.Error(), "internal error while reading a transcript") {
 		t.Fatalf("err = %v, want the panic as an error naming what was handled", err)

@@ -326,12 +326,7 @@ func (a *Server) jump(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	client := r.URL.Query().Get("client")
-	switch {
-	case client == "" || strings.HasPrefix(client, "-") || len(client) > 256:
-		writeError(w, http.StatusBadRequest, "?client= must name a tmux client (#{client_name}), got "+adapter.CleanText(client, 80))
-		return
-	case f.Socket == "" || !a.Core.TmuxSocketOK(f.Socket):
-		writeError(w, http.StatusBadRequest, "socket "+adapter.CleanText(f.Socket, 200)+" is not a tmux server's socket")
+	if !a.clientOK(w, f, client) {
 		return
 	}
 	it, found := a.pickNext(f)
@@ -339,14 +334,36 @@ func (a *Server) jump(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
-	if it.Host == "" && it.Pane != "" && it.TmuxSocket == f.Socket {
-		err := a.tmux(f.Socket).SwitchClient(r.Context(), client, it.Pane)
-		it.Landed = err == nil
-		if err != nil {
-			a.Log.Debug("jump: the client moves on its own", "client", client, "pane", it.Pane, "err", err)
-		}
-	}
+	a.land(r.Context(), f.Socket, client, &it)
 	writeJSON(w, http.StatusOK, it)
+}
+
+// clientOK reports whether client (?client=) names a tmux client of a tmux server's socket
+// (f.Socket), and answers 400 when not.
+func (a *Server) clientOK(w http.ResponseWriter, f queue.Filter, client string) bool {
+	switch {
+	case client == "" || strings.HasPrefix(client, "-") || len(client) > 256:
+		writeError(w, http.StatusBadRequest, "?client= must name a tmux client (#{client_name}), got "+adapter.CleanText(client, 80))
+		return false
+	case f.Socket == "" || !a.Core.TmuxSocketOK(f.Socket):
+		writeError(w, http.StatusBadRequest, "socket "+adapter.CleanText(f.Socket, 200)+" is not a tmux server's socket")
+		return false
+	}
+	return true
+}
+
+// land switches client of the tmux server at socket to it's pane (through the daemon's
+// control client of that server, else a tmux process) and sets it.Landed when it did. An
+// item of another host or server is left to the caller, as is a switch that failed.
+func (a *Server) land(ctx context.Context, socket, client string, it *wire.Item) {
+	if it.Host != "" || it.Pane == "" || it.TmuxSocket != socket {
+		return
+	}
+	err := a.tmux(socket).SwitchClient(ctx, client, it.Pane)
+	it.Landed = err == nil
+	if err != nil {
+		a.Log.Debug("the client moves on its own", "client", client, "pane", it.Pane, "err", err)
+	}
 }
 
 // tmux returns the Server of the tmux server at socket.
@@ -395,6 +412,12 @@ func (a *Server) skip(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	// ?client= (the key binding's): the new head is landed on here, as by jump. On a hub,
+	// the item is skipped where it lives, and the client lands by itself (Landed false).
+	client := r.URL.Query().Get("client")
+	if r.URL.Query().Has("client") && !a.clientOK(w, f, client) {
+		return
+	}
 	if a.Hosts != nil {
 		a.skipOfAll(w, r, f)
 		return
@@ -408,7 +431,11 @@ func (a *Server) skip(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
-	writeJSON(w, http.StatusOK, toItem(1, head))
+	it := toItem(1, head)
+	if client != "" {
+		a.land(r.Context(), f.Socket, client, &it)
+	}
+	writeJSON(w, http.StatusOK, it)
 }
 
 func (a *Server) dismiss(w http.ResponseWriter, r *http.Request) {

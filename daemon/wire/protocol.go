@@ -43,6 +43,8 @@ const (
 	// RouteTmuxCounts says what the daemon has asked of tmux (tmuxctl.Counts), for tests
 	// and benchmarks.
 	RouteTmuxCounts = "/v1/debug/tmux"
+	// RouteSkip skips and answers the new head; with ?client= it lands that client on it
+	// as RouteJump does.
 	RouteSkip       = "/v1/skip"
 	RouteDismiss    = "/v1/dismiss"
 	RouteStatus     = "/v1/status"

@@ -18,18 +18,16 @@ import (
 // client it holds: the key costs this process and one request, and no tmux process.
 func JumpNext(ctx context.Context, e *Env, args []string) error {
 	return navigate(ctx, e, "jump-next", args, func(d *hot.Client, ctx context.Context, n *Navigator) (wire.Item, bool, error) {
-		if n.Client == "" {
-			return d.Next(ctx, n.Tmux.Socket, n.Pane)
-		}
 		return d.Jump(ctx, n.Tmux.Socket, n.Pane, n.Client)
 	}, "trailboss: nothing stuck")
 }
 
 // Skip is `trailboss skip`: it sends the stuck item the client is on (or the head) to the
-// back of the queue for the cooldown, and jumps to the next one.
+// back of the queue for the cooldown, and jumps to the next one: a named client is switched
+// by the daemon, as by JumpNext.
 func Skip(ctx context.Context, e *Env, args []string) error {
 	return navigate(ctx, e, "skip", args, func(d *hot.Client, ctx context.Context, n *Navigator) (wire.Item, bool, error) {
-		return d.Skip(ctx, n.Tmux.Socket, n.Pane)
+		return d.Skip(ctx, n.Tmux.Socket, n.Pane, n.Client)
 	}, "trailboss: nothing else is stuck")
 }
 
@@ -37,7 +35,7 @@ func Skip(ctx context.Context, e *Env, args []string) error {
 // say why it did not): navigation never types into a pane.
 type Navigator struct {
 	Tmux   *tmuxctl.Server
-	Client string // tmux client name, or "" for the one tmux picks
+	Client string // tmux client name: the one given, else CurrentClient
 	Pane   string // the pane the client is on now, or ""
 	Daemon *hot.Client
 	derr   error // why Daemon is nil
@@ -59,11 +57,11 @@ func (f *NavFlags) Register(fs *flag.FlagSet) {
 	fs.StringVar(&f.Pane, "pane", "", "the pane the client is on (pass #{pane_id}); asked of tmux when missing")
 }
 
-// NewNavigator returns the navigator of the client f names (or of the one tmux picks): its
+// NewNavigator returns the navigator of the client f names (else the CurrentClient): its
 // tmux server is --socket, else $TMUX's, else (for a named client outside tmux) the stuck
 // head's. Its Daemon is nil when no client could be made; Land then says why.
 func NewNavigator(ctx context.Context, e *Env, f NavFlags) (*Navigator, error) {
-	if err := f.Resolve(e.Getenv); err != nil {
+	if err := f.ResolveClient(e.Getenv); err != nil {
 		return nil, err
 	}
 	socket := f.Socket
@@ -102,6 +100,15 @@ func NewNavigator(ctx context.Context, e *Env, f NavFlags) (*Navigator, error) {
 		n.Pane = pane
 	} else if p := e.Getenv("TMUX_PANE"); adapter.ValidPane(p) {
 		n.Pane = p
+	}
+	if n.Client == "" {
+		// Named here, not left to tmux: a switch-client with no client may move the
+		// daemon's control client instead of the person's.
+		client, err := n.Tmux.CurrentClient(ctx, n.Pane)
+		if err != nil {
+			return nil, fmt.Errorf("%w: no tmux client to move (%v): attach to tmux, or name the client with --client", ErrUsage, err)
+		}
+		n.Client = client
 	}
 	return n, nil
 }

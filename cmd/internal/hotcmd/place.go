@@ -2,6 +2,7 @@ package hotcmd
 
 import (
 	"flag"
+	"os"
 	"path/filepath"
 
 	"github.com/trailboss/trailboss/cmd/internal/config"
@@ -54,6 +55,29 @@ func (p *Place) Resolve(getenv func(string) string) error {
 		p.Addr, p.AddrFrom = ConfigAddr(getenv)
 	}
 	return nil
+}
+
+// ResolveClient is Resolve for a client that only reaches the daemon (hot.Find): when no
+// flag or environment names an address and the state directory has the daemon's socket,
+// the client goes through the socket whatever config.toml says, so the file is not read
+// (it is most of what prefix Tab's process does before its request).
+func (p *Place) ResolveClient(getenv func(string) string) error {
+	if p.Addr == "" && getenv("TRAILBOSS_ADDR") == "" {
+		if p.StateDir == "" {
+			d, err := statedir.Default()
+			if err != nil {
+				return err
+			}
+			p.StateDir = d
+		}
+		if sock, err := statedir.SocketPath(p.StateDir); err == nil {
+			if fi, err := os.Lstat(sock); err == nil && fi.Mode()&os.ModeSocket != 0 {
+				p.AddrFrom = "socket"
+				return nil
+			}
+		}
+	}
+	return p.Resolve(getenv)
 }
 
 // DaemonAddr returns the TCP address every client uses to reach the daemon: the one given

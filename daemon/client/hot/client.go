@@ -178,9 +178,15 @@ func (c *Client) Jump(ctx context.Context, socket, pane, client string) (wire.It
 }
 
 // Skip skips the item at pane (or the head) and returns the new head, or false when none.
-func (c *Client) Skip(ctx context.Context, socket, pane string) (wire.Item, bool, error) {
+// With client, the daemon also switches that client to the new head (Landed set when it
+// did; a daemon from before that answers Landed false).
+func (c *Client) Skip(ctx context.Context, socket, pane, client string) (wire.Item, bool, error) {
+	q := Where(socket, pane)
+	if client != "" {
+		q.Set("client", client)
+	}
 	var it wire.Item
-	code, err := c.do(ctx, "POST", wire.RouteSkip, Where(socket, pane), &it)
+	code, err := c.do(ctx, "POST", wire.RouteSkip, q, &it)
 	return it, err == nil && code == 200, err
 }
 
