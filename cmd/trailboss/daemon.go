@@ -373,7 +373,7 @@ func serveDaemon(ctx context.Context, cfg daemonConfig) (err error) {
 		Holds: holds, PTY: ptys, HoldPermissions: cfg.HoldPermissions || len(cfg.Channels) > 0, DeliveryChannels: cfg.Channels,
 		Off: off,
 		Deliver: &deliver.Deliverer{Engine: engine, Tmux: tmux.Server, PTY: ptys, Holds: holds, MaxReply: cfg.MaxReply,
-			Off: off, Log: log.With("component", "deliver")}}
+			SilentApproval: daemon.SilentApprovals(), Off: off, Log: log.With("component", "deliver")}}
 	api := &httpapi.Server{Core: core, Token: token, Version: cfg.Version, Log: log.With("component", "api"), Tmux: tmux.Server}
 	var remotes *hosts.Set
 	if len(cfg.Hosts) > 0 {
