@@ -39,7 +39,7 @@ func (t *endedTurns) endAfterItsTurn(ev adapter.Event) adapter.Event {
 	if !ev.EndsTurn || !named(ev) {
 		return ev
 	}
-	if last, ok := t.latest[ev.SessionID]; ok && last.turn == ev.Turn && !ev.At.After(last.at) {
+	if last, ok := t.latest[ev.SessionID]; ok && last.turn == ev.Turn && ev.At.Before(last.at) {
 		ev.At = last.at.Add(time.Millisecond)
 	}
 	return ev
