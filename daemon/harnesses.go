@@ -27,7 +27,8 @@ var harnesses = map[string]harness{
 	// Gemini CLI runs its hooks one at a time and waits for each; none can approve, so
 	// none holds (an answer is keys). An Esc at its dialog fires nothing: its chat file
 	// says so.
-	gemini.Harness: {hooks: gemini.Parse, spawnOrdered: true, fullyHooked: true,
+	// Its AfterTool, the first word of an approval, comes only once the command has run.
+	gemini.Harness: {hooks: gemini.Parse, spawnOrdered: true, fullyHooked: true, silentApproval: true,
 		transcripts: gemini.Transcripts{}},
 	copilot.Harness: {hooks: copilot.Parse, holdable: copilot.HoldableEnvelope, fullyHooked: true,
 		transcripts: copilot.Transcripts{}, live: copilot.LiveStates{}},
@@ -53,6 +54,9 @@ type harness struct {
 	// plugin, which also answers its dialogs itself): the screen adapter leaves its panes
 	// alone.
 	fullyHooked bool
+	// silentApproval says nothing of it tells an approved permission before its tool has
+	// run: an approval typed as keys takes the session out (deliver.Deliverer).
+	silentApproval bool
 	// transcripts reads its transcripts, which the Reconciler reconciles against.
 	transcripts adapter.TranscriptReader
 	// live is where it keeps live state files, which LiveStates follows.
@@ -66,6 +70,7 @@ var (
 	holdables         = make(map[string]func(body []byte) bool)
 	transcriptReaders = make(map[string]adapter.TranscriptReader)
 	fullyHooked       = make(map[string]bool)
+	silentApprovals   = make(map[string]bool)
 )
 
 func init() {
@@ -82,6 +87,9 @@ func init() {
 		if h.fullyHooked {
 			fullyHooked[name] = true
 		}
+		if h.silentApproval {
+			silentApprovals[name] = true
+		}
 		if h.transcripts != nil {
 			transcriptReaders[name] = h.transcripts
 		}
@@ -95,6 +103,10 @@ func TranscriptReaders() map[string]adapter.TranscriptReader { return maps.Clone
 // FullyHooked returns the harnesses whose hooks say every wait, which the screen adapter
 // leaves alone.
 func FullyHooked() map[string]bool { return maps.Clone(fullyHooked) }
+
+// SilentApprovals returns the harnesses that tell nothing of an approved permission before
+// its tool has run (the Deliverer's SilentApproval).
+func SilentApprovals() map[string]bool { return maps.Clone(silentApprovals) }
 
 // LiveStateSources returns where each harness that keeps live state files keeps them and how
 // to read them, by harness name (the Source of its LiveStateWatchers).

@@ -139,6 +139,7 @@ func (in *Ingestor) apply(ctx context.Context, harness string, parse hookParser,
 			stale++
 			continue
 		}
+		ev = in.ended.endAfterItsTurn(ev)
 		if ev.Pane != "" {
 			ev.Program, ev.AskerUnknown = origin.Program, !origin.Program.Known()
 		}

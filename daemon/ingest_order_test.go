@@ -168,3 +168,32 @@ func TestAHookIsDatedWhenItsAgentStartedIt(t *testing.T) {
 		t.Fatalf("a StopFailure started before the live state's stop lost its words to it: %+v", s)
 	}
 }
+
+// TestACodexTurnEndIsNeverOlderThanItsOwnTurn: Codex's notify (the turn's end) can arrive
+// after a PostToolUse of the same turn that was stamped later than it (two processes, both
+// slow to start). The turn's end is the last word of its turn: the session is queued. A turn
+// end that arrives after a later turn began (the human's next prompt) is old news and
+// queues nothing.
+func TestACodexTurnEndIsNeverOlderThanItsOwnTurn(t *testing.T) {
+	e, _ := newEngine(t)
+	send := hookSender(t, e, "codex")
+	stamp := time.Now().Add(-time.Minute)
+	none := lineage.Spawn{}
+	turnEnd := func(turn, words string) string {
+		return `{"type":"agent-turn-complete","thread-id":"T","turn-id":"` + turn + `","cwd":"/w","client":"codex-tui","input-messages":["x"],"last-assistant-message":"` + words + `"}`
+	}
+
+	send(`{"session_id":"T","turn_id":"t1","hook_event_name":"UserPromptSubmit","cwd":"/w","prompt":"x"}`, stamp, none)
+	send(`{"session_id":"T","turn_id":"t1","hook_event_name":"PostToolUse","cwd":"/w","tool_name":"Bash","tool_input":{"command":"touch b"}}`,
+		stamp.Add(313*time.Millisecond), none)
+	send(turnEnd("t1", "ran it"), stamp.Add(300*time.Millisecond), none) // stamped 13 ms before the PostToolUse, arrived after it
+	if s := session(t, e, "T"); !s.Stuck || s.Summary != "ran it" {
+		t.Fatalf("a turn's end that came after a later-stamped hook of its own turn was lost: %+v", s)
+	}
+
+	send(`{"session_id":"T","turn_id":"t2","hook_event_name":"UserPromptSubmit","cwd":"/w","prompt":"go on"}`, stamp.Add(2*time.Second), none)
+	send(turnEnd("t3", "of another turn"), stamp.Add(time.Second), none) // older than the prompt, of no turn since
+	if s := session(t, e, "T"); s.Stuck {
+		t.Fatalf("a turn end stamped before the next turn's prompt queued the session that works: %+v", s)
+	}
+}

@@ -3,6 +3,7 @@ package daemon
 import (
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/trailboss/trailboss/adapter"
 )
@@ -13,9 +14,35 @@ import (
 // machine, would otherwise take the finished turn out of the queue, and the session would
 // wait unseen. Codex's hooks are run by its app-server and its notify by the TUI, so their
 // order of arrival says nothing; the turn id they both carry does.
+//
+// It also remembers, by session, the turn of the last event applied and the latest stamp
+// of that turn, so that the turn's end is never older than the rest of its own turn: the
+// notify can also arrive after a PostToolUse of its turn that was stamped later (the hook
+// started first, the notify's process later, both slow), and would then change nothing,
+// the turn's end lost (TestRealCodexTwoTUIs under load).
 type endedTurns struct {
 	mu        sync.Mutex // held from the check to the record: see Ingestor.apply
 	bySession map[string][]string
+	latest    map[string]turnStamp
+}
+
+// turnStamp is the turn of a session's last event applied, and the latest stamp of that
+// turn's events.
+type turnStamp struct {
+	turn string
+	at   time.Time
+}
+
+// endAfterItsTurn returns ev, a turn's end, dated just after the latest event of its own
+// turn when one was stamped later; any other event as it is. Called with mu held.
+func (t *endedTurns) endAfterItsTurn(ev adapter.Event) adapter.Event {
+	if !ev.EndsTurn || !named(ev) {
+		return ev
+	}
+	if last, ok := t.latest[ev.SessionID]; ok && last.turn == ev.Turn && ev.At.Before(last.at) {
+		ev.At = last.at.Add(time.Millisecond)
+	}
+	return ev
 }
 
 // Bounds of the memory: a session's last turns (a late hook belongs to the turn that just
@@ -37,11 +64,20 @@ func (t *endedTurns) stale(ev adapter.Event) bool {
 	return named(ev) && slices.Contains(t.bySession[ev.SessionID], ev.Turn)
 }
 
-// record remembers the end of ev's turn if ev says it ended. Called with mu held, after ev
+// record remembers ev's turn and stamp, and the end of its turn if ev says it ended. Called with mu held, after ev
 // was applied: a turn end the store failed to keep is not an end, and its retry from the
 // spool must not be dropped.
 func (t *endedTurns) record(ev adapter.Event) {
-	if !ev.EndsTurn || !named(ev) {
+	if !named(ev) {
+		return
+	}
+	if t.latest == nil || len(t.latest) >= maxTurnMemory {
+		t.latest = make(map[string]turnStamp)
+	}
+	if last := t.latest[ev.SessionID]; last.turn != ev.Turn || ev.At.After(last.at) {
+		t.latest[ev.SessionID] = turnStamp{turn: ev.Turn, at: ev.At}
+	}
+	if !ev.EndsTurn {
 		return
 	}
 	if t.bySession == nil || len(t.bySession) >= maxTurnMemory {

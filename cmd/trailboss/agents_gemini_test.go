@@ -117,12 +117,14 @@ func TestRealGemini(t *testing.T) {
 	if err != nil || d.Via != wire.ViaKeys {
 		t.Fatalf("allow through the API: %+v, %v", d, err)
 	}
+	answered := time.Since(sent)
 	gone := w.waitGoneOr(pane, "the approved permission", 10*time.Second, isStopped)
-	t.Logf("approval → out of the queue in %v (%v after the answer was sent)", gone.Round(time.Millisecond), time.Since(sent).Round(time.Millisecond))
-	// The only signal is AfterTool, once the command ran: 0.5–1.2 s on a quiet machine
-	// (goal 1 s, not met on every run), 2.17 s once beside other builds.
-	if gone > 3*detectWithin {
-		t.Errorf("the approved permission left the queue %v after the keys were typed, want within %v", gone, 3*detectWithin)
+	t.Logf("approval → out of the queue in %v (the answer took %v to check, type and see taken)",
+		gone.Round(time.Millisecond), answered.Round(time.Millisecond))
+	// Gemini's AfterTool comes only seconds after the command ran (3–4 s beside other
+	// builds): the daemon takes the session out itself once it saw the keys taken.
+	if gone > detectWithin {
+		t.Errorf("the approved permission left the queue %v after the answer was delivered, want within %v", gone, detectWithin)
 	}
 	w.waitFile(x, "the command allowed through the API to run")
 	w.waitItem(pane, "the turn after the approval", 60*time.Second, isStopped)

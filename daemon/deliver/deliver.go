@@ -14,6 +14,7 @@ import (
 
 	"github.com/trailboss/trailboss/adapter"
 	termprompt "github.com/trailboss/trailboss/adapter/prompt"
+	"github.com/trailboss/trailboss/daemon/fault"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/wire"
 	"github.com/trailboss/trailboss/tmuxctl"
@@ -46,6 +47,9 @@ type Engine interface {
 	Session(id string) (queue.Session, bool)
 	// RecordDelivery adds an attempt to the audit log.
 	RecordDelivery(ctx context.Context, d wire.Delivery) error
+	// TakeIf applies ev only while the session is still as basis was (else
+	// fault.ErrMoved, nothing changed).
+	TakeIf(ctx context.Context, ev adapter.Event, basis queue.Session) error
 }
 
 // Holds is what a Deliverer needs of the hooks holding for an answer (the daemon's Holds).
@@ -80,7 +84,11 @@ type Deliverer struct {
 	Off        string
 	EnterPause time.Duration // 0: DefaultEnterPause
 	Confirm    time.Duration // 0: DefaultConfirm
-	Log        *slog.Logger
+	// SilentApproval are the harnesses that say nothing of an approved permission until
+	// its tool has run (Gemini CLI): an approval typed as keys, once seen taken, takes
+	// the session out of the queue itself (outOnApproval).
+	SilentApproval map[string]bool
+	Log            *slog.Logger
 
 	paneMu sync.Map // pane key → *sync.Mutex: one answer typed into a pane at a time
 }
@@ -474,7 +482,11 @@ func (d *Deliverer) viaKeys(ctx context.Context, rec queue.Prompt, a wire.Answer
 		if err != nil {
 			return wire.Delivered{}, err
 		}
-		return wire.Delivered{Delivered: true, Via: wire.ViaKeys, Confirmed: d.confirmed(ctx, tm, rec, before)}, nil
+		ok := d.confirmed(ctx, tm, rec, before)
+		if ok {
+			d.outOnApproval(ctx, tm, rec, a)
+		}
+		return wire.Delivered{Delivered: true, Via: wire.ViaKeys, Confirmed: ok}, nil
 	}
 	if err := d.typeKeys(ctx, tm, rec, keys, screen); err != nil {
 		var typing *TypingError
@@ -487,7 +499,36 @@ func (d *Deliverer) viaKeys(ctx context.Context, rec queue.Prompt, a wire.Answer
 	if keys.enter {
 		*typed++
 	}
-	return wire.Delivered{Delivered: true, Via: wire.ViaKeys, Confirmed: d.confirmed(ctx, tm, rec, screen)}, nil
+	ok := d.confirmed(ctx, tm, rec, screen)
+	if ok {
+		d.outOnApproval(ctx, tm, rec, a)
+	}
+	return wire.Delivered{Delivered: true, Via: wire.ViaKeys, Confirmed: ok}, nil
+}
+
+// outOnApproval takes rec's session out of the queue once its agent took the approval a
+// typed as keys, for the harnesses that say nothing of it until the tool has run: Gemini
+// CLI fires AfterTool seconds after the command itself ended (3–4 s after the approval
+// beside other builds), and no hook, file or chat record comes between. The dialog gone
+// from the pane says the tool runs. A session moved meanwhile (a hook applied) is left as
+// it is, and so is one whose pane still shows an approval (the keys not taken yet).
+func (d *Deliverer) outOnApproval(ctx context.Context, tm *tmuxctl.Server, rec queue.Prompt, a wire.Answer) {
+	if !d.SilentApproval[rec.Harness] || rec.Ask.Kind != adapter.AskPermission || a.Choice != adapter.ChoiceAllow {
+		return
+	}
+	s, ok := d.Engine.Session(rec.SessionID)
+	if !ok || !s.Stuck || !s.Since.Equal(rec.Since) {
+		return
+	}
+	screen, err := tm.CapturePane(ctx, rec.Pane)
+	if err != nil || termprompt.Classify(screen).Screen == termprompt.ScreenPermission {
+		return
+	}
+	ev := adapter.Event{Harness: rec.Harness, SessionID: rec.SessionID, Kind: adapter.KindUnstuck,
+		By: adapter.ByHuman, At: time.Now()}
+	if err := d.Engine.TakeIf(context.WithoutCancel(ctx), ev, s); err != nil && !errors.Is(err, fault.ErrMoved) {
+		d.Log.Error("take a session out of the queue after its approval", "session", rec.SessionID, "err", err)
+	}
 }
 
 func (d *Deliverer) release(ctx context.Context, id string, claimed bool) {
