@@ -41,7 +41,7 @@ func toPrompt(p *queue.Prompt) *wire.Prompt {
 	out := &wire.Prompt{ID: p.ID, Kind: p.Ask.Kind, Question: p.Ask.Question, ExpiresAt: p.ExpiresAt, Secret: p.Ask.Secret,
 		Choices: make([]wire.Choice, len(p.Ask.Choices))}
 	for i, c := range p.Ask.Choices {
-		out.Choices[i] = wire.Choice{Key: c.Key, Label: c.Label}
+		out.Choices[i] = wire.Choice(c)
 	}
 	return out
 }

@@ -167,7 +167,7 @@ func (rp *remotePrompts) answering(id string) bool {
 func askChoices(cs []wire.Choice) []adapter.AskChoice {
 	out := make([]adapter.AskChoice, len(cs))
 	for i, c := range cs {
-		out[i] = adapter.AskChoice{Key: c.Key, Label: c.Label}
+		out[i] = adapter.AskChoice(c)
 	}
 	return out
 }
