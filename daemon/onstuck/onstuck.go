@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/trailboss/trailboss/daemon/queue"
@@ -22,6 +23,7 @@ type Runner struct {
 	Command string
 	Log     *slog.Logger
 
+	once    sync.Once // makes pending: Enqueue and Run may each be first, on two goroutines
 	pending chan queue.Session
 }
 
@@ -40,9 +42,7 @@ func (h *Runner) Enqueue(s queue.Session) {
 }
 
 func (h *Runner) channel() chan queue.Session {
-	if h.pending == nil {
-		h.pending = make(chan queue.Session, backlog)
-	}
+	h.once.Do(func() { h.pending = make(chan queue.Session, backlog) })
 	return h.pending
 }
 
