@@ -25,6 +25,14 @@ type Taker interface {
 	Take(ctx context.Context, ev adapter.Event) error
 }
 
+// ScreenEngine is the engine as the ScreenWatcher sees it.
+type ScreenEngine interface {
+	Taker
+	// TakeIf applies ev, decided from basis (the session as read), only while the session
+	// is still so; else it returns fault.ErrMoved.
+	TakeIf(ctx context.Context, ev adapter.Event, basis queue.Session) error
+}
+
 // Retirer is the engine as Liveness sees it.
 type Retirer interface {
 	Sessions

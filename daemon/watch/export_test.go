@@ -85,3 +85,13 @@ func SetTornRetry(every time.Duration, times int) (restore func()) {
 
 // IngestNow hands ev to the engine as the watcher does with what it read.
 func (w *ScreenWatcher) IngestNow(ctx context.Context, ev adapter.Event) { w.ingest(ctx, ev) }
+
+// SawStuck records that the watcher read pane of the tmux server at socket as waiting for
+// reason, as read does.
+func (w *ScreenWatcher) SawStuck(socket, pane, reason string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if st := w.watched[paneKey{socket, pane}]; st != nil {
+		st.stuck, st.saw = true, reason
+	}
+}

@@ -2,6 +2,7 @@ package watch
 
 import (
 	"context"
+	"errors"
 	"hash/maphash"
 	"log/slog"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/trailboss/trailboss/adapter"
 	termprompt "github.com/trailboss/trailboss/adapter/prompt"
+	"github.com/trailboss/trailboss/daemon/fault"
 	"github.com/trailboss/trailboss/daemon/guard"
 	"github.com/trailboss/trailboss/daemon/lineage"
 	"github.com/trailboss/trailboss/tmuxctl"
@@ -46,7 +48,7 @@ const screenSessionPrefix = "screen:"
 
 // ScreenWatcher watches panes that run an agent but report no hooks.
 type ScreenWatcher struct {
-	Engine   Taker
+	Engine   ScreenEngine
 	Tmux     func(socket string) *tmuxctl.Server
 	Tick     time.Duration // how often one list-panes looks at every watched pane
 	Quiet    int           // ticks a pane must stay unchanged after a change before it is read
@@ -87,6 +89,7 @@ type watchState struct {
 	stable   int     // ticks since it last changed
 	read     bool    // classified since the last change
 	stuck    bool    // it waits as we read it, and nothing changed since
+	saw      string  // the reason it waited for as we read it last (stuck's reason)
 	bound    binding // the session another adapter bound to the pane; zero for our own
 }
 
@@ -429,6 +432,7 @@ func (w *ScreenWatcher) read(ctx context.Context, k paneKey, screen string) {
 	}
 	st.stuck = true
 	ev := w.event(k, st, adapter.KindStuck, r)
+	st.saw = ev.Reason
 	if b := st.bound; b.session != "" && b.stuck && b.reason == ev.Reason {
 		w.mu.Unlock()
 		return
@@ -534,8 +538,41 @@ func (w *ScreenWatcher) ingest(ctx context.Context, ev adapter.Event) {
 			return
 		}
 	}
+	if ev.Kind == adapter.KindUnstuck && ev.SessionID != k.sessionID() {
+		w.takeUnstuck(ctx, k, ev)
+		return
+	}
 	if err := w.Engine.Take(ctx, ev); err != nil {
 		w.Log.Warn("screen watch", "pane", ev.Pane, "err", err)
+	}
+}
+
+// takeUnstuck applies the unstuck of a screen that changed to the session another adapter
+// bound to pane k, only while that session still waits for what the screen showed (the
+// same reason), and only as it was read here (TakeIf). A change seen a tick after the
+// session moved on, such as Codex's turn end reported by its notify while the screen still
+// showed the approval just answered, is old news of that approval: it must not take the
+// new wait out of the queue.
+func (w *ScreenWatcher) takeUnstuck(ctx context.Context, k paneKey, ev adapter.Event) {
+	w.mu.Lock()
+	saw := ""
+	if st, ok := w.watched[k]; ok {
+		saw = st.saw
+	}
+	w.mu.Unlock()
+	for _, s := range w.Engine.Snapshot() {
+		if s.ID != ev.SessionID {
+			continue
+		}
+		if !s.Stuck || s.Reason != saw {
+			w.Log.Debug("screen watch: the session waits for something else now; the screen's change is not news of it",
+				"pane", ev.Pane, "session", s.ID, "saw", saw, "reason", s.Reason)
+			return
+		}
+		if err := w.Engine.TakeIf(ctx, ev, s); err != nil && !errors.Is(err, fault.ErrMoved) {
+			w.Log.Warn("screen watch", "pane", ev.Pane, "err", err)
+		}
+		return
 	}
 }
 

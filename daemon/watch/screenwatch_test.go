@@ -232,3 +232,43 @@ func TestScreenEventDoesNotTakeAPaneBoundMeanwhile(t *testing.T) {
 		t.Fatalf("queued: %+v", e.Items())
 	}
 }
+
+// A screen change seen a tick after the session moved on is old news: Codex's turn end came
+// by its notify while the screen still showed the approval just answered, and the change of
+// that screen must not take the turn's end out of the queue (TestRealCodexTwoTUIs lost B's
+// turn end so). While the session still waits for what the screen showed, the change takes
+// it out as before.
+func TestScreenChangeTakesOutOnlyWhatTheScreenShowed(t *testing.T) {
+	e, _ := newEngine(t)
+	w := &watch.ScreenWatcher{Engine: e, Log: discard}
+	w.Watch(testSocket, "%1", "codex")
+	ingest(t, e, event("real", adapter.KindStart, time.Now().Add(-3*time.Second), "%1"))
+	approval := event("real", adapter.KindStuck, time.Now().Add(-2*time.Second), "%1")
+	approval.Reason = adapter.ReasonPermission
+	ingest(t, e, approval)
+	w.SawStuck(testSocket, "%1", adapter.ReasonPermission) // the screen showed the approval
+
+	// The approval answered, the turn ran and ended: the notify queues its end.
+	answered := event("real", adapter.KindUnstuck, time.Now().Add(-time.Second), "%1")
+	ingest(t, e, answered)
+	turnEnd := event("real", adapter.KindStuck, time.Now().Add(-time.Millisecond), "%1")
+	turnEnd.Reason = adapter.ReasonStopped
+	ingest(t, e, turnEnd)
+
+	// Then the screen's change reaches the watcher's tick, stamped after the turn's end.
+	change := event("real", adapter.KindUnstuck, time.Now(), "%1")
+	w.IngestNow(context.Background(), change)
+	if s, _ := e.Session("real"); !s.Stuck || s.Reason != adapter.ReasonStopped {
+		t.Fatalf("the screen's change of the answered approval took the turn's end out: %+v", s)
+	}
+
+	// A session still waiting for what the screen showed is taken out by its change.
+	again := event("real", adapter.KindStuck, time.Now(), "%1")
+	again.Reason = adapter.ReasonPermission
+	ingest(t, e, again)
+	w.SawStuck(testSocket, "%1", adapter.ReasonPermission)
+	w.IngestNow(context.Background(), event("real", adapter.KindUnstuck, time.Now().Add(time.Millisecond), "%1"))
+	if s, _ := e.Session("real"); s.Stuck {
+		t.Fatalf("the screen's change did not take out the approval it showed: %+v", s)
+	}
+}
