@@ -13,16 +13,10 @@ func hookBody(session, hook string, extra ...string) string {
 	return "{" + strings.Join(append(fields, extra...), ",") + "}"
 }
 
-// HookBody is hookBody, for the tests of the HTTP face (package daemon_test), which import
-// httpapi and so cannot be of this package.
-var HookBody = hookBody
-
 // What the tests of the HTTP face (package daemon_test) share with the engine's.
 var (
-	T0            = t0
 	Discard       = discard
 	NewTestEngine = newEngine
-	Event         = event
 )
 
 const TestSocket = testSocket
@@ -31,12 +25,4 @@ const TestSocket = testSocket
 func SetHookParser(name string, p func([]byte, adapter.Meta) ([]adapter.Event, error)) (remove func()) {
 	hookParsers[name] = p
 	return func() { delete(hookParsers, name) }
-}
-
-// PromptWaited reports whether a hook's wait is registered on prompt id (for tests).
-func (e *Engine) PromptWaited(id string) bool {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	_, ok := e.prompts.changed[id]
-	return ok
 }

@@ -254,18 +254,6 @@ func (c *Conn) sameProtocol(health []byte) error {
 	return &versionError{host: c.cfg.Name, theirs: theirs, ours: c.version, theirProtocol: h.Protocol}
 }
 
-// apply takes one update received at got on a connection whose round trip is rtt.
-func (c *Conn) apply(upd wire.QueueUpdate, got time.Time, rtt time.Duration, first bool) {
-	var items []wire.Item
-	if !upd.Beat {
-		items = make([]wire.Item, len(upd.Items))
-		for i, it := range upd.Items {
-			items[i] = c.finish(it)
-		}
-	}
-	c.take(upd.ServerTime, upd.Beat, items, got, rtt, first)
-}
-
 // finish returns it, an item of the host's own queue as its daemon sent it, as the hub
 // holds it: with its host, its prompts named for it, and the command of its host window.
 func (c *Conn) finish(it wire.Item) wire.Item {
