@@ -537,6 +537,9 @@ func (k Keys) welcome() string {
 		"r replies with a line. (The demo switches delivery on;",
 		"in your own setup it stays off until you do.)")
 	key("S", "skips the one you are on (it cools down for 30 s).")
+	key("F", "opens the focus view: the oldest one's window, with the",
+		"queue on the status line; Tab there links the next one",
+		"in its place. F again puts every window back.")
 	key("d", "leaves: the demo stops everything it started and",
 		"removes its temp folder.")
 	return b.String()

@@ -21,8 +21,9 @@ func TestDemoKeysFor(t *testing.T) {
 		if k.prefix != tc.prefix || k.nested != tc.nested {
 			t.Errorf("KeysFor(%q) = %+v, want prefix %q nested %v", tc.outer, k, tc.prefix, tc.nested)
 		}
-		if w := k.welcome(); !strings.Contains(w, tc.prefix+" Tab") || strings.Contains(w, "twice") != tc.nested {
-			t.Errorf("outer prefix %q: the welcome text does not say %q Tab, or says twice wrongly:\n%s", tc.outer, tc.prefix, w)
+		if w := k.welcome(); !strings.Contains(w, tc.prefix+" Tab") || !strings.Contains(w, tc.prefix+" F") ||
+			strings.Contains(w, "twice") != tc.nested {
+			t.Errorf("outer prefix %q: the welcome text does not say %[2]q Tab and %[2]q F, or says twice wrongly:\n%s", tc.outer, tc.prefix, w)
 		}
 		for _, l := range strings.Split(k.welcome(), "\n") {
 			if n := utf8.RuneCountInString(l); n > 78 {
