@@ -11,7 +11,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -50,7 +49,7 @@ func newCodexWorld(t *testing.T, cli agentPackage, tables string) *codexWorld {
 			log, _ := os.ReadFile(filepath.Join(envValue(w.env, "TRAILBOSS_STATE_DIR"), "emit.log"))
 			t.Logf("queue: %+v\nsessions: %+v\nemit.log:\n%s", w.queue(), w.sessions(), log)
 		}
-		killCodex(t, w.home)
+		killProcesses(t, "Codex", func() []int { return codexProcesses(w.home) })
 	})
 	fake, err := openai.Start()
 	if err != nil {
@@ -147,26 +146,6 @@ func codexProcesses(home string) []int {
 		}
 	}
 	return pids
-}
-
-// killCodex kills the Codex processes of CODEX_HOME home until none is left: a TUI that
-// loses its app-server may start another.
-func killCodex(t *testing.T, home string) {
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		pids := codexProcesses(home)
-		if len(pids) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Errorf("Codex processes of %s still running after 10 s: %v", home, pids)
-			return
-		}
-		for _, pid := range pids {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
 }
 
 // appServers returns the shared app-servers of the world's CODEX_HOME running now.

@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -42,7 +41,7 @@ func newCopilotWorld(t *testing.T) *copilotWorld {
 		if t.Failed() {
 			t.Logf("queue: %+v\nsessions: %+v", w.queue(), w.sessions())
 		}
-		killCopilot(t, w.agentWorld.home)
+		killProcesses(t, "Copilot", func() []int { return copilotProcesses(w.agentWorld.home) })
 	})
 	fake, err := openai.Start()
 	if err != nil {
@@ -105,40 +104,6 @@ func copilotProcesses(home string) []int {
 		}
 	}
 	return pids
-}
-
-// killCopilot kills what is left of the Copilot processes of HOME home.
-func killCopilot(t *testing.T, home string) {
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-		pids := copilotProcesses(home)
-		if len(pids) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Errorf("Copilot processes of %s still running after 10 s: %v", home, pids)
-			return
-		}
-		for _, pid := range pids {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
-		}
-	}
-}
-
-// detected waits until pane's item satisfies cond and returns it with how long after
-// Copilot ran the hook the queue showed it (the item's since is the hook's timestamp).
-func (w *copilotWorld) detected(pane, what string, timeout time.Duration, cond func(client.Item) bool) (client.Item, time.Duration) {
-	w.t.Helper()
-	it, _ := w.waitItem(pane, what, timeout, cond)
-	return it, time.Since(it.Since)
-}
-
-// within logs a figure and fails the test when it is over detectWithin.
-func (w *copilotWorld) within(what string, d time.Duration) {
-	w.t.Helper()
-	w.t.Logf("%s: %v", what, d.Round(time.Millisecond))
-	if d > detectWithin {
-		w.t.Errorf("%s took %v, want within %v", what, d, detectWithin)
-	}
 }
 
 // TestRealCopilot walks the real Copilot CLI through a working day with Trail Boss's

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -57,15 +56,7 @@ func TestRealGemini(t *testing.T) {
 			t.Logf("queue: %+v\nsessions: %+v\nfake API:\n%s", w.queue(), w.sessions(), strings.Join(fake.Log(), "\n"))
 		}
 		// Gemini re-launches itself: end the whole tree, not the pane alone.
-		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-			pids := geminiProcesses(w.home)
-			if len(pids) == 0 {
-				return
-			}
-			for _, pid := range pids {
-				_ = syscall.Kill(pid, syscall.SIGKILL)
-			}
-		}
+		killProcesses(t, "Gemini CLI", func() []int { return geminiProcesses(w.home) })
 	})
 	settings := filepath.Join(w.home, ".gemini", "settings.json")
 	if err := os.MkdirAll(filepath.Dir(settings), 0o700); err != nil {

@@ -19,6 +19,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -425,6 +426,43 @@ func (w *agentWorld) item(pane string) (client.Item, bool) {
 		}
 	}
 	return client.Item{}, false
+}
+
+// detected waits until pane's item satisfies cond and returns it with how long after its
+// source saw it the queue showed it (the item's since is the hook's or the plugin's time
+// of the event).
+func (w *agentWorld) detected(pane, what string, timeout time.Duration, cond func(client.Item) bool) (client.Item, time.Duration) {
+	w.t.Helper()
+	it, _ := w.waitItem(pane, what, timeout, cond)
+	return it, time.Since(it.Since)
+}
+
+// within logs a figure and fails the test when it is over detectWithin.
+func (w *agentWorld) within(what string, d time.Duration) {
+	w.t.Helper()
+	w.t.Logf("%s: %v", what, d.Round(time.Millisecond))
+	if d > detectWithin {
+		w.t.Errorf("%s took %v, want within %v", what, d, detectWithin)
+	}
+}
+
+// killProcesses kills the processes of an agent (what) that pids lists until none is left
+// (an agent may start another: a Codex TUI that loses its app-server, a Gemini CLI that
+// relaunches itself), and fails the test when some are still running after 10 s.
+func killProcesses(t *testing.T, what string, pids func() []int) {
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		left := pids()
+		if len(left) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("%s processes still running after 10 s: %v", what, left)
+			return
+		}
+		for _, pid := range left {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
 }
 
 // waitItem waits until pane's item satisfies cond (nil: until pane is queued), and returns

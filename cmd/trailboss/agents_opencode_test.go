@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -48,7 +47,7 @@ func newOpenCodeWorld(t *testing.T) *openCodeWorld {
 		if t.Failed() {
 			t.Logf("queue: %+v\nsessions: %+v", w.queue(), w.sessions())
 		}
-		killOpenCode(t, w.home)
+		killProcesses(t, "OpenCode", func() []int { return openCodeProcesses(w.home) })
 	})
 	fake, err := openai.Start()
 	if err != nil {
@@ -116,31 +115,6 @@ func openCodeProcesses(home string) []int {
 		}
 	}
 	return pids
-}
-
-// killOpenCode kills what is left of the OpenCode processes of HOME home.
-func killOpenCode(t *testing.T, home string) {
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-		pids := openCodeProcesses(home)
-		if len(pids) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Errorf("OpenCode processes of %s still running after 10 s: %v", home, pids)
-			return
-		}
-		for _, pid := range pids {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
-		}
-	}
-}
-
-// detected waits until pane's item satisfies cond and returns it with how long after its
-// source saw it the queue showed it (the item's since is the plugin's time of the event).
-func (w *openCodeWorld) detected(pane, what string, timeout time.Duration, cond func(client.Item) bool) (client.Item, time.Duration) {
-	w.t.Helper()
-	it, _ := w.waitItem(pane, what, timeout, cond)
-	return it, time.Since(it.Since)
 }
 
 // traced counts the events of type the plugin handed to emit so far (TRAILBOSS_EMIT_TRACE).
