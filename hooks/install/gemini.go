@@ -74,32 +74,10 @@ func PlanGemini(path, command string, undo bool) (*Change, error) {
 		c.KeepOriginal(fmt.Sprintf("✓ Gemini CLI hooks added to %s (%d events)", path, len(GeminiEvents())))
 		return c, nil
 	}
-	saved, hasBackup, err := c.Backup()
-	if err != nil {
-		return nil, err
-	}
-	if !c.Existed {
-		c.NothingToUndo("✓ no Gemini CLI settings at " + path + ": nothing to undo for Gemini CLI")
-		return c, nil
-	}
-	if c.New, err = UninstallGemini(c.Old, command); err != nil {
-		return nil, fmt.Errorf("%s: %w (nothing was changed)", path, err)
-	}
-	how := "took out Trail Boss's hooks, kept everything else"
-	switch {
-	case hasBackup && len(saved) == 0 && SameJSON(c.New, []byte("{}")):
-		c.Remove = true
-	case hasBackup && SameJSON(c.New, saved):
-		c.New = saved
-		how = "restored the original byte for byte"
-	}
-	switch {
-	case c.Remove:
-		c.Said = "✓ removed " + path + " (setup had created it)"
-	case bytes.Equal(c.New, c.Old):
-		c.NothingToUndo("✓ no Trail Boss hooks in " + path)
-	default:
-		c.Said = "✓ Gemini CLI hooks removed from " + path + " (" + how + ")"
-	}
-	return c, nil
+	return planUndo(c, path, settingsUndo{
+		name:      "Gemini CLI",
+		nothing:   "✓ no Gemini CLI settings at " + path + ": nothing to undo for Gemini CLI",
+		uninstall: func(b []byte) ([]byte, error) { return UninstallGemini(b, command) },
+		same:      SameJSON,
+	})
 }

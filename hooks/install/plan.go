@@ -205,22 +205,43 @@ func PlanClaude(path, command string, undo bool) (*Change, error) {
 		return c, nil
 	}
 
+	return planUndo(c, path, settingsUndo{
+		name:      "Claude Code",
+		nothing:   "✓ no Claude Code settings at " + path + ": nothing to undo",
+		uninstall: func(b []byte) ([]byte, error) { return Uninstall(b, command) },
+		same:      func(now, saved []byte) bool { return sameAsBefore(now, saved, command) },
+	})
+}
+
+// settingsUndo is what taking Trail Boss's hooks out of one harness's JSON settings needs:
+// its name for the words, what to say when there is no file, how to take the hooks out,
+// and when what is left is the same as the settings before setup.
+type settingsUndo struct {
+	name, nothing string
+	uninstall     func([]byte) ([]byte, error)
+	same          func(now, saved []byte) bool
+}
+
+// planUndo plans taking the hooks out of c, a harness's settings at path: the original's
+// very bytes given back when nothing else changed since setup, the file removed when setup
+// created it and nothing else was put in it since, otherwise every other byte kept.
+func planUndo(c *Change, path string, u settingsUndo) (*Change, error) {
 	saved, hasBackup, err := c.Backup()
 	if err != nil {
 		return nil, err
 	}
 	if !c.Existed {
-		c.NothingToUndo("✓ no Claude Code settings at " + path + ": nothing to undo")
+		c.NothingToUndo(u.nothing)
 		return c, nil
 	}
-	if c.New, err = Uninstall(c.Old, command); err != nil {
+	if c.New, err = u.uninstall(c.Old); err != nil {
 		return nil, fmt.Errorf("%s: %w (nothing was changed)", path, err)
 	}
 	how := "took out Trail Boss's hooks, kept everything else"
 	switch {
 	case hasBackup && len(saved) == 0 && SameJSON(c.New, []byte("{}")):
 		c.Remove = true // setup created the file and nothing else was put in it since
-	case hasBackup && sameAsBefore(c.New, saved, command):
+	case hasBackup && u.same(c.New, saved):
 		c.New = saved // the same settings as before setup: give back their very bytes
 		how = "restored the original byte for byte"
 	}
@@ -230,7 +251,7 @@ func PlanClaude(path, command string, undo bool) (*Change, error) {
 	case bytes.Equal(c.New, c.Old):
 		c.NothingToUndo("✓ no Trail Boss hooks in " + path)
 	default:
-		c.Said = "✓ Claude Code hooks removed from " + path + " (" + how + ")"
+		c.Said = "✓ " + u.name + " hooks removed from " + path + " (" + how + ")"
 	}
 	return c, nil
 }
