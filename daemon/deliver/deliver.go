@@ -349,7 +349,8 @@ func offerRefusal(typing termprompt.Typing) error {
 	if offer == "" {
 		offer = "an offer"
 	}
-	return refuse(wire.RefusedChanged, "the pane shows "+offer+", not the dialog of this prompt: answer the offer in the pane; nothing was typed")
+	return refuse(wire.RefusedChanged, "the pane shows "+offer+
+		", not the dialog of this prompt: answer the offer in the pane; nothing was typed")
 }
 
 // plan checks that screen shows the very prompt rec asks (its kind, and its question where
