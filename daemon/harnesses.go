@@ -9,6 +9,7 @@ import (
 	"github.com/trailboss/trailboss/adapter/copilot"
 	"github.com/trailboss/trailboss/adapter/gemini"
 	"github.com/trailboss/trailboss/adapter/opencode"
+	termprompt "github.com/trailboss/trailboss/adapter/prompt"
 )
 
 // The harnesses the daemon knows, and what each adds to it; the only file of the daemon
@@ -20,9 +21,9 @@ var harnesses = map[string]harness{
 			return []adapter.Event{ev}, err
 		},
 		spawnOrdered: true, holdable: claude.Holdable, fullyHooked: true,
-		transcripts: claude.Transcripts{}, live: claude.LiveStates{},
+		transcripts: claude.Transcripts{}, live: claude.LiveStates{}, typing: termprompt.ClaudeTyping,
 	},
-	codex.Harness:    {hooks: codex.Parse},
+	codex.Harness:    {hooks: codex.Parse, typing: termprompt.CodexTyping},
 	opencode.Harness: {hooks: opencode.Parse, holdable: opencode.Holdable, fullyHooked: true},
 	// Gemini CLI runs its hooks one at a time and waits for each; none can approve, so
 	// none holds (an answer is keys). An Esc at its dialog fires nothing: its chat file
@@ -31,7 +32,7 @@ var harnesses = map[string]harness{
 	gemini.Harness: {hooks: gemini.Parse, spawnOrdered: true, fullyHooked: true, silentApproval: true,
 		transcripts: gemini.Transcripts{}},
 	copilot.Harness: {hooks: copilot.Parse, holdable: copilot.HoldableEnvelope, fullyHooked: true,
-		transcripts: copilot.Transcripts{}, live: copilot.LiveStates{}},
+		transcripts: copilot.Transcripts{}, live: copilot.LiveStates{}, typing: termprompt.CopilotTyping},
 }
 
 // harness is what one harness adds to the daemon; a nil or false field adds nothing.
@@ -61,6 +62,9 @@ type harness struct {
 	transcripts adapter.TranscriptReader
 	// live is where it keeps live state files, which LiveStates follows.
 	live adapter.LiveStateSource
+	// typing is how its program takes an answer typed into its pane (the Deliverer's
+	// Typing); the zero Typing, that of any program in a pane.
+	typing termprompt.Typing
 }
 
 // The tables of harnesses by what they add, as their users read them.
@@ -116,6 +120,16 @@ func LiveStateSources() map[string]adapter.LiveStateSource {
 		if h.live != nil {
 			out[name] = h.live
 		}
+	}
+	return out
+}
+
+// TypingRules returns how each harness's program takes an answer typed into its pane, by
+// harness name (the Deliverer's Typing).
+func TypingRules() map[string]termprompt.Typing {
+	out := make(map[string]termprompt.Typing, len(harnesses))
+	for name, h := range harnesses {
+		out[name] = h.typing
 	}
 	return out
 }

@@ -106,6 +106,10 @@ func classify(ev *adapter.Event, p payload) bool {
 	case "AfterAgent":
 		ev.Stuck(adapter.ReasonStopped, "", p.PromptResponse)
 	case "AfterTool":
+		// It comes only once the command has run, seconds after it ended (3–4 s after
+		// the approval beside other builds), and nothing comes between: the deliverer
+		// takes the session out itself once an approval typed as keys is seen taken
+		// (the registry's silentApproval, daemon/harnesses.go).
 		ev.Kind, ev.Call = adapter.KindUnstuck, &adapter.ToolCall{Done: true, Tool: p.ToolName}
 	case "BeforeTool":
 		if p.ToolName != AskUserTool {

@@ -96,3 +96,7 @@ func codexSubject(body []line) (command, reason string) {
 	}
 	return question(cmd...), question(reason)
 }
+
+// CodexTyping is how Codex CLI takes an answer typed into its pane: it reads a bracketed
+// paste as one input, and Classify does not name its input box.
+var CodexTyping = Typing{Paste: true, InputBox: InputUnread}

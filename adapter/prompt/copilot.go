@@ -151,3 +151,7 @@ func copilotQuestion(ls []line, foot int) (Result, bool) {
 	}
 	return Result{}, false
 }
+
+// CopilotTyping is how Copilot CLI takes an answer typed into its pane: Classify does not
+// name its input box.
+var CopilotTyping = Typing{InputBox: InputUnread}

@@ -431,7 +431,7 @@ func wireDaemon(ctx context.Context, cfg daemonConfig, st *daemonState) (*daemon
 		off = "" // configuring a remote channel switched delivery on
 	}
 	d.deliverer = &deliver.Deliverer{Engine: engine, Tmux: d.tmux.Server, PTY: ptys, Holds: holds, MaxReply: cfg.MaxReply,
-		SilentApproval: daemon.SilentApprovals(), Off: off, Log: log.With("component", "deliver")}
+		SilentApproval: daemon.SilentApprovals(), Typing: daemon.TypingRules(), Off: off, Log: log.With("component", "deliver")}
 	d.core = &daemon.Core{Engine: engine, Log: log.With("component", "api"), Ingest: d.ingest,
 		Holds: holds, PTY: ptys, HoldPermissions: cfg.HoldPermissions || len(cfg.Channels) > 0, DeliveryChannels: channelStatuses(cfg.Channels),
 		Off:     off,

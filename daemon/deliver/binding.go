@@ -9,18 +9,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
+	termprompt "github.com/trailboss/trailboss/adapter/prompt"
 	"github.com/trailboss/trailboss/daemon/lineage"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/wire"
 	"github.com/trailboss/trailboss/tmuxctl"
 )
 
-// maxAwaitPrompt bounds how long an answer waits for its prompt to be on screen: Claude
-// Code draws its input box a moment after its Stop hook, and a popup can answer within
-// 0.1 s of the stop.
+// maxAwaitPrompt bounds how long an answer waits for its prompt to be on screen: an agent
+// may draw its input box a moment after the hook that says its turn ended, and a popup can
+// answer within 0.1 s of the stop.
 const maxAwaitPrompt = 1500 * time.Millisecond
 
 // UnknownAskerRefusal is what an answer to a prompt whose asker is not known is refused
@@ -30,7 +30,7 @@ const UnknownAskerRefusal = "Trail Boss cannot tell which program asked this (it
 
 // sameProgram checks that pane rec.Pane, as now is, still runs the program that asked rec:
 // the same tmux server and pane process, and the agent that asked alive, inside the pane
-// and in its foreground process group. Under a wrapper shell (sh -c 'claude; sleep 30')
+// and in its foreground process group. Under a wrapper shell (sh -c 'AGENT; sleep 30')
 // the pane's command is the shell, and the agent is still the one keys reach; a shell left
 // where the agent was fails these checks. A prompt whose asker is not known is never typed
 // into: a pane's command name alone proves nothing.
@@ -81,15 +81,16 @@ func (d *Deliverer) awaitPrompt(ctx context.Context, tm *tmuxctl.Server, rec que
 			}
 			return "", keystrokes{}, fmt.Errorf("read pane %s: %w", rec.Pane, err)
 		}
-		if view := stillView(rec.Harness, screen); view != prev || still.IsZero() {
+		typing := d.Typing[rec.Harness]
+		if view := stillView(typing, screen); view != prev || still.IsZero() {
 			prev, still = view, time.Now()
 		}
-		keys, err := plan(rec, a, screen)
-		if err == nil && settling(rec) && time.Since(still) < claudeHoldStill {
-			// Claude Code redraws its screen for a moment after a turn ends, and keys it gets
-			// meanwhile can be lost; since 2.1.318 it drops an Enter that comes just as a
-			// dialog appears. Its input box and its dialogs are typed into once the screen
-			// has held still a while.
+		keys, err := d.plan(rec, a, screen)
+		if err == nil && time.Since(still) < typing.HoldStill {
+			// A program that draws its screen again for a moment after its turn ends can
+			// lose keys it gets meanwhile, or drop an Enter that comes just as a dialog
+			// appears: it is typed into once its screen has held still a while (its
+			// harness's Typing, adapter/prompt, says how long).
 			err = refuse(wire.RefusedChanged, "the pane is still being drawn; nothing was typed")
 		}
 		if err == nil || time.Now().After(deadline) {
@@ -106,38 +107,11 @@ func (d *Deliverer) awaitPrompt(ctx context.Context, tm *tmuxctl.Server, rec que
 	}
 }
 
-// claudeHoldStill is how long Claude Code's pane must show the same screen before an
-// answer is typed into it. Observed on 2.1.332's auto-mode dialog: an Enter sent within
-// 120 ms of the dialog first being seen was dropped 6 times in 9, one sent 140 ms or more
-// after it never (9 of 9); arrow keys were taken from 20 ms on (14 of 14).
-const claudeHoldStill = 300 * time.Millisecond
-
 // stillView is the part of screen that must hold still before an answer is typed into a
-// program of harness: for Claude Code, all but its banner, whose logo (2.1.332) plays a
-// short animation as a turn ends, a frame every 100–200 ms for about 0.8 s, and longer on
-// a loaded machine: at load 16 it never held still 300 ms within the 1.5 s an answer waits,
-// and the answer at the stop was refused (TestRealClaudeCodeTextAnsweredAtTheStop, 2 runs
-// of 3). The banner is the first lines of the screen, up to two lines past its "Claude
-// Code v…" line; once the conversation has scrolled it away, the screen is the view.
-func stillView(harness, screen string) string {
-	if harness != "claude" {
+// program that typing describes: the whole screen, or what its StillView leaves of it.
+func stillView(typing termprompt.Typing, screen string) string {
+	if typing.StillView == nil {
 		return screen
 	}
-	lines := strings.Split(screen, "\n")
-	for i, l := range lines[:min(len(lines), bannerLines)] {
-		if strings.Contains(l, "Claude Code v") {
-			return strings.Join(lines[min(i+3, len(lines)):], "\n")
-		}
-	}
-	return screen
-}
-
-// bannerLines is how far from the top of the screen Claude Code's banner line is looked for.
-const bannerLines = 6
-
-// settling reports whether an answer to rec waits for its pane to hold still for
-// claudeHoldStill before it is typed: any answer to Claude Code, whose input box is drawn
-// again as its turn ends, and which drops an Enter sent as a dialog appears (2.1.318).
-func settling(rec queue.Prompt) bool {
-	return rec.Harness == "claude"
+	return typing.StillView(screen)
 }

@@ -85,10 +85,14 @@ type Deliverer struct {
 	EnterPause time.Duration // 0: DefaultEnterPause
 	Confirm    time.Duration // 0: DefaultConfirm
 	// SilentApproval are the harnesses that say nothing of an approved permission until
-	// its tool has run (Gemini CLI): an approval typed as keys, once seen taken, takes
-	// the session out of the queue itself (outOnApproval).
+	// its tool has run (daemon.SilentApprovals): an approval typed as keys, once seen
+	// taken, takes the session out of the queue itself (outOnApproval).
 	SilentApproval map[string]bool
-	Log            *slog.Logger
+	// Typing is how each harness's program takes an answer typed into its pane, by
+	// harness name (daemon.TypingRules); a harness not in it is typed into as any program
+	// in a pane.
+	Typing map[string]termprompt.Typing
+	Log    *slog.Logger
 
 	paneMu sync.Map // pane key → *sync.Mutex: one answer typed into a pane at a time
 }
@@ -163,6 +167,10 @@ func (d *Deliverer) answer(ctx context.Context, id string, a wire.Answer, audit 
 
 // fits checks a against what rec asks: a secret prompt takes no answer from here (a
 // *wire.PromptRefusal), and an answer it cannot take is a *wire.BadAnswerError. Nothing is typed.
+// Several lines are one answer only to a program that reads a bracketed paste as one
+// input (its Typing's Paste); any other program in a pane, and every child of trailboss
+// run (whose answers are written to its terminal as typed), would read each line as an
+// answer.
 func (d *Deliverer) fits(rec queue.Prompt, a wire.Answer) error {
 	if rec.Ask.Secret {
 		return refuse(wire.RefusedSecret, SecretRefusal)
@@ -174,7 +182,7 @@ func (d *Deliverer) fits(rec queue.Prompt, a wire.Answer) error {
 		if err := d.fitsText(a.Text); err != nil {
 			return err
 		}
-		if strings.Contains(a.Text, "\n") && !takesLines(rec.Harness) {
+		if strings.Contains(a.Text, "\n") && !d.Typing[rec.Harness].Paste {
 			return bad("%s reads each line as an answer of its own, so several lines could answer the "+
 				"questions after this one: send one line (nothing was typed)", programOf(rec.Harness))
 		}
@@ -196,14 +204,6 @@ func (d *Deliverer) fits(rec queue.Prompt, a wire.Answer) error {
 // or stored.
 const SecretRefusal = "this prompt asks for a password or secret (its words say so, or its program hides what is typed): " +
 	"type it at the keyboard, in its pane or terminal — nothing was typed, and the answer was not kept"
-
-// takesLines reports whether the program of harness takes several lines as one answer:
-// Claude Code and Codex, which read a bracketed paste as one input. Any other program in a
-// pane, and every child of trailboss run (whose answers are written to its terminal as
-// typed), would read each line as an answer.
-func takesLines(harness string) bool {
-	return harness == termprompt.HarnessClaude || harness == termprompt.HarnessCodex
-}
 
 // programOf names the program of harness for a message.
 func programOf(harness string) string {
@@ -342,26 +342,34 @@ type keystrokes struct {
 	pick  *menuPick
 }
 
-// offerRefusal is the refusal of an answer to a permission while Claude Code shows its
-// offer before the first auto-mode dialog.
-const offerRefusal = "the pane shows Claude Code's offer \"Auto mode can't check actions in this session\", " +
-	"not the dialog of this prompt: answer the offer in the pane; nothing was typed"
+// offerRefusal is the refusal of an answer to a permission while the pane shows an offer
+// (termprompt.ScreenOffer) before the dialog, named as the Typing of its harness names it.
+func offerRefusal(typing termprompt.Typing) error {
+	offer := typing.Offer
+	if offer == "" {
+		offer = "an offer"
+	}
+	return refuse(wire.RefusedChanged, "the pane shows "+offer+
+		", not the dialog of this prompt: answer the offer in the pane; nothing was typed")
+}
 
 // plan checks that screen shows the very prompt rec asks (its kind, and its question where
 // the record has the screen's own words for it; for a permission, the action it asks
 // about where the screen names it) and says what to type for a: a menu's option is the
 // one whose label gives the answer, as the screen lists them now.
-func plan(rec queue.Prompt, a wire.Answer, screen string) (keystrokes, error) {
+func (d *Deliverer) plan(rec queue.Prompt, a wire.Answer, screen string) (keystrokes, error) {
 	res := termprompt.Classify(screen)
 	changed := refuse(wire.RefusedChanged, "the pane no longer shows this prompt; nothing was typed")
-	ownMenu := res.Harness != "" // Claude Code and Codex menus act on the digit alone
+	// A menu the classifier reads as an agent's own (it names its harness) acts on the
+	// digit alone; any other program's menu takes the digit and Enter.
+	ownMenu := res.Harness != ""
 	// A record read from a screen or a PTY has that screen's words: the screen must still
 	// say them (a late "y" must not answer the next yes/no question).
 	sameQuestion := rec.Ask.Question == "" || res.Question == rec.Ask.Question ||
 		(rec.Ask.From != adapter.AskFromScreen && rec.Ask.From != adapter.AskFromPTY)
 	switch rec.Ask.Kind {
 	case adapter.AskFreeText:
-		if !showsTextPrompt(rec, res) {
+		if !showsTextPrompt(rec, res, d.Typing[rec.Harness].InputBox) {
 			return keystrokes{}, changed
 		}
 		return keystrokes{text: a.Text, paste: strings.Contains(a.Text, "\n"), enter: true}, nil
@@ -377,13 +385,13 @@ func plan(rec queue.Prompt, a wire.Answer, screen string) (keystrokes, error) {
 		return keystrokes{text: a.Choice, enter: true}, nil
 	case adapter.AskPermission:
 		if res.Screen == termprompt.ScreenOffer {
-			return keystrokes{}, refuse(wire.RefusedChanged, offerRefusal)
+			return keystrokes{}, offerRefusal(d.Typing[res.Harness])
 		}
 		if res.Kind != termprompt.MultipleChoice || len(res.Choices) == 0 ||
 			(ownMenu && !slices.Contains(approvalScreens, res.Screen)) {
 			return keystrokes{}, changed
 		}
-		if why := sameSubject(rec, res); why != "" {
+		if why := sameSubject(rec, res, d.Typing[res.Harness].WholeSubject); why != "" {
 			return keystrokes{}, refuse(wire.RefusedChanged, why+"; nothing was typed")
 		}
 		i, err := permissionOption(res, a.Choice)
@@ -405,16 +413,17 @@ func plan(rec queue.Prompt, a wire.Answer, screen string) (keystrokes, error) {
 }
 
 // showsTextPrompt reports whether res, a fresh reading of the pane, shows the text prompt
-// rec asks: Claude Code's own input box for Claude Code; for Codex and Copilot CLI, whose
-// input boxes the classifier does not name as theirs, a screen that shows no other prompt
-// (sameProgram has checked that the agent itself runs there, in the pane's foreground, not
-// a shell); for any other program, a text prompt with the record's question. Never a
-// screen it cannot read: that may be a shell.
-func showsTextPrompt(rec queue.Prompt, res termprompt.Result) bool {
-	switch rec.Harness {
-	case termprompt.HarnessClaude:
-		return res.Harness == termprompt.HarnessClaude && res.Kind == termprompt.FreeText
-	case termprompt.HarnessCodex, termprompt.HarnessCopilot:
+// rec asks, its program's input box showing as box says: the program's own input box, as
+// the classifier names it; for a program whose input box the classifier does not name as
+// its own, a screen that shows no other prompt (sameProgram has checked that the agent
+// itself runs there, in the pane's foreground, not a shell); for any other program, a
+// text prompt with the record's question. Never a screen it cannot read: that may be a
+// shell.
+func showsTextPrompt(rec queue.Prompt, res termprompt.Result, box termprompt.InputBox) bool {
+	switch box {
+	case termprompt.InputOwn:
+		return res.Harness == rec.Harness && res.Kind == termprompt.FreeText
+	case termprompt.InputUnread:
 		return res.Kind == termprompt.Unknown || res.Kind == termprompt.FreeText
 	}
 	if res.Kind != termprompt.FreeText {
@@ -425,8 +434,8 @@ func showsTextPrompt(rec queue.Prompt, res termprompt.Result) bool {
 }
 
 // sameCommand reports whether the approval on screen (res) asks for the command rec was
-// made for, where the screen names one (Codex's "$ …"); Claude Code's dialog is checked by
-// its kind alone.
+// made for, where the screen names the head of one ("$ …"); a dialog that names none is
+// checked by its kind alone.
 func sameCommand(rec queue.Prompt, res termprompt.Result) bool {
 	cmd := strings.Join(strings.Fields(strings.TrimPrefix(res.Command, "$ ")), " ")
 	if cmd == "" {
@@ -507,10 +516,10 @@ func (d *Deliverer) viaKeys(ctx context.Context, rec queue.Prompt, a wire.Answer
 }
 
 // outOnApproval takes rec's session out of the queue once its agent took the approval a
-// typed as keys, for the harnesses that say nothing of it until the tool has run: Gemini
-// CLI fires AfterTool seconds after the command itself ended (3–4 s after the approval
-// beside other builds), and no hook, file or chat record comes between. The dialog gone
-// from the pane says the tool runs. A session moved meanwhile (a hook applied) is left as
+// typed as keys, for the harnesses that say nothing of it until the tool has run
+// (SilentApproval): their first word of it may come seconds after the command itself
+// ended, and no hook, file or chat record comes between (daemon/harnesses.go says which,
+// and why). The dialog gone from the pane says the tool runs. A session moved meanwhile (a hook applied) is left as
 // it is, and so is one whose pane still shows an approval (the keys not taken yet).
 func (d *Deliverer) outOnApproval(ctx context.Context, tm *tmuxctl.Server, rec queue.Prompt, a wire.Answer) {
 	if !d.SilentApproval[rec.Harness] || rec.Ask.Kind != adapter.AskPermission || a.Choice != adapter.ChoiceAllow {
@@ -542,7 +551,7 @@ func (d *Deliverer) release(ctx context.Context, id string, claimed bool) {
 
 // typeKeys types k into rec's pane. Enter goes only once the program has drawn the text
 // (awaitShown), and then after the pause: a TUI starved of CPU reads text and an Enter sent
-// 200 ms later in one go, and Codex, which takes keys that arrive together for a paste,
+// 200 ms later in one go, and a program that takes keys that arrive together for a paste
 // makes that Enter a newline. screenBefore is the pane as the checks read it.
 func (d *Deliverer) typeKeys(ctx context.Context, tm *tmuxctl.Server, rec queue.Prompt, k keystrokes, screenBefore string) error {
 	var err error

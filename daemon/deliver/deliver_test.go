@@ -22,6 +22,7 @@ import (
 // deliverer returns a Deliverer over env's tmux server with a short pause before Enter.
 func deliverer(e *daemon.Engine, env *tmuxtest.Env) *deliver.Deliverer {
 	return &deliver.Deliverer{Engine: e, Log: discard, Holds: &daemon.Holds{}, PTY: &ptyhub.PTYHub{}, EnterPause: 50 * time.Millisecond,
+		Typing: daemon.TypingRules(),
 		Tmux: func(socket string) *tmuxctl.Server {
 			return &tmuxctl.Server{Bin: env.Server.Bin, Socket: socket, Env: env.Environ}
 		}}

@@ -1,9 +1,9 @@
 package deliver
 
-// Choosing an option of a menu by what the screen calls it (issue 19). Claude Code 2.1.332
-// lists No first in its auto-mode dialogs, numbers none of their options, and puts "Yes,
-// and switch to auto mode" among the Yes of its manual-mode ones: an answer is the option
-// whose label says it, as the screen draws the menu now, never a position assumed.
+// Choosing an option of a menu by what the screen calls it (issue 19). An agent may list No
+// first in its dialogs, number none of their options, or put another Yes ("Yes, and switch
+// to auto mode") among the Yes of its dialog (adapter/prompt's screens): an answer is the
+// option whose label says it, as the screen draws the menu now, never a position assumed.
 
 import (
 	"path"
@@ -17,8 +17,8 @@ import (
 )
 
 // approvalScreens are the screens an answer to a permission record may pick an option of:
-// an agent's approval dialogs. Any other menu of Claude Code or Codex (a question, the
-// startup question about auto mode) is never answered with a permission's allow or deny.
+// an agent's approval dialogs. Any other menu of an agent (a question, a startup question
+// about its modes) is never answered with a permission's allow or deny.
 var approvalScreens = []string{termprompt.ScreenPermission, termprompt.ScreenEdit, termprompt.ScreenPlan, termprompt.ScreenTrust}
 
 // permissionOption returns the position in res.Choices of the option that gives choice
@@ -91,22 +91,23 @@ func labels(res termprompt.Result) string {
 }
 
 // sameSubject returns "" when the approval on screen (res) asks about what rec was made
-// for, as far as the screen names it, and otherwise why it does not: Codex's command ("$
-// …"); Claude Code's command (between the dashed rules of its Bash dialog) or the file of
-// its edit dialog. An unnumbered dialog (Claude Code's auto mode, which no hook holds:
-// the screen is all that binds the answer to its prompt) must name one.
-func sameSubject(rec queue.Prompt, res termprompt.Result) string {
+// for, as far as the screen names it, and otherwise why it does not. whole says the
+// approvals of the screen's program show what they ask about whole (its Typing's
+// WholeSubject): its command, or the file of its edit dialog; then an unnumbered dialog,
+// which no hook holds (the screen is all that binds the answer to its prompt), must name
+// one. Any other approval may show a command's head ("$ …").
+func sameSubject(rec queue.Prompt, res termprompt.Result, whole bool) string {
 	const other = "the pane asks about another action than this prompt"
 	switch {
-	case res.Harness == termprompt.HarnessClaude && res.Command != "":
+	case whole && res.Command != "":
 		if !sameText(res.Command, recordSubject(rec)) {
 			return other
 		}
-	case res.Harness == termprompt.HarnessClaude && res.File != "":
+	case whole && res.File != "":
 		if path.Base(recordSubject(rec)) != res.File {
 			return other
 		}
-	case res.Harness == termprompt.HarnessClaude && len(res.Choices) > 0 && res.Choices[0].Key == "":
+	case whole && len(res.Choices) > 0 && res.Choices[0].Key == "":
 		return "the dialog in the pane does not show which action it asks about"
 	case !sameCommand(rec, res):
 		return other
@@ -115,7 +116,7 @@ func sameSubject(rec queue.Prompt, res termprompt.Result) string {
 }
 
 // recordSubject is what a permission record asks about: its question without the tool's
-// name ("touch x" of "Bash: touch x", as Claude Code's hooks make it), or the whole
+// name ("touch x" of "Bash: touch x", as an agent's hooks may make it), or the whole
 // question when it names no tool (a record read off the screen).
 func recordSubject(rec queue.Prompt) string {
 	tool, rest, ok := strings.Cut(rec.Ask.Question, ": ")

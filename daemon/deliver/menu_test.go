@@ -8,9 +8,13 @@ import (
 
 	"github.com/trailboss/trailboss/adapter"
 	termprompt "github.com/trailboss/trailboss/adapter/prompt"
+	"github.com/trailboss/trailboss/daemon"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/wire"
 )
+
+// registered is a Deliverer that knows the harnesses as the daemon's registry has them.
+var registered = &Deliverer{Typing: daemon.TypingRules()}
 
 // screenOf returns a real screen the classifier's tests keep (adapter/prompt/testdata,
 // see its SOURCE.md), or, for "codex/…", the Codex adapter's (adapter/codex/testdata/real).
@@ -104,7 +108,7 @@ func TestPlanPicksTheOptionByItsLabel(t *testing.T) {
 		{"unnumbered question: its second option", nudge, screenOf(t, "claude-2.1.332/default-startup-nudge.txt"), "2", "pick 1→2"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			k, err := plan(tt.rec, wire.Answer{Choice: tt.choice}, tt.screen)
+			k, err := registered.plan(tt.rec, wire.Answer{Choice: tt.choice}, tt.screen)
 			if err != nil {
 				t.Fatalf("refused: %v", err)
 			}
@@ -142,7 +146,8 @@ func TestPlanRefusesWhatTheMenuCannotTakePlainly(t *testing.T) {
 		{"an unnumbered dialog that names no action", touch, edited(t, auto, " Bash command", " Fetch"), "allow",
 			"does not show which action it asks about"},
 		{"the offer before the first auto-mode dialog", touch, screenOf(t, "claude-2.1.332/r-end-offer.txt"), "allow",
-			"Auto mode can't check actions in this session"},
+			"the pane shows Claude Code's offer \"Auto mode can't check actions in this session\", not the dialog of this prompt: " +
+				"answer the offer in the pane; nothing was typed"},
 		{"2.1.332 plan: no plain Yes", plan332, screenOf(t, "claude-2.1.332/e2-plan.txt"), "allow",
 			"offers no plain Yes (Yes, and use auto mode / Yes, manually approve edits / Tell Claude what to change)"},
 		{"2.1.332 plan: no No", plan332, screenOf(t, "claude-2.1.332/e2-plan.txt"), "deny", "offers no No ("},
@@ -158,7 +163,7 @@ func TestPlanRefusesWhatTheMenuCannotTakePlainly(t *testing.T) {
 			screenOf(t, "claude-2.1.332/e-question.txt"), "1", "no longer shows this prompt"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			k, err := plan(tt.rec, wire.Answer{Choice: tt.choice}, tt.screen)
+			k, err := registered.plan(tt.rec, wire.Answer{Choice: tt.choice}, tt.screen)
 			if err == nil {
 				t.Fatalf("types %q, want a refusal", typed(k))
 			}
