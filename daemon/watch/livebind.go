@@ -33,7 +33,7 @@ func (l *LiveStates) bind(ctx context.Context, path string, st adapter.LiveState
 	if known && s.Harness != l.Harness {
 		return s, false
 	}
-	if (st.Kind != "" && st.Kind != "interactive") || l.Tmux == nil || l.Servers == nil {
+	if (st.Kind != "" && st.Kind != adapter.LiveInteractive) || l.Tmux == nil || l.Servers == nil {
 		return s, known
 	}
 	if known && s.Pane != "" && (st.TmuxPane() == "" || st.TmuxPane() == s.Pane) {

@@ -493,9 +493,9 @@ func (w *ScreenWatcher) event(k paneKey, st *watchState, kind adapter.Kind, r te
 	return ev
 }
 
-// screenSummary is the question with its choices: "Do you want to proceed? [1. Yes / 2. No]";
-// for an approval that shows its command, the command and the reason instead of the
-// question: "$ touch probe.txt && ls — Run ls outside the sandbox? [1. Yes, proceed (y) / …]".
+// screenSummary is the question with its choices: "Apply this edit? [1. Yes / 2. No]"; for
+// an approval that shows its command, the command and the reason instead of the question:
+// "$ make test — Run make outside the sandbox? [1. Yes (y) / …]".
 func screenSummary(r termprompt.Result) string {
 	var labels []string
 	for _, c := range r.Choices {
