@@ -179,8 +179,8 @@ func (w *ScreenWatcher) Run(ctx context.Context) error {
 // session. The hooks of some harnesses cover every wait (with the transcript covering
 // Esc), or a plugin does, so their panes are left alone: covered reports them (Covered).
 // Other adapters may see only part of the story (a notify that reports a turn's end, not
-// an approval prompt), so their panes are still read, and what the screen shows is reported as their session, never as a second
-// session fighting for the pane.
+// an approval prompt), so their panes are still read, and what the screen shows is
+// reported as their session, never as a second session fighting for the pane.
 func (w *ScreenWatcher) bindings() (bound map[paneKey]binding, covered map[paneKey]bool) {
 	bound, covered = make(map[paneKey]binding), make(map[paneKey]bool)
 	for _, s := range w.Engine.Snapshot() {
