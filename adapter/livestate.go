@@ -68,8 +68,12 @@ type LiveState struct {
 	Tmux      string // "session:@window.%pane" when TMUX_PANE was in its environment; else ""
 	ProcStart uint64 // the process's start time (/proc/PID/stat field 22); 0 when not said
 	Cwd       string
-	Kind      string // "interactive", …
+	Kind      string // LiveInteractive, …
 }
+
+// LiveInteractive is the Kind of a process run by a person in a terminal, as Claude Code
+// writes it: only such a process (or one whose file names no kind) is bound to its pane.
+const LiveInteractive = "interactive"
 
 // TmuxPane returns the pane id that a state file's tmux field names ("%N" after the last
 // "."), or "" when it names none that is a pane id.

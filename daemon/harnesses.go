@@ -22,17 +22,21 @@ var harnesses = map[string]harness{
 		},
 		spawnOrdered: true, holdable: claude.Holdable, fullyHooked: true,
 		transcripts: claude.Transcripts{}, live: claude.LiveStates{}, typing: termprompt.ClaudeTyping,
+		command: claude.Command,
 	},
-	codex.Harness:    {hooks: codex.Parse, typing: termprompt.CodexTyping},
-	opencode.Harness: {hooks: opencode.Parse, holdable: opencode.Holdable, fullyHooked: true},
+	codex.Harness:    {hooks: codex.Parse, typing: termprompt.CodexTyping, command: codex.Command},
+	opencode.Harness: {hooks: opencode.Parse, holdable: opencode.Holdable, fullyHooked: true, command: opencode.Command},
 	// Gemini CLI runs its hooks one at a time and waits for each; none can approve, so
 	// none holds (an answer is keys). An Esc at its dialog fires nothing: its chat file
 	// says so.
 	// Its AfterTool, the first word of an approval, comes only once the command has run.
 	gemini.Harness: {hooks: gemini.Parse, spawnOrdered: true, fullyHooked: true, silentApproval: true,
-		transcripts: gemini.Transcripts{}},
+		transcripts: gemini.Transcripts{}, command: gemini.Command},
 	copilot.Harness: {hooks: copilot.Parse, holdable: copilot.HoldableEnvelope, fullyHooked: true,
 		transcripts: copilot.Transcripts{}, live: copilot.LiveStates{}, typing: termprompt.CopilotTyping},
+	// Aider has no adapter: it reports nothing, and the screen adapter reads its panes with
+	// the prompts of any program (adapter/prompt's generic ones).
+	"aider": {command: "aider"},
 }
 
 // harness is what one harness adds to the daemon; a nil or false field adds nothing.
@@ -65,6 +69,9 @@ type harness struct {
 	// typing is how its program takes an answer typed into its pane (the Deliverer's
 	// Typing); the zero Typing, that of any program in a pane.
 	typing termprompt.Typing
+	// command is the name its process runs under (a tmux pane's current command), by which
+	// the screen adapter finds its panes without being asked.
+	command string
 }
 
 // The tables of harnesses by what they add, as their users read them.
@@ -75,6 +82,7 @@ var (
 	transcriptReaders = make(map[string]adapter.TranscriptReader)
 	fullyHooked       = make(map[string]bool)
 	silentApprovals   = make(map[string]bool)
+	screenCommands    = make(map[string]string)
 )
 
 func init() {
@@ -97,6 +105,9 @@ func init() {
 		if h.transcripts != nil {
 			transcriptReaders[name] = h.transcripts
 		}
+		if h.command != "" {
+			screenCommands[h.command] = name
+		}
 	}
 }
 
@@ -107,6 +118,11 @@ func TranscriptReaders() map[string]adapter.TranscriptReader { return maps.Clone
 // FullyHooked returns the harnesses whose hooks say every wait, which the screen adapter
 // leaves alone.
 func FullyHooked() map[string]bool { return maps.Clone(fullyHooked) }
+
+// ScreenCommands returns the harness each command names, by the command its process runs
+// under (a tmux pane's current command): the panes the screen adapter watches without being
+// asked (watch.ScreenWatcher's Commands).
+func ScreenCommands() map[string]string { return maps.Clone(screenCommands) }
 
 // SilentApprovals returns the harnesses that tell nothing of an approved permission before
 // its tool has run (the Deliverer's SilentApproval).

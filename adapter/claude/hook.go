@@ -14,6 +14,10 @@ import (
 // Harness is the harness name Claude Code events carry.
 const Harness = adapter.HarnessClaude
 
+// Command is the name Claude Code's process runs under (a tmux pane's current command):
+// the screen adapter finds its panes by it.
+const Command = "claude"
+
 // Meta is what arrives beside a hook payload.
 type Meta = adapter.Meta
 

@@ -15,6 +15,23 @@ import (
 // <config dir>/sessions/<pid>.json, rewritten on every change of state and removed on exit.
 // It is the only source that sees an approval or an Esc the moment it happens. It is not a
 // documented interface: the daemon treats it as a cross-check that may be absent.
+//
+// What the daemon (daemon/watch's LiveStates) relies on, as observed:
+//   - Hooks say when Claude Code asks; nothing says when its human answers in the pane: an
+//     approved command that runs for minutes stays a pending permission to hooks alone,
+//     and an Esc at a dialog fires no hook at all. The state file says both.
+//   - The file is rewritten in place: a reading between its writes sees a part of it.
+//   - It is removed as the process exits. Its SessionEnd hook runs too, but at /exit the
+//     process is gone before an async hook's emitter can report (observed, 2.1.197): the
+//     removal is what ends the session then.
+//   - Since 2.1.332 it says more: that a dialog is open and what kind (WaitingFor: a
+//     permission, a question, another dialog), and in which tmux pane the process runs
+//     ("session:@window.%pane", when TMUX_PANE was set). Auto mode's permission dialogs
+//     fire no PermissionRequest, so the state file is what queues them; and a Claude Code
+//     whose hooks are not set up is found and followed from its file alone.
+//   - The transcript has a dialog's call a little after the dialog opens (more than a
+//     second later on a loaded machine, after the state file says waiting), and a turn's
+//     reply, or the interrupt of an Esc, after the file says idle.
 
 // Live statuses of a Claude Code process (adapter's).
 const (

@@ -28,6 +28,11 @@ const DetailInterrupted = adapter.DetailInterrupted
 const MaxLineText = 300
 
 // Interrupt markers: the text of the user line Claude Code writes when its human presses Esc.
+// It shows "Interrupted" and goes idle both for Esc and for a No at a permission dialog,
+// and writes the marker then too, within a few hundred milliseconds of the No (so the
+// daemon tells a No typed through Trail Boss from an Esc by the prompt record's answer).
+// A line is written before its end is: since 2.1.332 one may be hundreds of KB (each API
+// request's parameters), and a reader may find only its start.
 const (
 	markerInterrupted        = "[Request interrupted by user]"
 	markerInterruptedForTool = "[Request interrupted by user for tool use]"

@@ -13,6 +13,17 @@ import (
 // Harness is the harness name Codex events carry.
 const Harness = adapter.HarnessCodex
 
+// Command is the name Codex CLI's process runs under (a tmux pane's current command): the
+// screen adapter finds its panes by it. npm's `codex` is a Node script that, on Node <
+// 22.15, spawns the native binary as its child: its pane's current command is then "node",
+// and Command is the name of that child.
+//
+// The screen adapter reads Codex's panes even when a notify or a hook bound them to a
+// session: its notify reports a turn's end, not an approval prompt. While it waits for an
+// approval, Codex rewrites the terminal title every second, which moves its window's
+// activity time with nothing new on screen.
+const Command = "codex"
+
 // Meta is what arrives beside a payload: the environment of the program Codex ran.
 type Meta = adapter.Meta
 

@@ -23,6 +23,10 @@ import (
 // Harness is the harness name Gemini CLI events carry.
 const Harness = adapter.HarnessGemini
 
+// Command is the name Gemini CLI's process runs under (a tmux pane's current command): the
+// screen adapter finds its panes by it.
+const Command = "gemini"
+
 // ErrUnknownEvent is returned for a valid payload of a hook Trail Boss does not use
 // (BeforeModel, PreCompress, a BeforeTool of another tool than ask_user): acknowledged,
 // nothing changes.

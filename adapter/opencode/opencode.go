@@ -17,6 +17,10 @@ import (
 // Harness is the harness name OpenCode events carry.
 const Harness = adapter.HarnessOpenCode
 
+// Command is the name OpenCode's process runs under (a tmux pane's current command): the
+// screen adapter finds its panes by it.
+const Command = "opencode"
+
 // ErrUnknownEvent is returned for a valid payload of a bus event Trail Boss does not use
 // (a session.status other than busy, a subagent's session): acknowledged, nothing changes.
 var ErrUnknownEvent = fmt.Errorf("opencode %w", adapter.ErrIgnored)

@@ -448,7 +448,7 @@ func wireDaemon(ctx context.Context, cfg daemonConfig, st *daemonState) (*daemon
 	if cfg.ScreenTick > 0 {
 		d.screens = &watch.ScreenWatcher{Engine: engine, Tmux: d.tmux.Server, Tick: cfg.ScreenTick, Quiet: 2,
 			Discover: cfg.Sweep, Servers: watch.KnownServers(engine, os.Getenv), Covered: daemon.FullyHooked(),
-			Log: log.With("component", "screen")}
+			Commands: daemon.ScreenCommands(), Log: log.With("component", "screen")}
 		d.core.Screens = d.screens
 	}
 	d.srv = &http.Server{Handler: api.Handler(), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second,

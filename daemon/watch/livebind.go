@@ -1,8 +1,8 @@
 package watch
 
-// A Claude Code's state file says, since 2.1.332, in which tmux pane its process runs
-// ("session:@window.%pane", when TMUX_PANE was set). That binds a session whose hooks did
-// not (a hook environment without TMUX_PANE, a session started before Trail Boss, one whose
+// A harness's live state file may say in which tmux pane its process runs (LiveState.Tmux,
+// when TMUX_PANE was set; the adapter's LiveStateSource says since which version). That
+// binds a session whose hooks did not (a hook environment without TMUX_PANE, a session started before Trail Boss, one whose
 // hooks are not set up). A file is words: before a session is bound to a pane, the pane is
 // found from the process itself — the state file's pid, started when the file says (a pid
 // can be reused), run by this user, with the pane's first process among its ancestors, in a
@@ -33,7 +33,7 @@ func (l *LiveStates) bind(ctx context.Context, path string, st adapter.LiveState
 	if known && s.Harness != l.Harness {
 		return s, false
 	}
-	if (st.Kind != "" && st.Kind != "interactive") || l.Tmux == nil || l.Servers == nil {
+	if (st.Kind != "" && st.Kind != adapter.LiveInteractive) || l.Tmux == nil || l.Servers == nil {
 		return s, known
 	}
 	if known && s.Pane != "" && (st.TmuxPane() == "" || st.TmuxPane() == s.Pane) {
@@ -46,8 +46,8 @@ func (l *LiveStates) bind(ctx context.Context, path string, st adapter.LiveState
 	case known && s.Pane == at.pane && s.TmuxSocket == at.socket:
 		return s, true
 	case known && s.Pane != "" && s.Program.AgentPID != st.PID && lineage.AgentGone(s.Program) == "":
-		l.Log.Warn("a Claude Code state file names a session bound to another live program: not rebound",
-			"session", s.ID, "pane", s.Pane, "file", path, "file_pid", st.PID, "file_pane", at.pane)
+		l.Log.Warn("a live state file names a session bound to another live program: not rebound",
+			"harness", l.Harness, "session", s.ID, "pane", s.Pane, "file", path, "file_pid", st.PID, "file_pane", at.pane)
 		return s, true
 	}
 	ev := adapter.Event{Harness: l.Harness, SessionID: st.SessionID, Pane: at.pane, TmuxSocket: at.socket,
@@ -59,14 +59,15 @@ func (l *LiveStates) bind(ctx context.Context, path string, st adapter.LiveState
 		ev.TranscriptPath = l.Source.TranscriptPath(path, st)
 	}
 	if err := ev.Validate(); err != nil {
-		l.Log.Debug("Claude Code state file", "file", path, "err", err)
+		l.Log.Debug("live state file", "harness", l.Harness, "file", path, "err", err)
 		return s, known
 	}
 	if err := l.Engine.Take(ctx, ev); err != nil {
-		l.Log.Warn("bind a Claude Code session to its pane", "session", st.SessionID, "err", err)
+		l.Log.Warn("bind a session to its pane from its live state file", "harness", l.Harness, "session", st.SessionID,
+			"err", err)
 		return s, known
 	}
-	l.Log.Info("Claude Code session bound from its state file", "session", st.SessionID, "pane", at.pane,
+	l.Log.Info("session bound from its live state file", "harness", l.Harness, "session", st.SessionID, "pane", at.pane,
 		"socket", at.socket, "pid", st.PID, "new", !known)
 	return l.Engine.Session(st.SessionID)
 }
@@ -82,10 +83,11 @@ func (l *LiveStates) locate(ctx context.Context, path string, st adapter.LiveSta
 	at, ok := l.find(ctx, st, servers)
 	l.located[path] = located{key: key, at: at, ok: ok}
 	if !ok {
-		l.Log.Debug("Claude Code state file: its process is in no pane found", "file", path, "pid", st.PID, "tmux", st.Tmux)
+		l.Log.Debug("live state file: its process is in no pane found", "harness", l.Harness, "file", path, "pid", st.PID,
+			"tmux", st.Tmux)
 	} else if p := st.TmuxPane(); p != "" && p != at.pane {
-		l.Log.Warn("a Claude Code state file names another pane than its process runs in: the process's is taken",
-			"file", path, "file_pane", p, "pane", at.pane)
+		l.Log.Warn("a live state file names another pane than its process runs in: the process's is taken",
+			"harness", l.Harness, "file", path, "file_pane", p, "pane", at.pane)
 	}
 	return at, ok
 }

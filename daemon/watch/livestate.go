@@ -19,17 +19,17 @@ import (
 	"github.com/trailboss/trailboss/tmuxctl"
 )
 
-// Hooks say when Claude Code asks; nothing says when its human answers in the pane. An
+// Hooks say when a harness asks; nothing may say when its human answers in the pane. An
 // approved command that runs for minutes stays a pending permission to hooks alone, and an
-// Esc at a dialog fires no hook at all. Claude Code's live state files
-// (<config>/sessions/<pid>.json) do say it, within a moment: LiveStates follows them and
-// turns the answer into an event. Since 2.1.332 they say more: that a dialog is open and
-// what kind (a permission, a question, another dialog), and in which tmux pane the process
-// runs. Auto mode's permission dialogs fire no PermissionRequest, so the state file is what
-// queues them, with the words of the call the session's PreToolUse announced (Dialogs);
-// and a Claude Code whose hooks are not set up is found and followed from its file alone.
-// Where no such files exist (other versions), nothing here happens and hooks and
-// transcripts work as before.
+// Esc at a dialog may fire no hook at all. A harness's live state files (where, and what
+// they say, is its adapter's LiveStateSource) do say it, within a moment: LiveStates
+// follows them and turns the answer into an event. Some say more: that a dialog is open
+// and what kind (a permission, a question, another dialog), and in which tmux pane the
+// process runs. A permission dialog that fires no hook (the harness's adapter says when)
+// is then queued from the state file, with the words of the call the session's PreToolUse
+// announced (Dialogs); and a session whose hooks are not set up is found and followed from
+// its file alone. Where no such files exist (another harness, or a version without them),
+// nothing here happens and hooks and transcripts work as before.
 
 // Details of a wait that the live state saw and no hook has put in words.
 const (
@@ -189,9 +189,10 @@ func liveWords(waitingFor string, call *adapter.ToolCall) (detail, summary strin
 	return DetailDialog, adapter.CleanText("Claude Code waits: "+waitingFor, adapter.MaxSummaryLen), inPane
 }
 
-// LiveStates watches the state-file folders of every Claude Code configuration folder in
-// use: the daemon's own ($CLAUDE_CONFIG_DIR or ~/.claude) and those of known sessions'
-// transcripts, so a Claude Code run with another home is followed too.
+// LiveStates watches the state-file folders of every configuration folder of one harness
+// in use: the daemon's own (Own: its Source's OwnDir in the daemon's environment) and those
+// of known sessions' transcripts (its Source's DirOf), so a run of the harness with another
+// home is followed too.
 type LiveStates struct {
 	Engine  LiveEngine
 	Dialogs *Dialogs      // what each session is about to do (shared with the Reconciler and the engine)
@@ -219,8 +220,8 @@ type LiveStates struct {
 }
 
 // tornRetry is how soon a state file found half-written is read again, and tornRetries
-// how many times in a row: Claude Code rewrites its file in place, and a reading between
-// its writes sees a part of it. The write that completes it brings an event, but a
+// how many times in a row: a harness may rewrite its file in place (its adapter's
+// LiveStateSource says so), and a reading between its writes sees a part of it. The write that completes it brings an event, but a
 // reading on the sweep (no file watching), or one whose event came before the last write
 // landed, would otherwise wait for the next change of state, seconds away: a dialog on
 // screen and not in the queue.
@@ -252,10 +253,11 @@ type place struct {
 // Run follows the state files until ctx ends.
 func (l *LiveStates) Run(ctx context.Context) error {
 	l.init()
-	l.dirs.open(l.Watch, l.Log, "file watching unavailable; reading Claude Code's state on the sweep")
+	log := l.Log.With("harness", l.Harness)
+	l.dirs.open(l.Watch, log, "file watching unavailable; reading live state files on the sweep")
 	defer l.dirs.close()
 	l.sweep(ctx)
-	l.dirs.run(ctx, l.Log, loop{
+	l.dirs.run(ctx, log, loop{
 		sweep: l.Sweep,
 		onSweep: func() {
 			l.sweep(ctx)
@@ -269,7 +271,7 @@ func (l *LiveStates) Run(ctx context.Context) error {
 				l.removed(ctx, ev.Name)
 			}
 		},
-		watchErr: "watch Claude Code state files",
+		watchErr: "watch live state files",
 		wake:     l.retry,
 		onWake:   func() { l.reread(ctx) },
 	})
@@ -310,7 +312,7 @@ func (l *LiveStates) sweep(ctx context.Context) {
 		_ = l.dirs.follow(dir) // when it cannot be, the sweep reads it
 		entries, err := os.ReadDir(dir)
 		if err != nil {
-			continue // Claude Code has not run here yet, or is a version without state files
+			continue // the harness has not run here yet, or is a version without state files
 		}
 		listed := make(map[string]bool, len(entries))
 		for _, e := range entries {
@@ -338,10 +340,11 @@ func (l *LiveStates) sweep(ctx context.Context) {
 	}
 }
 
-// removed ends the session whose process removed its state file: Claude Code does so as it
-// exits. Its SessionEnd hook runs too, but at /exit the process is gone before an async
-// hook's emitter can report (observed, 2.1.197), so without this the session stayed
-// queued on a pane that had moved on to its shell.
+// removed ends the session whose process removed its state file, as a harness may do as
+// it exits (its adapter's LiveStateSource says so). Its end hook may run too, but the
+// process can be gone before an async hook's emitter reports (the harness's adapter says
+// when), so without this the session stayed queued on a pane that had moved on to its
+// shell.
 func (l *LiveStates) removed(ctx context.Context, path string) {
 	id, known := l.owner[path]
 	if _, err := os.Lstat(path); err == nil || !known {
@@ -357,10 +360,10 @@ func (l *LiveStates) removed(ctx context.Context, path string) {
 	}
 	ev := adapter.Event{Harness: s.Harness, SessionID: id, Kind: adapter.KindEnd, Detail: "exited", At: time.Now()}
 	if err := l.Engine.Take(ctx, ev); err != nil {
-		l.Log.Warn("end a session whose Claude Code exited", "session", id, "err", err)
+		l.Log.Warn("end a session whose program exited", "harness", s.Harness, "session", id, "err", err)
 		return
 	}
-	l.Log.Info("Claude Code exited", "session", id, "file", path)
+	l.Log.Info("program exited: its live state file is gone", "harness", s.Harness, "session", id, "file", path)
 }
 
 // read applies what one state file says now.
@@ -369,19 +372,20 @@ func (l *LiveStates) read(ctx context.Context, path string) {
 		return
 	}
 	l.init()
-	_ = guard.Run(l.Log, "reading a Claude Code state file", []any{"file", path}, func() {
+	_ = guard.Run(l.Log, "reading a live state file", []any{"harness", l.Harness, "file", path}, func() {
 		info, err := os.Stat(path)
 		if err != nil || !info.Mode().IsRegular() {
 			return // a FIFO or a device would hang or harm the read
 		}
 		if !ownedByUs(info) {
 			// Another user's file says nothing about our sessions (a shared
-			// CLAUDE_CONFIG_DIR): it must never bind or answer one.
-			l.Log.Debug("Claude Code state file of another user", "file", path)
+			// configuration folder): it must never bind or answer one.
+			l.Log.Debug("live state file of another user", "harness", l.Harness, "file", path)
 			return
 		}
 		if multi, ok := l.Source.(adapter.MultiLiveStateSource); ok {
-			// One file of every open session (Copilot CLI's): each binds, none owns it.
+			// One file of every open session (a MultiLiveStateSource's): each binds, none
+			// owns it.
 			all, err := multi.ReadAll(path)
 			if err != nil {
 				l.tornRead(path) // half-written, or not its state file: read again in a moment
@@ -402,7 +406,7 @@ func (l *LiveStates) read(ctx context.Context, path string) {
 			}
 			// Half-written, most likely: read again in a moment. A file that stays so (a
 			// first write with no status yet) is left for its next change after a few.
-			l.Log.Debug("Claude Code state file", "file", path, "err", err)
+			l.Log.Debug("live state file", "harness", l.Harness, "file", path, "err", err)
 			l.tornRead(path)
 			return
 		}
@@ -462,7 +466,8 @@ func (l *LiveStates) apply(ctx context.Context, s queue.Session, st adapter.Live
 		}
 		s = now
 	}
-	l.Log.Warn("apply Claude Code state: the session kept changing; the next reading decides", "session", s.ID)
+	l.Log.Warn("apply live state: the session kept changing; the next reading decides", "harness", s.Harness,
+		"session", s.ID)
 }
 
 // maxRedecide bounds how many times apply decides again for one reading.
@@ -497,7 +502,7 @@ func (l *LiveStates) decide(ctx context.Context, s queue.Session, st adapter.Liv
 	if err := take(ev); err != nil {
 		return l.failed(s, err)
 	}
-	l.Log.Info("Claude Code state", "session", s.ID, "status", st.Status, "waiting_for", st.WaitingFor,
+	l.Log.Info("live state", "harness", s.Harness, "session", s.ID, "status", st.Status, "waiting_for", st.WaitingFor,
 		"event", ev.Kind, "detail", ev.Detail)
 	logDialogClosed(l.Log, ev)
 	if v.call == nil && ev.Ask != nil && ev.Ask.Kind == adapter.AskNone && s.TranscriptPath != "" {
@@ -510,15 +515,15 @@ func (l *LiveStates) decide(ctx context.Context, s queue.Session, st adapter.Liv
 // again), and returns it.
 func (l *LiveStates) failed(s queue.Session, err error) error {
 	if !errors.Is(err, fault.ErrMoved) {
-		l.Log.Warn("apply Claude Code state", "session", s.ID, "err", err)
+		l.Log.Warn("apply live state", "harness", s.Harness, "session", s.ID, "err", err)
 	}
 	return err
 }
 
 // awaitCall looks in s's transcript, for a few seconds, for the call a dialog queued
-// without one is about: Claude Code writes it down a little after it opens the dialog
-// (more than a second later on a loaded machine, as its state file), and a session
-// without hooks has no PreToolUse to say it.
+// without one is about: a harness may write it down a little after it opens the dialog
+// (the harness's adapter says how late), and a session without hooks has no PreToolUse
+// to say it.
 func (l *LiveStates) awaitCall(ctx context.Context, s queue.Session) {
 	_ = guard.Run(l.Log, "looking for a dialog's call", []any{"session", s.ID}, func() {
 		for range 50 {

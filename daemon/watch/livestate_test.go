@@ -132,7 +132,7 @@ func TestTornStateFileIsReadAgain(t *testing.T) {
 	go func() { done <- l.Run(ctx) }()
 	defer func() { cancel(); <-done }()
 	deadline := time.Now().Add(5 * time.Second)
-	for !strings.Contains(logs.String(), "Claude Code state file") {
+	for !strings.Contains(logs.String(), `msg="live state file"`) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the half-written file was not read; log:\n%s", logs)
 		}

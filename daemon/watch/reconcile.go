@@ -74,8 +74,8 @@ func decide(s queue.Session, rec *queue.Prompt, lines []adapter.TranscriptLine) 
 			return verdict{events: []adapter.Event{refused(s, rec, tail.At)}}
 		case s.Reason == adapter.ReasonStopped && s.Detail == "" && tail.State == adapter.TailWaiting &&
 			(tail.Interrupt || s.Summary == "" && tail.Text != ""):
-			// Queued at its turn's end before the transcript had the last words (Claude
-			// Code's state file says idle before its reply, or the interrupt of an Esc, is
+			// Queued at its turn's end before the transcript had the last words (a live
+			// state file may say idle before the reply, or the interrupt of an Esc, is
 			// written down; an Esc's partial reply comes first): the words, for the same wait.
 			words := stuckFromTail(s, rec, tail)
 			words.At = latest(tail.At, s.LastEventAt)
@@ -98,7 +98,7 @@ func latest(a, b time.Time) time.Time {
 
 // stuckFromTail is the event that queues a session whose transcript says it waits. rec is
 // its latest prompt record, or nil: an interrupt marker written just after that record was
-// answered "deny" is Claude Code taking the No (read after the refused tool's result had
+// answered "deny" is the harness taking the No (read after the refused tool's result had
 // already moved the session on), and says so.
 func stuckFromTail(s queue.Session, rec *queue.Prompt, tail adapter.TranscriptLine) adapter.Event {
 	summary := tail.Text
@@ -116,7 +116,8 @@ func stuckFromTail(s queue.Session, rec *queue.Prompt, tail adapter.TranscriptLi
 }
 
 // denyEcho bounds how long after a deny through Trail Boss the interrupt marker it causes
-// is written: Claude Code writes it within a few hundred milliseconds.
+// is written: within a few hundred milliseconds, as observed (see the interrupt markers of
+// the harness's transcript reader).
 const denyEcho = 10 * time.Second
 
 // DetailRefused is the detail of a session whose human pressed Esc at its permission
@@ -128,8 +129,8 @@ const DetailRefused = "refused"
 const DetailDenied = "denied"
 
 // refused is the event that relabels s, stuck on a dialog, once the dialog went away with
-// no hook saying how: Claude Code shows "Interrupted" and goes idle both for Esc and for a
-// No. rec is s's latest prompt record (nil when none): when it was answered "deny" for
+// no hook saying how: a harness may show the same interrupt and go idle both for Esc and
+// for a No (its adapter's transcript reader says so). rec is s's latest prompt record (nil when none): when it was answered "deny" for
 // that same stuck moment, the person denied it from a channel, and the words say so;
 // otherwise it was Esc at the keyboard. It keeps its place in the queue: it is the same
 // wait, now at the prompt.
@@ -183,9 +184,9 @@ type Reconciler struct {
 }
 
 // readAhead is what a read of a transcript took in past the position it returned
-// (transcript.Appended.Ahead): the start of a last line Claude Code was still writing, or
+// (transcript.Appended.Ahead): the start of a last line the harness was still writing, or
 // what the last chunk held past maxAppendRead. The next read goes on after it, so that a
-// line of hundreds of KB (2.1.332 records each API request's parameters) is read once,
+// line of hundreds of KB (a harness may record each API request's parameters) is read once,
 // however many writes and reads it spans. It is kept in memory only: after a restart those
 // bytes are read again.
 type readAhead struct {
@@ -311,7 +312,7 @@ func (r *Reconciler) reconcilePath(ctx context.Context, path string) {
 
 // reconcile reads what s's transcript appended since its position and acts on it. It reads
 // nothing when the size did not change, and only the tail on a first look. A harness whose
-// transcripts Trail Boss cannot read (Codex's rollout files) is left alone.
+// transcripts Trail Boss cannot read (no reader in Readers) is left alone.
 func (r *Reconciler) reconcile(ctx context.Context, s queue.Session) {
 	reader := r.Readers[s.Harness]
 	if reader == nil {
@@ -350,8 +351,8 @@ func (r *Reconciler) readTranscript(ctx context.Context, s queue.Session, reader
 	r.Engine.SetTranscriptPosition(s.ID, s.TranscriptPath, pos, tailAt)
 
 	if s.Stuck && liveWordsOnly(s) && len(lines) > 0 {
-		// A dialog queued before the transcript had its call (Claude Code writes it down
-		// a moment later): its words, now.
+		// A dialog queued before the transcript had its call (the harness may write it
+		// down a moment later): its words, now.
 		if call := transcriptCall(r.Dialogs, reader, s); call != nil {
 			if err := pairLive(ctx, r.Engine, r.Dialogs, s.ID, call); err != nil {
 				r.Log.Warn("reconcile", "session", s.ID, "err", err)
@@ -457,8 +458,8 @@ func (r *Reconciler) settlePending(ctx context.Context) {
 			delete(r.pending, id)
 			continue
 		case s.Stuck:
-			// Queued meanwhile by another source: Claude Code's state file said idle, read
-			// before its reply was written down, so the stop has no words. The reply read
+			// Queued meanwhile by another source: a live state file said idle, read
+			// before the reply was written down, so the stop has no words. The reply read
 			// here is that same wait's: its words now (decide), or nothing when it has some.
 			delete(r.pending, id)
 			r.apply(ctx, s, decide(s, r.Engine.LatestPrompt(id), []adapter.TranscriptLine{p.line}))

@@ -26,20 +26,18 @@ import (
 // Quiet is about what the screen shows. list-panes tells two things apart: the pane's
 // history size and cursor (when they move, the pane surely drew something) and its
 // window's activity time (when only that moves, something was written to the window, which
-// may change nothing on screen: Codex rewrites the terminal title every second while it
-// waits for an approval, and a sibling pane's output moves it too). A pane whose activity
+// may change nothing on screen: a harness may rewrite the terminal title every second while
+// it waits for an approval, and a sibling pane's output moves it too). A pane whose activity
 // alone moved is captured, and it is quiet when its text is what it was at the last
 // capture. Those captures, and the reads of panes that went quiet, are one tmux call per
 // tick for all of them; a pane where nothing is written costs nothing but its share of
 // list-panes.
 
-// agentCommands are the foreground processes whose panes are watched without being asked.
-var agentCommands = map[string]bool{"claude": true, "codex": true, "opencode": true, "gemini": true, "aider": true}
-
 // interpreters are foreground processes that may run an agent as a script which starts the
-// agent as its child: npm's `codex` is a Node script that, on Node < 22.15, spawns the
-// native binary, so its pane's current command is "node". Only for these is the process
-// tree read (once per run of the command: see agentBehind).
+// agent as its child: an agent installed from npm may be a Node script that spawns its
+// native binary, so its pane's current command is "node" (the harness's adapter says which,
+// beside its Command). Only for these is the process tree read (once per run of the
+// command: see agentBehind).
 var interpreters = map[string]bool{"node": true}
 
 // screenSessionPrefix marks the sessions the screen adapter made up (one per pane), so
@@ -55,10 +53,13 @@ type ScreenWatcher struct {
 	Discover time.Duration // how often agent panes without hooks are looked for
 	Servers  func() []string
 	Log      *slog.Logger
-	// Covered are the harnesses whose hooks report every kind of wait (Claude Code's, and
-	// OpenCode's plugin, which also answers its dialogs itself, so a screen reading of them
-	// must not replace the record it holds for): their panes are left alone.
+	// Covered are the harnesses whose hooks report every kind of wait (a plugin that also
+	// answers its dialogs itself among them, so a screen reading of them must not replace
+	// the record it holds for): their panes are left alone.
 	Covered map[string]bool
+	// Commands names, by the foreground command of a pane, the harness that runs there: the
+	// panes watched without being asked.
+	Commands map[string]string
 	// ForegroundGroup and ChildCommands read the process tree (tmuxctl's when nil).
 	ForegroundGroup func(pid int) (int, error)
 	ChildCommands   func(pid int) ([]string, error)
@@ -175,11 +176,11 @@ func (w *ScreenWatcher) Run(ctx context.Context) error {
 }
 
 // bindings returns, for each pane a session reported by another adapter is bound to, that
-// session. Claude Code's hooks cover every wait (and its transcript covers Esc), and so
-// does OpenCode's plugin, so their panes are left alone: covered reports them. Other adapters may see only part of the
-// story (Codex's notify reports a turn's end, not an approval prompt), so their panes are
-// still read, and what the screen shows is reported as their session, never as a second
-// session fighting for the pane.
+// session. The hooks of some harnesses cover every wait (with the transcript covering
+// Esc), or a plugin does, so their panes are left alone: covered reports them (Covered).
+// Other adapters may see only part of the story (a notify that reports a turn's end, not
+// an approval prompt), so their panes are still read, and what the screen shows is
+// reported as their session, never as a second session fighting for the pane.
 func (w *ScreenWatcher) bindings() (bound map[paneKey]binding, covered map[paneKey]bool) {
 	bound, covered = make(map[paneKey]binding), make(map[paneKey]bool)
 	for _, s := range w.Engine.Snapshot() {
@@ -225,12 +226,13 @@ func (w *ScreenWatcher) discover(ctx context.Context) {
 			if interpreters[agent] {
 				agent = w.agentBehind(k, p.PID)
 			}
-			if !agentCommands[agent] {
+			harness, ok := w.Commands[agent]
+			if !ok {
 				continue
 			}
-			w.watched[k] = &watchState{harness: agent} // its first tick counts as a change
+			w.watched[k] = &watchState{harness: harness} // its first tick counts as a change
 			w.Log.Info("watching an agent pane that reports no hooks", "pane", p.ID, "socket", socket,
-				"agent", agent, "command", p.Command)
+				"agent", agent, "harness", harness, "command", p.Command)
 		}
 		for k := range w.behind {
 			if k.socket == socket && !live[k] {
@@ -242,7 +244,7 @@ func (w *ScreenWatcher) discover(ctx context.Context) {
 }
 
 // agentBehind returns the agent that the interpreter in the foreground of pane k runs as
-// its child (npm's codex under node), or "". The answer is kept for the run of the command
+// its child (an npm-installed agent's native binary under node), or "". The answer is kept for the run of the command
 // (the pane's process and its foreground group): each later look costs one read of
 // /proc/PID/stat. An interpreter that has started nothing yet is looked at again next time.
 func (w *ScreenWatcher) agentBehind(k paneKey, panePID int) string {
@@ -259,7 +261,7 @@ func (w *ScreenWatcher) agentBehind(k paneKey, panePID int) string {
 	}
 	run := behindRun{panePID: panePID, pgid: pgid}
 	for _, n := range names {
-		if agentCommands[n] {
+		if _, ok := w.Commands[n]; ok {
 			run.agent = n
 			break
 		}
@@ -375,7 +377,7 @@ func (w *ScreenWatcher) sortPanes(socket string, present map[string]tmuxctl.Pane
 		}
 		p, ok := present[k.pane]
 		if !ok || p.Dead || covered[k] {
-			delete(w.watched, k) // gone, or Claude's hooks report it now
+			delete(w.watched, k) // gone, or hooks that cover every wait report it now
 			continue
 		}
 		st.bound = bound[k]
@@ -491,9 +493,9 @@ func (w *ScreenWatcher) event(k paneKey, st *watchState, kind adapter.Kind, r te
 	return ev
 }
 
-// screenSummary is the question with its choices: "Do you want to proceed? [1. Yes / 2. No]";
-// for an approval that shows its command, the command and the reason instead of the
-// question: "$ touch probe.txt && ls — Run ls outside the sandbox? [1. Yes, proceed (y) / …]".
+// screenSummary is the question with its choices: "Apply this edit? [1. Yes / 2. No]"; for
+// an approval that shows its command, the command and the reason instead of the question:
+// "$ make test — Run make outside the sandbox? [1. Yes (y) / …]".
 func screenSummary(r termprompt.Result) string {
 	var labels []string
 	for _, c := range r.Choices {
@@ -521,7 +523,7 @@ func screenSummary(r termprompt.Result) string {
 
 // ingest hands ev to the engine. An event of the pane's own made-up session is dropped
 // when another adapter's session has been bound to the pane since the tick read the
-// bindings (a Claude Code found from its state file a moment ago): the made-up session
+// bindings (a session found from its harness's live state file a moment ago): the made-up session
 // would take the pane, and the real session would end. The next tick reads the pane as
 // the bindings are then.
 func (w *ScreenWatcher) ingest(ctx context.Context, ev adapter.Event) {
@@ -550,8 +552,8 @@ func (w *ScreenWatcher) ingest(ctx context.Context, ev adapter.Event) {
 // takeUnstuck applies the unstuck of a screen that changed to the session another adapter
 // bound to pane k, only while that session still waits for what the screen showed (the
 // same reason), and only as it was read here (TakeIf). A change seen a tick after the
-// session moved on, such as Codex's turn end reported by its notify while the screen still
-// showed the approval just answered, is old news of that approval: it must not take the
+// session moved on, such as a turn's end reported by the harness's notify while the screen
+// still showed the approval just answered, is old news of that approval: it must not take the
 // new wait out of the queue.
 func (w *ScreenWatcher) takeUnstuck(ctx context.Context, k paneKey, ev adapter.Event) {
 	w.mu.Lock()

@@ -24,7 +24,7 @@ import (
 func screenWatcher(t *testing.T, e *daemon.Engine, env *tmuxtest.Env) *watch.ScreenWatcher {
 	t.Helper()
 	w := &watch.ScreenWatcher{Engine: e, Log: discard, Tick: 500 * time.Millisecond, Quiet: 2, Discover: time.Hour,
-		Servers: func() []string { return []string{env.Socket} },
+		Commands: daemon.ScreenCommands(), Servers: func() []string { return []string{env.Socket} },
 		Tmux: func(socket string) *tmuxctl.Server {
 			return &tmuxctl.Server{Bin: env.Server.Bin, Socket: socket, Env: env.Environ}
 		}}
@@ -172,7 +172,8 @@ func TestScreenFindsAnAgentUnderAnInterpreter(t *testing.T) {
 	shell := env.NewPane(t, "main", "sh", "-c", codex+" 1000 & wait")
 
 	var looks atomic.Int32
-	w := &watch.ScreenWatcher{Engine: e, Log: discard, Servers: func() []string { return []string{env.Socket} },
+	w := &watch.ScreenWatcher{Engine: e, Log: discard, Commands: daemon.ScreenCommands(),
+		Servers: func() []string { return []string{env.Socket} },
 		Tmux: func(socket string) *tmuxctl.Server {
 			return &tmuxctl.Server{Bin: env.Server.Bin, Socket: socket, Env: env.Environ}
 		},
