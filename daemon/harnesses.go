@@ -9,6 +9,7 @@ import (
 	"github.com/trailboss/trailboss/adapter/copilot"
 	"github.com/trailboss/trailboss/adapter/gemini"
 	"github.com/trailboss/trailboss/adapter/opencode"
+	"github.com/trailboss/trailboss/daemon/liverule"
 )
 
 // The harnesses the daemon knows, and what each adds to it; the only file of the daemon
@@ -21,6 +22,7 @@ var harnesses = map[string]harness{
 		},
 		spawnOrdered: true, holdable: claude.Holdable, fullyHooked: true,
 		transcripts: claude.Transcripts{}, live: claude.LiveStates{},
+		liveWords: liverule.Words{Name: claude.Name, Dialog: claude.DialogWords},
 	},
 	codex.Harness:    {hooks: codex.Parse},
 	opencode.Harness: {hooks: opencode.Parse, holdable: opencode.Holdable, fullyHooked: true},
@@ -31,7 +33,8 @@ var harnesses = map[string]harness{
 	gemini.Harness: {hooks: gemini.Parse, spawnOrdered: true, fullyHooked: true, silentApproval: true,
 		transcripts: gemini.Transcripts{}},
 	copilot.Harness: {hooks: copilot.Parse, holdable: copilot.HoldableEnvelope, fullyHooked: true,
-		transcripts: copilot.Transcripts{}, live: copilot.LiveStates{}},
+		transcripts: copilot.Transcripts{}, live: copilot.LiveStates{},
+		liveWords: liverule.Words{Name: "Copilot CLI"}},
 }
 
 // harness is what one harness adds to the daemon; a nil or false field adds nothing.
@@ -61,6 +64,9 @@ type harness struct {
 	transcripts adapter.TranscriptReader
 	// live is where it keeps live state files, which LiveStates follows.
 	live adapter.LiveStateSource
+	// liveWords are its words for the waits its live state shows and no hook put in words
+	// (liveWordsOf).
+	liveWords liverule.Words
 }
 
 // The tables of harnesses by what they add, as their users read them.
@@ -71,6 +77,7 @@ var (
 	transcriptReaders = make(map[string]adapter.TranscriptReader)
 	fullyHooked       = make(map[string]bool)
 	silentApprovals   = make(map[string]bool)
+	liveWords         = make(map[string]liverule.Words)
 )
 
 func init() {
@@ -92,6 +99,9 @@ func init() {
 		}
 		if h.transcripts != nil {
 			transcriptReaders[name] = h.transcripts
+		}
+		if h.liveWords.Name != "" {
+			liveWords[name] = h.liveWords
 		}
 	}
 }
@@ -118,4 +128,13 @@ func LiveStateSources() map[string]adapter.LiveStateSource {
 		}
 	}
 	return out
+}
+
+// liveWordsOf returns harness's words for the waits its live state shows (liverule.Words);
+// a harness with none of its own is named by its name in the protocol.
+func liveWordsOf(harness string) liverule.Words {
+	if w, ok := liveWords[harness]; ok {
+		return w
+	}
+	return liverule.Words{Name: harness}
 }
