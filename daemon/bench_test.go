@@ -4,33 +4,21 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/trailboss/trailboss/daemon"
 	"io"
 	"net"
 	"net/http"
-	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/trailboss/trailboss/adapter"
+	"github.com/trailboss/trailboss/daemon"
+	"github.com/trailboss/trailboss/daemon/enginetest"
 	"github.com/trailboss/trailboss/daemon/httpapi"
-	"github.com/trailboss/trailboss/daemon/store"
-	"github.com/trailboss/trailboss/daemon/watch"
 )
 
 func benchEngine(b *testing.B) *daemon.Engine {
-	b.Helper()
-	st, err := store.Open(context.Background(), filepath.Join(b.TempDir(), "state.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { st.Close() })
-	e, err := daemon.NewEngine(context.Background(), st, time.Minute, daemon.Discard)
-	if err != nil {
-		b.Fatal(err)
-	}
-	e.Calls = &watch.Dialogs{Engine: e} // as Run wires it
+	e, _ := enginetest.Open(b, daemon.NewEngine)
 	return e
 }
 

@@ -45,9 +45,9 @@ type Engine struct {
 	// PromptTTL is how long a prompt record takes answers (prompt_ttl in config.toml).
 	PromptTTL time.Duration
 	prompts   promptBook // the latest prompt record of each live session, under mu
-	// Calls, when set, follows what each session is about to do and its live state
-	// (package watch's Dialogs): shown every event, it pairs a dialog with its call.
-	Calls CallBook
+	// dialogs follows what each session is about to do and its live state: shown every
+	// event, it pairs a dialog with its call (dialogs.go). Under its own lock.
+	dialogs dialogBook
 }
 
 // batch is the rows of one group commit and what became of it.
@@ -228,16 +228,13 @@ func (e *Engine) Ingest(ctx context.Context, ev adapter.Event) (Outcome, error) 
 }
 
 // ingest is Ingest; fromHook says a hook sent ev. A call ev announces is kept for the
-// dialog it may open (Calls), and paired at once with one open already; a late reminder
-// of a permission dialog (Notification) takes the words of the call it is about.
+// dialog it may open (the book of dialogs), and paired at once with one open already; a
+// late reminder of a permission dialog takes the words of the call it is about.
 func (e *Engine) ingest(ctx context.Context, ev adapter.Event, fromHook bool) (Outcome, error) {
-	if e.Calls == nil {
-		return e.applyAndCommit(ctx, ev, nil)
-	}
-	ev = e.Calls.Before(ev, fromHook)
+	ev = e.beforeApply(ev, fromHook)
 	out, err := e.applyAndCommit(ctx, ev, nil)
 	if err == nil && ev.Call != nil && !ev.Call.Done && ev.Kind == adapter.KindTouch {
-		if paired, ok := e.Calls.Pair(ev.SessionID, nil); ok {
+		if paired, ok := e.pair(ev.SessionID, nil); ok {
 			_, err = e.applyAndCommit(ctx, paired, nil)
 		}
 	}

@@ -4,16 +4,16 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/trailboss/trailboss/adapter"
+	"github.com/trailboss/trailboss/daemon/enginetest"
 	"github.com/trailboss/trailboss/daemon/fault"
+	"github.com/trailboss/trailboss/daemon/liverule"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/store"
 	"github.com/trailboss/trailboss/daemon/transcript"
-	"github.com/trailboss/trailboss/daemon/watch"
 )
 
 // Test fixtures shared by the daemon package's tests.
@@ -28,21 +28,7 @@ const testSocket = "/tmp/tbx-test/s"
 var discard = slog.New(slog.DiscardHandler)
 
 // newEngine returns an Engine over a fresh store in a temp dir, and the store's path.
-func newEngine(t *testing.T) (*Engine, string) {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "state.db")
-	st, err := store.Open(context.Background(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	e, err := NewEngine(context.Background(), st, time.Minute, discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.Calls = &watch.Dialogs{Engine: e} // as Run wires it
-	return e, path
-}
+func newEngine(t *testing.T) (*Engine, string) { return enginetest.Open(t, NewEngine) }
 
 // onDisk opens a second handle on the store at path and returns session id as committed,
 // ended or not.
@@ -480,7 +466,7 @@ func TestAWaitAnsweredInThePaneStaysWithoutARecord(t *testing.T) {
 	}
 	ingest(t, e, event("A", adapter.KindUnstuck, at(3), ""))
 	offer := event("A", adapter.KindStuck, at(4), "")
-	offer.Stuck(adapter.ReasonPermission, watch.DetailDialog, "auto mode can't check actions in this session")
+	offer.Stuck(adapter.ReasonPermission, liverule.DetailDialog, "auto mode can't check actions in this session")
 	offer.Ask = &adapter.Ask{Kind: adapter.AskNone, From: "live"}
 	ingest(t, e, offer)
 	noRecord := func(after string) {

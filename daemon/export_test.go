@@ -14,10 +14,7 @@ func hookBody(session, hook string, extra ...string) string {
 }
 
 // What the tests of the HTTP face (package daemon_test) share with the engine's.
-var (
-	Discard       = discard
-	NewTestEngine = newEngine
-)
+var Discard = discard
 
 const TestSocket = testSocket
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/daemon"
+	"github.com/trailboss/trailboss/daemon/enginetest"
 	"github.com/trailboss/trailboss/daemon/httpapi"
 	"github.com/trailboss/trailboss/daemon/wire"
 )
@@ -47,7 +48,7 @@ func TestRequestThatPanicsIsAnswered500AndTheDaemonGoesOn(t *testing.T) {
 		panic("a parser bug")
 	}))
 	log, buf := bufferLog()
-	e, _ := daemon.NewTestEngine(t)
+	e, _ := enginetest.Open(t, daemon.NewEngine)
 	const token = "0123456789abcdef-test-token"
 	h := (&httpapi.Server{Token: token, Log: log, Core: &daemon.Core{Engine: e, Log: log,
 		Ingest: &daemon.Ingestor{Engine: e, Log: log, Now: time.Now, SocketExists: func(path string) bool { return path == daemon.TestSocket }}}}).Handler()

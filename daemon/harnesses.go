@@ -10,6 +10,7 @@ import (
 	"github.com/trailboss/trailboss/adapter/gemini"
 	"github.com/trailboss/trailboss/adapter/opencode"
 	termprompt "github.com/trailboss/trailboss/adapter/prompt"
+	"github.com/trailboss/trailboss/daemon/liverule"
 )
 
 // The harnesses the daemon knows, and what each adds to it; the only file of the daemon
@@ -22,7 +23,7 @@ var harnesses = map[string]harness{
 		},
 		spawnOrdered: true, holdable: claude.Holdable, fullyHooked: true,
 		transcripts: claude.Transcripts{}, live: claude.LiveStates{}, typing: termprompt.ClaudeTyping,
-		command: claude.Command,
+		command: claude.Command, liveWords: liverule.Words{Name: claude.Name, Dialog: claude.DialogWords},
 	},
 	codex.Harness:    {hooks: codex.Parse, typing: termprompt.CodexTyping, command: codex.Command},
 	opencode.Harness: {hooks: opencode.Parse, holdable: opencode.Holdable, fullyHooked: true, command: opencode.Command},
@@ -33,7 +34,8 @@ var harnesses = map[string]harness{
 	gemini.Harness: {hooks: gemini.Parse, spawnOrdered: true, fullyHooked: true, silentApproval: true,
 		transcripts: gemini.Transcripts{}, command: gemini.Command},
 	copilot.Harness: {hooks: copilot.Parse, holdable: copilot.HoldableEnvelope, fullyHooked: true,
-		transcripts: copilot.Transcripts{}, live: copilot.LiveStates{}, typing: termprompt.CopilotTyping},
+		transcripts: copilot.Transcripts{}, live: copilot.LiveStates{}, typing: termprompt.CopilotTyping,
+		liveWords: liverule.Words{Name: "Copilot CLI"}},
 	// Aider has no adapter: it reports nothing, and the screen adapter reads its panes with
 	// the prompts of any program (adapter/prompt's generic ones).
 	"aider": {command: "aider"},
@@ -72,6 +74,9 @@ type harness struct {
 	// command is the name its process runs under (a tmux pane's current command), by which
 	// the screen adapter finds its panes without being asked.
 	command string
+	// liveWords are its words for the waits its live state shows and no hook put in words
+	// (liveWordsOf).
+	liveWords liverule.Words
 }
 
 // The tables of harnesses by what they add, as their users read them.
@@ -83,6 +88,7 @@ var (
 	fullyHooked       = make(map[string]bool)
 	silentApprovals   = make(map[string]bool)
 	screenCommands    = make(map[string]string)
+	liveWords         = make(map[string]liverule.Words)
 )
 
 func init() {
@@ -107,6 +113,9 @@ func init() {
 		}
 		if h.command != "" {
 			screenCommands[h.command] = name
+		}
+		if h.liveWords.Name != "" {
+			liveWords[name] = h.liveWords
 		}
 	}
 }
@@ -148,4 +157,13 @@ func TypingRules() map[string]termprompt.Typing {
 		out[name] = h.typing
 	}
 	return out
+}
+
+// liveWordsOf returns harness's words for the waits its live state shows (liverule.Words);
+// a harness with none of its own is named by its name in the protocol.
+func liveWordsOf(harness string) liverule.Words {
+	if w, ok := liveWords[harness]; ok {
+		return w
+	}
+	return liverule.Words{Name: harness}
 }

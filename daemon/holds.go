@@ -5,8 +5,8 @@ import (
 	"time"
 )
 
-// Holds keeps track of the Claude Code PermissionRequest hooks that are holding for an
-// answer (docs/delivery.md): a prompt is held while a hook waits on it, and for a moment
+// Holds keeps track of the permission hooks that are holding for an answer (a harness's
+// hook that may hold, holdable in harnesses.go) (docs/delivery.md): a prompt is held while a hook waits on it, and for a moment
 // after each wait returns, while the hook asks again.
 type Holds struct {
 	mu       sync.Mutex

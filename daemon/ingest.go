@@ -165,12 +165,13 @@ const maxHookStart = 3 * time.Second
 
 // hookTime returns when a hook stamped at (when it first ran) was started by its agent, if
 // that is known and earlier. Under load a hook can start hundreds of milliseconds late,
-// stamped after what its agent did next: Claude Code's async UserPromptSubmit, started as
+// stamped after what its agent did next: an async hook of a submitted prompt, started as
 // the human's answer went in, ran after the live state had already said that turn was over,
-// and took the new stop out of the queue (TestRealClaudeCodeTextAnsweredAtTheStop under
-// load). Only for a harness whose hooks one process starts in order (spawnOrdered): Codex's
-// app-server was seen to start a turn's PostToolUse after its TUI had started the turn's
-// notify; its turn ids order its events instead (endedTurns).
+// and took the new stop out of the queue (the real-agent suite's text-at-the-stop test,
+// under load). Only for a harness whose hooks one process starts in order (spawnOrdered):
+// a harness whose hooks and turn-end notice are started by two processes was seen to start
+// a turn's after-tool hook after the turn's notice; its turn ids order its events instead
+// (endedTurns).
 func hookTime(at time.Time, spawn lineage.Spawn, now time.Time) time.Time {
 	started, ok := spawn.Latest(now)
 	if ok && started.Before(at) && at.Sub(started) < maxHookStart {

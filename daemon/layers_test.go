@@ -5,10 +5,15 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"sort"
 	"strings"
 	"testing"
+
+	"github.com/trailboss/trailboss/daemon"
 )
 
 // The arrows between the daemon's packages (docs/architecture.md): the core (this package)
@@ -69,5 +74,54 @@ func TestNoFunctionOver80Lines(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestNoHarnessNamedOutsideTheRegistry: a harness's knowledge lives in its adapter, and the
+// core, the watchers and the deliverer ask the registry (harnesses.go, the one file of
+// theirs that names harnesses). A harness's name in their code, a string, a comment or a
+// log line is a rule of that harness grown in the wrong place (issue 32): say the rule in
+// general words, and give the harness's case to its adapter, handed over by the registry.
+// The names are the registry's, so a harness added there is checked too.
+func TestNoHarnessNamedOutsideTheRegistry(t *testing.T) {
+	names := map[string]bool{"claude": true, "codex": true, "opencode": true, "copilot": true, "gemini": true, "aider": true}
+	for command, harness := range daemon.ScreenCommands() {
+		names[strings.ToLower(command)], names[strings.ToLower(harness)] = true, true
+	}
+	for harness := range daemon.TypingRules() {
+		names[strings.ToLower(harness)] = true
+	}
+	quoted := make([]string, 0, len(names))
+	for n := range names {
+		quoted = append(quoted, regexp.QuoteMeta(n))
+	}
+	sort.Strings(quoted)
+	named := regexp.MustCompile(`(?i)` + strings.Join(quoted, "|"))
+
+	checked := 0
+	for _, dir := range []string{".", "watch", "deliver", "liverule", "enginetest"} {
+		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			if strings.HasSuffix(f, "_test.go") || f == "harnesses.go" {
+				continue
+			}
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checked++
+			for i, line := range strings.Split(string(b), "\n") {
+				if m := named.FindString(line); m != "" {
+					t.Errorf("daemon/%s:%d names the harness %q: say the rule in general words, and give its case "+
+						"to the harness's adapter, through daemon/harnesses.go\n\t%s", filepath.ToSlash(f), i+1, m, strings.TrimSpace(line))
+				}
+			}
+		}
+	}
+	if checked < 20 {
+		t.Fatalf("only %d source files read: the test no longer finds the packages it guards", checked)
 	}
 }

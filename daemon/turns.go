@@ -9,17 +9,17 @@ import (
 )
 
 // endedTurns remembers, by session, the last turns whose agent said they were complete
-// (adapter.Event.EndsTurn), so that an event of such a turn arriving later is dropped: a
-// Codex PostToolUse whose hook process started after the turn's notify, on a loaded
-// machine, would otherwise take the finished turn out of the queue, and the session would
-// wait unseen. Codex's hooks are run by its app-server and its notify by the TUI, so their
-// order of arrival says nothing; the turn id they both carry does.
+// (adapter.Event.EndsTurn), so that an event of such a turn arriving later is dropped: an
+// after-tool hook whose process started after the turn's end notice, on a loaded machine,
+// would otherwise take the finished turn out of the queue, and the session would wait
+// unseen. A harness whose hooks are run by one process and its turn-end notice by another
+// gives no order of arrival that means anything; the turn id they both carry does.
 //
 // It also remembers, by session, the turn of the last event applied and the latest stamp
 // of that turn, so that the turn's end is never older than the rest of its own turn: the
 // notify can also arrive after a PostToolUse of its turn that was stamped later (the hook
 // started first, the notify's process later, both slow), and would then change nothing,
-// the turn's end lost (TestRealCodexTwoTUIs under load).
+// the turn's end lost (the real-agent suite's two-TUIs test, under load).
 type endedTurns struct {
 	mu        sync.Mutex // held from the check to the record: see Ingestor.apply
 	bySession map[string][]string

@@ -393,7 +393,6 @@ func (s *daemonState) close(err error) {
 // daemonParts is the daemon wired: the core, its faces and its watchers.
 type daemonParts struct {
 	engine    *daemon.Engine
-	dialogs   *watch.Dialogs
 	tmux      *tmuxctl.Pool
 	ingest    *daemon.Ingestor
 	deliverer *deliver.Deliverer
@@ -415,8 +414,7 @@ func wireDaemon(ctx context.Context, cfg daemonConfig, st *daemonState) (*daemon
 	if cfg.PromptTTL > 0 {
 		engine.PromptTTL = cfg.PromptTTL
 	}
-	d := &daemonParts{engine: engine, dialogs: &watch.Dialogs{Engine: engine}}
-	engine.Calls = d.dialogs
+	d := &daemonParts{engine: engine}
 	if cfg.OnStuck != "" {
 		d.hook = &onstuck.Runner{Command: cfg.OnStuck, Log: log.With("component", "on_stuck")}
 		engine.OnStuck = d.hook.Enqueue
@@ -454,7 +452,7 @@ func wireDaemon(ctx context.Context, cfg daemonConfig, st *daemonState) (*daemon
 	d.srv = &http.Server{Handler: api.Handler(), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second,
 		ConnContext: httpapi.ConnContext}
 	d.rec = &watch.Reconciler{
-		Engine: engine, Dialogs: d.dialogs, Readers: daemon.TranscriptReaders(), Sweep: cfg.Sweep, Settle: cfg.Settle, Watch: !cfg.NoWatch,
+		Engine: engine, Readers: daemon.TranscriptReaders(), Sweep: cfg.Sweep, Settle: cfg.Settle, Watch: !cfg.NoWatch,
 		Log:      log.With("component", "reconcile"),
 		Liveness: &watch.Liveness{Engine: engine, Log: log.With("component", "liveness"), Tmux: d.tmux.Server},
 	}
@@ -477,7 +475,7 @@ func (d *daemonParts) serve(ctx context.Context, cfg daemonConfig, st *daemonSta
 		})
 	}
 	g.Go(func() error { return d.rec.Run(gctx) })
-	for _, live := range liveStateWatchers(d.engine, d.dialogs, d.tmux.Server, cfg.Sweep, !cfg.NoWatch, log) {
+	for _, live := range liveStateWatchers(d.engine, d.tmux.Server, cfg.Sweep, !cfg.NoWatch, log) {
 		g.Go(func() error { return live.Run(gctx) })
 	}
 	drainer := &daemon.SpoolDrainer{Ingest: d.ingest, StateDir: cfg.StateDir, Interval: time.Second, Log: log.With("component", "spool")}

@@ -2,22 +2,19 @@ package httpapi_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/trailboss/trailboss/daemon"
+	"github.com/trailboss/trailboss/daemon/enginetest"
 	"github.com/trailboss/trailboss/daemon/httpapi"
-	"github.com/trailboss/trailboss/daemon/store"
-	"github.com/trailboss/trailboss/daemon/watch"
 	"github.com/trailboss/trailboss/daemon/wire"
 )
 
@@ -32,17 +29,7 @@ var discard = slog.New(slog.DiscardHandler)
 func at(sec float64) time.Time { return t0.Add(time.Duration(sec * float64(time.Second))) }
 
 func newEngine(t *testing.T) *daemon.Engine {
-	t.Helper()
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "state.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	e, err := daemon.NewEngine(context.Background(), st, time.Minute, discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.Calls = &watch.Dialogs{Engine: e} // as cmd/trailboss wires it
+	e, _ := enginetest.Open(t, daemon.NewEngine)
 	return e
 }
 

@@ -17,7 +17,7 @@ import (
 
 	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/daemon"
-	"github.com/trailboss/trailboss/daemon/store"
+	"github.com/trailboss/trailboss/daemon/enginetest"
 	"github.com/trailboss/trailboss/daemon/transcript"
 	"github.com/trailboss/trailboss/daemon/watch"
 )
@@ -95,7 +95,7 @@ func BenchmarkSweepUnchanged(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer w.Close()
-	r := (&watch.Reconciler{Engine: e, Dialogs: dialogsOf(e), Readers: readers, Sweep: time.Hour, Settle: time.Second, Watch: true, Log: discard}).Ready(w)
+	r := (&watch.Reconciler{Engine: e, Readers: readers, Sweep: time.Hour, Settle: time.Second, Watch: true, Log: discard}).Ready(w)
 	ctx := context.Background()
 	r.RoundNow(ctx, true) // the first look at each transcript: its tail
 	if err := e.FlushPositions(ctx); err != nil {
@@ -148,7 +148,7 @@ func BenchmarkRecoverTail(b *testing.B) {
 
 	e := benchEngine(b)
 	ctx := context.Background()
-	r := (&watch.Reconciler{Engine: e, Dialogs: dialogsOf(e), Readers: readers, Sweep: time.Hour, Settle: time.Second, Log: discard}).Ready(nil)
+	r := (&watch.Reconciler{Engine: e, Readers: readers, Sweep: time.Hour, Settle: time.Second, Log: discard}).Ready(nil)
 	now := time.Now()
 	for id, path := range map[string]string{"small": small, "big": big} {
 		ev := adapter.Event{Harness: "claude", SessionID: id, Kind: adapter.KindStuck, Reason: adapter.ReasonStopped,
@@ -207,7 +207,7 @@ func BenchmarkRecoverTail(b *testing.B) {
 func BenchmarkLongLine(b *testing.B) {
 	e := benchEngine(b)
 	ctx := context.Background()
-	r := (&watch.Reconciler{Engine: e, Dialogs: dialogsOf(e), Readers: readers, Sweep: time.Hour, Settle: time.Second, Log: discard}).Ready(nil)
+	r := (&watch.Reconciler{Engine: e, Readers: readers, Sweep: time.Hour, Settle: time.Second, Log: discard}).Ready(nil)
 	path := filepath.Join(b.TempDir(), "s.jsonl")
 	if err := os.WriteFile(path, realJSONL(b, 64<<10), 0o600); err != nil {
 		b.Fatal(err)
@@ -257,18 +257,7 @@ func BenchmarkLongLine(b *testing.B) {
 }
 
 func benchEngine(b *testing.B) *daemon.Engine {
-	b.Helper()
-	path := filepath.Join(b.TempDir(), "state.db")
-	st, err := store.Open(context.Background(), path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { st.Close() })
-	e, err := daemon.NewEngine(context.Background(), st, time.Minute, discard)
-	if err != nil {
-		b.Fatal(err)
-	}
-	e.Calls = &watch.Dialogs{Engine: e}
+	e, _ := enginetest.Open(b, daemon.NewEngine)
 	return e
 }
 

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/trailboss/trailboss/adapter"
+	"github.com/trailboss/trailboss/daemon/liverule"
 	"github.com/trailboss/trailboss/daemon/queue"
 )
 
@@ -86,11 +87,11 @@ func TestDecide(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			v := decide(tt.s, nil, tt.lines)
 			if tt.s.Reason == adapter.ReasonPermission && len(tt.lines) > 0 && tt.lines[len(tt.lines)-1].At.After(tt.s.Since) {
-				want := refused(tt.s, nil, tt.lines[len(tt.lines)-1].At)
+				want := liverule.Refused(tt.s, nil, tt.lines[len(tt.lines)-1].At)
 				if len(v.events) != 1 || v.events[0] != want || v.wait != nil {
 					t.Fatalf("events %+v wait %v, want only %+v", v.events, v.wait, want)
 				}
-				if want.Reason != adapter.ReasonStopped || want.Detail != DetailRefused ||
+				if want.Reason != adapter.ReasonStopped || want.Detail != liverule.DetailRefused ||
 					want.Summary != "refused with Esc: Bash: touch x — waiting for your next message" {
 					t.Fatalf("refused event %+v", want)
 				}
@@ -125,79 +126,6 @@ func TestDecide(t *testing.T) {
 }
 
 func ptr(l adapter.TranscriptLine) *adapter.TranscriptLine { return &l }
-
-func TestStuckFromTail(t *testing.T) {
-	s := queue.Session{ID: "S", Harness: "claude"}
-	ev := stuckFromTail(s, nil, text(at(3)))
-	if ev.Kind != adapter.KindStuck || ev.Reason != adapter.ReasonStopped || ev.Summary != "done?" || !ev.At.Equal(at(3)) {
-		t.Fatalf("from a text tail: %+v", ev)
-	}
-	ev = stuckFromTail(s, nil, interruptLine(at(4)))
-	if ev.Detail != adapter.DetailInterrupted || ev.Summary != "interrupted" {
-		t.Fatalf("from an interrupt: detail %q summary %q", ev.Detail, ev.Summary)
-	}
-	if err := ev.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	// Claude Code's interrupt marker right after a deny through Trail Boss (the refused
-	// tool's result had moved the session on already): it says who denied it.
-	denied := &queue.Prompt{SessionID: "S", Status: queue.PromptAnswered, Answer: "deny", Channel: "telegram",
-		ClosedAt: at(3.9), Ask: adapter.Ask{Question: "Bash: touch x"}}
-	ev = stuckFromTail(s, denied, interruptLine(at(4)))
-	if ev.Detail != DetailDenied || ev.Summary != "denied from Telegram: Bash: touch x — waiting for your next message" {
-		t.Fatalf("from an interrupt just after a deny: detail %q summary %q", ev.Detail, ev.Summary)
-	}
-	// Long after the deny, an interrupt is the person's own Esc.
-	if ev = stuckFromTail(s, denied, interruptLine(at(30))); ev.Detail != adapter.DetailInterrupted {
-		t.Fatalf("from an interrupt 26 s after a deny: detail %q summary %q", ev.Detail, ev.Summary)
-	}
-	allowed := *denied
-	allowed.Answer = "allow"
-	if ev = stuckFromTail(s, &allowed, interruptLine(at(4))); ev.Detail != adapter.DetailInterrupted {
-		t.Fatalf("from an interrupt just after an allow: detail %q summary %q", ev.Detail, ev.Summary)
-	}
-}
-
-// Transcript lines as Claude Code writes them.
-
-// A dialog that went away with no hook saying how reads as what happened: denied from the
-// channel whose "deny" answered its record of that moment, else Esc at the keyboard.
-func TestRefusedSaysWhoDenied(t *testing.T) {
-	s := queue.Session{ID: "S", Harness: "claude", Stuck: true, Reason: adapter.ReasonPermission,
-		Summary: "Bash: touch x", Since: at(10), LastEventAt: at(10)}
-	rec := func(status, answer, channel string, since time.Time) *queue.Prompt {
-		return &queue.Prompt{ID: "p1", SessionID: "S", Status: status, Answer: answer, Channel: channel, Since: since}
-	}
-	const esc = "refused with Esc: Bash: touch x — waiting for your next message"
-	for _, tt := range []struct {
-		name    string
-		rec     *queue.Prompt
-		detail  string
-		summary string
-	}{
-		{"no record: Esc", nil, DetailRefused, esc},
-		{"still pending: Esc", rec(queue.PromptPending, "", "", at(10)), DetailRefused, esc},
-		{"denied from the popup", rec(queue.PromptAnswered, "deny", "popup", at(10)), DetailDenied,
-			"denied from the popup: Bash: touch x — waiting for your next message"},
-		{"denied from Telegram", rec(queue.PromptAnswered, "deny", "telegram", at(10)), DetailDenied,
-			"denied from Telegram: Bash: touch x — waiting for your next message"},
-		{"denied by trailboss reply", rec(queue.PromptAnswered, "deny", "cli", at(10)), DetailDenied,
-			"denied from trailboss reply: Bash: touch x — waiting for your next message"},
-		{"allowed, then Esc", rec(queue.PromptAnswered, "allow", "popup", at(10)), DetailRefused, esc},
-		{"a deny of an earlier moment", rec(queue.PromptAnswered, "deny", "popup", at(5)), DetailRefused, esc},
-		{"withdrawn", rec(queue.PromptWithdrawn, "", "", at(10)), DetailRefused, esc},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			ev := refused(s, tt.rec, at(12))
-			if ev.Detail != tt.detail || ev.Summary != tt.summary || ev.Kind != adapter.KindStuck || ev.Reason != adapter.ReasonStopped {
-				t.Fatalf("event %+v\nwant detail %q, summary %q", ev, tt.detail, tt.summary)
-			}
-			if err := ev.Validate(); err != nil {
-				t.Fatal(err)
-			}
-		})
-	}
-}
 
 // TestDecideGivesLateWords: a session its state file queued at its turn's end before the
 // transcript had the reply takes the reply's words when they are written, in its place; one

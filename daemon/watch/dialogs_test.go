@@ -10,6 +10,7 @@ import (
 
 	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/daemon"
+	"github.com/trailboss/trailboss/daemon/liverule"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/watch"
 )
@@ -28,7 +29,7 @@ type world2332 struct {
 
 func newWorld2332(t *testing.T) *world2332 {
 	e, _ := newEngine(t)
-	w := &world2332{t: t, e: e, live: &watch.LiveStates{Engine: e, Dialogs: dialogsOf(e), Harness: adapter.HarnessClaude, Source: claudeLive, Transcripts: claudeTranscripts, Log: discard}}
+	w := &world2332{t: t, e: e, live: &watch.LiveStates{Engine: e, Harness: adapter.HarnessClaude, Source: claudeLive, Transcripts: claudeTranscripts, Log: discard}}
 	w.hookJSON(`{"session_id":"`+realSession+`","hook_event_name":"SessionStart","source":"startup"}`, 0)
 	return w
 }
@@ -146,7 +147,7 @@ func TestAutoModePermissionWithItsCommand(t *testing.T) {
 		w.hook("auto-mode", "UserPromptSubmit.json", 1)
 		w.state("busy.json", 1.01)
 		w.state("waiting-permission.json", 1.5)
-		w.wantQueued("the dialog before its call is known", adapter.ReasonPermission, watch.DetailAsking, "see its pane", 1.5)
+		w.wantQueued("the dialog before its call is known", adapter.ReasonPermission, liverule.DetailAsking, "see its pane", 1.5)
 		w.wantNoRecord("a dialog whose command is not known (nothing is approved blind)")
 		w.hook("auto-mode", "PreToolUse-Bash.json", 1.6)
 		w.wantQueued("the dialog once its call is known", adapter.ReasonPermission, "Bash", touchCmd, 1.5)
@@ -160,7 +161,7 @@ func TestAutoModePermissionWithItsCommand(t *testing.T) {
 		w.hook("auto-mode", "PreToolUse-Bash.json", 1.5)
 		w.state("waiting-permission.json", 1.55)
 		w.state("idle-at-start.json", 3)
-		s := w.wantQueued("Esc at the dialog", adapter.ReasonStopped, watch.DetailRefused, "touch /tmp/scratch/touched-by-claude", 1.55)
+		s := w.wantQueued("Esc at the dialog", adapter.ReasonStopped, liverule.DetailRefused, "touch /tmp/scratch/touched-by-claude", 1.55)
 		if !strings.Contains(s.Summary, "waiting for your next message") {
 			t.Fatalf("refused words: %q", s.Summary)
 		}
@@ -243,7 +244,7 @@ func TestTwoDialogsInARow(t *testing.T) {
 	w.state("busy-at-approval.json", 3)
 	w.wantOut("the first approval")
 	w.state("waiting-permission.json", 3.4) // the second dialog; nothing said what for yet
-	w.wantQueued("the second dialog", adapter.ReasonPermission, watch.DetailAsking, "see its pane", 3.4)
+	w.wantQueued("the second dialog", adapter.ReasonPermission, liverule.DetailAsking, "see its pane", 3.4)
 	w.wantNoRecord("the second dialog before its call")
 	w.hook("auto-mode", "PostToolUse-Bash.json", 3.3)
 	second := strings.Replace(string(fixture2332(t, "hooks", "auto-mode", "PreToolUse-Bash.json")), "touched-by-claude", "second-of-two", 1)
@@ -265,13 +266,13 @@ func TestAutoModeOffer(t *testing.T) {
 	w.hook("auto-mode", "UserPromptSubmit.json", 1)
 	w.hook("auto-mode", "PreToolUse-Bash.json", 1.5)
 	w.state("waiting-end-offer.json", 1.6)
-	s := w.wantQueued("the offer", adapter.ReasonPermission, watch.DetailDialog, "auto mode can't check actions", 1.6)
+	s := w.wantQueued("the offer", adapter.ReasonPermission, liverule.DetailDialog, "auto mode can't check actions", 1.6)
 	if !strings.Contains(s.Summary, touchCmd) {
 		t.Fatalf("the offer does not say what waits behind it: %q", s.Summary)
 	}
 	w.wantNoRecord("the offer")
 	w.hook("auto-mode", "Notification-agent_needs_input.json", 7.6)
-	w.wantQueued("the offer's reminder", adapter.ReasonPermission, watch.DetailDialog, "auto mode can't check actions", 1.6)
+	w.wantQueued("the offer's reminder", adapter.ReasonPermission, liverule.DetailDialog, "auto mode can't check actions", 1.6)
 	w.wantNoRecord("the offer's reminder")
 	w.state("waiting-permission-after-end-offer.json", 9)
 	w.wantQueued("the dialog behind the offer", adapter.ReasonPermission, "Bash", touchCmd, 1.6)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/trailboss/trailboss/adapter"
+	"github.com/trailboss/trailboss/daemon/liverule"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/transcript"
 )
@@ -40,10 +41,27 @@ type Retirer interface {
 	Retire(ctx context.Context, ids []string, at time.Time) error
 }
 
+// Dialogs is the engine's book of what each session is about to do and of the dialog it
+// shows, as a watcher that finds a dialog's call sees it.
+type Dialogs interface {
+	// Session returns live session id.
+	Session(id string) (queue.Session, bool)
+	// LatestPrompt returns a copy of session id's latest prompt record, or nil.
+	LatestPrompt(id string) *queue.Prompt
+	// CallOver reports whether call id of session is over (it ran, or a dialog about it
+	// closed).
+	CallOver(session, id string) bool
+	// PairCall gives the dialog session id shows the words and record of found, the call
+	// it is about; nothing when that changes nothing.
+	PairCall(ctx context.Context, id string, found *adapter.ToolCall) error
+	// LiveWords returns harness's words for the waits its state files show.
+	LiveWords(harness string) liverule.Words
+}
+
 // Transcripts is the engine as the Reconciler sees it.
 type Transcripts interface {
 	Taker
-	DialogEngine
+	Dialogs
 	// Subscribe returns a channel that receives after committed changes.
 	Subscribe() <-chan struct{}
 	// SetTranscriptPosition records how far a session's transcript was read.
@@ -55,7 +73,15 @@ type Transcripts interface {
 // LiveEngine is the engine as LiveStates sees it.
 type LiveEngine interface {
 	Taker
-	DialogEngine
+	Dialogs
+	// NoteLive takes a fresh reading of a session's state file into the book.
+	NoteLive(st adapter.LiveState)
+	// LiveView returns what the engine knows of session s beside its row, for the rule of
+	// what its state file means (liverule.Event); the transcript's part is left empty.
+	LiveView(s queue.Session) liverule.View
+	// ForgetDialogs drops what the book keeps of sessions no longer live that did not
+	// change for idle.
+	ForgetDialogs(idle time.Duration)
 	// TakeIf applies ev, decided from basis (the session as read), only while the session
 	// is still so; else it returns fault.ErrMoved.
 	TakeIf(ctx context.Context, ev adapter.Event, basis queue.Session) error

@@ -57,24 +57,6 @@ func (l *LiveStates) TakeNow(ctx context.Context, path string, st adapter.LiveSt
 	l.take(ctx, path, st)
 }
 
-// LiveView is liveView, its fields exported, for the tests of the live-state rule.
-type LiveView struct {
-	Rec    *queue.Prompt
-	Call   *adapter.ToolCall
-	Prev   adapter.LiveState
-	Hooked bool
-	Tail   *adapter.TranscriptLine
-	TurnBy string
-}
-
-// LiveEvent is the live-state rule, liveEvent, with v as its view.
-func LiveEvent(s queue.Session, v LiveView, st adapter.LiveState) (adapter.Event, bool) {
-	return liveEvent(s, liveView{rec: v.Rec, call: v.Call, prev: v.Prev, hooked: v.Hooked, tail: v.Tail, turnBy: v.TurnBy}, st)
-}
-
-// LiveQuestion is the summary of a question no hook or transcript has put in words yet.
-const LiveQuestion = liveQuestion
-
 // SetTornRetry sets how soon and how many times a half-written state file is read again,
 // until restore.
 func SetTornRetry(every time.Duration, times int) (restore func()) {

@@ -4,16 +4,15 @@ import (
 	"bytes"
 	"context"
 	"log/slog"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/daemon"
+	"github.com/trailboss/trailboss/daemon/enginetest"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/store"
-	"github.com/trailboss/trailboss/daemon/watch"
 )
 
 // Test fixtures shared by the watchers' tests, which drive a real engine.
@@ -28,21 +27,7 @@ const testSocket = "/tmp/tbx-test/s"
 var discard = slog.New(slog.DiscardHandler)
 
 // newEngine returns an Engine over a fresh store in a temp dir, and the store's path.
-func newEngine(t *testing.T) (*daemon.Engine, string) {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "state.db")
-	st, err := store.Open(context.Background(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	e, err := daemon.NewEngine(context.Background(), st, time.Minute, discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.Calls = &watch.Dialogs{Engine: e} // as Run wires it
-	return e, path
-}
+func newEngine(t testing.TB) (*daemon.Engine, string) { return enginetest.Open(t, daemon.NewEngine) }
 
 // onDisk opens a second handle on the store at path and returns session id as committed,
 // ended or not.
@@ -112,9 +97,6 @@ func bufferLog() (*slog.Logger, *syncBuffer) {
 	buf := &syncBuffer{}
 	return slog.New(slog.NewTextHandler(buf, nil)), buf
 }
-
-// dialogsOf returns the book of calls and live states the engine was wired with.
-func dialogsOf(e *daemon.Engine) *watch.Dialogs { return e.Calls.(*watch.Dialogs) }
 
 func sameIDs(a, b []string) bool {
 	if len(a) != len(b) {

@@ -72,7 +72,7 @@ func stateFile(t *testing.T, dir string, pid int, start uint64, session, tmux, s
 func TestStateFileBindsOnlyAVerifiedPane(t *testing.T) {
 	env := tmuxtest.New(t)
 	e, _ := newEngine(t)
-	l := &watch.LiveStates{Engine: e, Dialogs: dialogsOf(e), Harness: adapter.HarnessClaude, Source: claudeLive, Transcripts: claudeTranscripts, Log: discard, Servers: func() []string { return []string{env.Socket} },
+	l := &watch.LiveStates{Engine: e, Harness: adapter.HarnessClaude, Source: claudeLive, Transcripts: claudeTranscripts, Log: discard, Servers: func() []string { return []string{env.Socket} },
 		Tmux: func(socket string) *tmuxctl.Server {
 			return &tmuxctl.Server{Bin: env.Server.Bin, Socket: socket, Env: env.Environ}
 		}}

@@ -14,6 +14,7 @@ import (
 	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/daemon/fault"
 	"github.com/trailboss/trailboss/daemon/guard"
+	"github.com/trailboss/trailboss/daemon/liverule"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/transcript"
 	"github.com/trailboss/trailboss/tmuxctl"
@@ -31,174 +32,15 @@ import (
 // its file alone. Where no such files exist (another harness, or a version without them),
 // nothing here happens and hooks and transcripts work as before.
 
-// Details of a wait that the live state saw and no hook has put in words.
-const (
-	// DetailDialog: a dialog that is not a permission for a call (auto mode's "can't check
-	// actions" offer, a startup question). It is answered in its pane.
-	DetailDialog = "dialog"
-	// DetailAsking: a permission dialog whose call no hook or transcript has said yet.
-	DetailAsking = "asking"
-)
-
-// liveView is what the daemon knows of a session beside its row when it reads the
-// session's state file.
-type liveView struct {
-	rec    *queue.Prompt           // its latest prompt record, or nil
-	call   *adapter.ToolCall       // the call it is about to make (its PreToolUse, or its transcript), or nil
-	prev   adapter.LiveState       // the state read before this one; zero on a first reading
-	hooked bool                    // hooks speak for it: a prompt's hook will say who submitted it
-	tail   *adapter.TranscriptLine // its transcript's last conversation line at a turn's end; nil when not read
-	turnBy string                  // who submitted the prompt of the turn that ended, as its transcript says
-}
-
-// liveEvent is the pure rule: what state file st means for session s, and false when it
-// means nothing new.
-//
-//   - busy: a stuck session whose process went busy after it got stuck was answered (a
-//     permission approved, a question answered, a prompt submitted);
-//   - idle (or shell: the turn is over, a background task runs): a session stuck on a
-//     dialog had it dismissed (Esc, or a No: rec tells) and waits at its prompt; one that
-//     was working (busy or waiting before) ended its turn, with the transcript's words;
-//   - waiting: a dialog is open, queued with the words of what it waits for: a permission
-//     for the pending call, a question, another dialog. Words a hook gave (a
-//     PermissionRequest's, whose record a hook may hold) are never replaced.
-//
-// A stuck event takes the time of the reading, or the session's last event when that is
-// later: the file read now says the session waits, and a hook stamped later than the file
-// (a hook process slow to start) is not newer news.
-func liveEvent(s queue.Session, v liveView, st adapter.LiveState) (adapter.Event, bool) {
-	if s.Ended || s.Harness != st.Harness {
-		return adapter.Event{}, false
-	}
-	ev := adapter.Event{Harness: s.Harness, SessionID: s.ID, At: latest(st.At, s.LastEventAt)}
-	answered := s.Stuck && st.At.After(s.Since) && st.At.After(s.LastEventAt)
-	switch st.Status {
-	case adapter.LiveBusy:
-		if !answered {
-			return adapter.Event{}, false
-		}
-		ev.Kind, ev.At, ev.By = adapter.KindUnstuck, st.At, adapter.ByHuman
-		if s.Reason == adapter.ReasonStopped {
-			// A dialog is answered by its operator. Who submitted a prompt, its hook says,
-			// or the transcript when the turn ends.
-			ev.By = adapter.ByUnknown
-		}
-		return ev, true
-	case adapter.LiveIdle, adapter.LiveShell:
-		switch {
-		case answered && s.Reason == adapter.ReasonPermission && endedAfter(s, v.tail):
-			// The dialog was answered and the turn went on to its end, too fast for the
-			// busy between to be read (under load a read missed it): a new stop, not Esc.
-			stop := stuckFromTail(s, v.rec, *v.tail)
-			stop.At, stop.By = st.At, v.turnBy
-			return stop, true
-		case answered && s.Reason == adapter.ReasonPermission:
-			return refused(s, v.rec, st.At), true
-		case !s.Stuck && (v.prev.Status == adapter.LiveBusy || v.prev.Status == adapter.LiveWaiting):
-			tail := adapter.TranscriptLine{At: ev.At}
-			if v.tail != nil {
-				tail = *v.tail
-			}
-			stop := stuckFromTail(s, v.rec, tail)
-			stop.At, stop.By = ev.At, v.turnBy
-			if stop.By == "" && !v.hooked {
-				stop.By = adapter.ByHuman // no one says a task woke it: a new wait
-			}
-			return stop, true
-		case !s.Stuck && v.prev.Status == "" && v.tail != nil && v.tail.State == adapter.TailWaiting:
-			// First seen at its prompt after a turn (the daemon started later): it waits.
-			// A reminder of a known wait: a session the operator dismissed stays so.
-			stop := stuckFromTail(s, v.rec, *v.tail)
-			stop.At, stop.Backup = ev.At, true
-			return stop, true
-		}
-		return adapter.Event{}, false
-	case adapter.LiveWaiting:
-		detail, summary, ask := liveWords(st.WaitingFor, v.call)
-		switch {
-		case !s.Stuck:
-		case s.Reason == adapter.ReasonStopped && st.At.After(s.Since):
-			// A wait after the stop it was queued for (a woken session asks): same place.
-		case !liveWordsOnly(s):
-			return adapter.Event{}, false // its words are a hook's
-		case s.Detail == detail && s.Summary == summary:
-			return adapter.Event{}, false
-		}
-		ev.Stuck(adapter.ReasonPermission, detail, summary)
-		ev.Ask = ask
-		return ev, true
-	}
-	return adapter.Event{}, false
-}
-
-// endedAfter reports whether tail, the last conversation line of s's transcript, says its
-// turn ended after s got stuck, with words: what Claude Code writes when the turn went on
-// past the dialog s waits on. A dialog dismissed (Esc, No) ends with an interrupt marker.
-func endedAfter(s queue.Session, tail *adapter.TranscriptLine) bool {
-	return tail != nil && tail.State == adapter.TailWaiting && !tail.Interrupt && tail.Text != "" && tail.At.After(s.Since)
-}
-
-// answeredThenStopped reports whether ev, what liveEvent made of a state file for session s,
-// is the stop of a turn that went on past the dialog s was stuck on (endedAfter): a
-// stuck-on-a-dialog session's only stop that is not a refusal.
-func answeredThenStopped(s queue.Session, ev adapter.Event) bool {
-	return s.Stuck && s.Reason == adapter.ReasonPermission && ev.Kind == adapter.KindStuck &&
-		ev.Reason == adapter.ReasonStopped && ev.Detail != DetailRefused && ev.Detail != DetailDenied
-}
-
-// liveWordsOnly reports whether stuck session s has only the words the live state gave it
-// with no call known (liveWords): a hook's words, or a call's, are never replaced.
-func liveWordsOnly(s queue.Session) bool {
-	if s.Reason != adapter.ReasonPermission {
-		return false
-	}
-	switch s.Detail {
-	case DetailDialog, DetailAsking:
-		return true
-	case adapter.DetailQuestion:
-		return s.Summary == liveQuestion
-	}
-	return false
-}
-
-// liveQuestion is the summary of a question no hook or transcript has put in words yet.
-const liveQuestion = "Claude Code asks a question: see its pane"
-
-// liveWords says what a Claude Code waiting for waitingFor waits for, given the call it is
-// about to make (nil when unknown): the detail, the summary and what it asks. A permission
-// for a known call asks as a PermissionRequest for it would (its command, allow or deny);
-// anything the daemon cannot put in words is answered in its pane (AskNone), never
-// approved blind.
-func liveWords(waitingFor string, call *adapter.ToolCall) (detail, summary string, ask *adapter.Ask) {
-	inPane := &adapter.Ask{Kind: adapter.AskNone, From: "live"}
-	switch {
-	case waitingFor == adapter.WaitingPermission && call != nil,
-		waitingFor == adapter.WaitingInput && call != nil && call.Detail == adapter.DetailQuestion:
-		a := *call.Ask
-		return call.Detail, call.Summary, &a
-	case waitingFor == adapter.WaitingPermission:
-		return DetailAsking, "Claude Code asks permission; no hook said for what: see its pane", inPane
-	case waitingFor == adapter.WaitingInput:
-		return adapter.DetailQuestion, liveQuestion, inPane
-	case waitingFor == adapter.WaitingDialog && call != nil && call.Mode == "auto":
-		return DetailDialog, adapter.CleanText("auto mode can't check actions in this session: choose in the pane "+
-			"to approve each one yourself or to leave auto mode (next: "+call.Summary+")", adapter.MaxSummaryLen), inPane
-	case waitingFor == "" || waitingFor == adapter.WaitingDialog:
-		return DetailDialog, "Claude Code shows a dialog: answer it in its pane", inPane
-	}
-	return DetailDialog, adapter.CleanText("Claude Code waits: "+waitingFor, adapter.MaxSummaryLen), inPane
-}
-
 // LiveStates watches the state-file folders of every configuration folder of one harness
 // in use: the daemon's own (Own: its Source's OwnDir in the daemon's environment) and those
 // of known sessions' transcripts (its Source's DirOf), so a run of the harness with another
 // home is followed too.
 type LiveStates struct {
-	Engine  LiveEngine
-	Dialogs *Dialogs      // what each session is about to do (shared with the Reconciler and the engine)
-	Sweep   time.Duration // how often folders are looked for and files re-stat'ed
-	Watch   bool          // use fsnotify; off, the sweep alone reads changes
-	Own     string        // the state folder of the daemon's own configuration, or ""
+	Engine LiveEngine
+	Sweep  time.Duration // how often folders are looked for and files re-stat'ed
+	Watch  bool          // use fsnotify; off, the sweep alone reads changes
+	Own    string        // the state folder of the daemon's own configuration, or ""
 	// Harness is whose state files these are, Source where it keeps them and how to read
 	// them, Transcripts the reader of its transcripts.
 	Harness     string
@@ -261,7 +103,7 @@ func (l *LiveStates) Run(ctx context.Context) error {
 		sweep: l.Sweep,
 		onSweep: func() {
 			l.sweep(ctx)
-			l.Dialogs.forget(func(id string) bool { _, ok := l.Engine.Session(id); return ok }, time.Hour)
+			l.Engine.ForgetDialogs(time.Hour)
 		},
 		onFile: func(ev fsnotify.Event) {
 			if ev.Has(fsnotify.Write) || ev.Has(fsnotify.Create) {
@@ -445,13 +287,13 @@ func (l *LiveStates) reread(ctx context.Context) {
 // pane if need be (bind), then follows what st says (apply).
 func (l *LiveStates) take(ctx context.Context, path string, st adapter.LiveState) {
 	l.init()
-	l.Dialogs.noteLive(st)
+	l.Engine.NoteLive(st)
 	if s, ok := l.bind(ctx, path, st); ok {
 		l.apply(ctx, s, st)
 	}
 }
 
-// apply ingests what st means for session s now (liveEvent). A hook that changed the
+// apply ingests what st means for session s now (liverule.Event). A hook that changed the
 // session while it was being decided on (the PreToolUse of the dialog st says is open)
 // makes the decision stale: it is made again from the session as it is now.
 func (l *LiveStates) apply(ctx context.Context, s queue.Session, st adapter.LiveState) {
@@ -473,24 +315,23 @@ func (l *LiveStates) apply(ctx context.Context, s queue.Session, st adapter.Live
 // maxRedecide bounds how many times apply decides again for one reading.
 const maxRedecide = 4
 
-// decide ingests what st means for session s (liveEvent), reading its transcript only when
+// decide ingests what st means for session s (liverule.Event), reading its transcript only when
 // the rule needs its words: the call a permission dialog is about, or how a turn ended. It
 // returns fault.ErrMoved when s changed before the event could be applied.
 func (l *LiveStates) decide(ctx context.Context, s queue.Session, st adapter.LiveState) error {
-	call, _, prev, hooked := l.Dialogs.view(s.ID)
-	v := liveView{rec: l.Engine.LatestPrompt(s.ID), call: call, prev: prev, hooked: hooked}
-	if st.Status == adapter.LiveWaiting && v.call == nil {
-		v.call = transcriptCall(l.Dialogs, l.Transcripts, s) // without hooks, the call is in the transcript
+	v := l.Engine.LiveView(s)
+	if st.Status == adapter.LiveWaiting && v.Call == nil {
+		v.Call = transcriptCall(l.Engine, l.Transcripts, s) // without hooks, the call is in the transcript
 	}
 	if (st.Status == adapter.LiveIdle || st.Status == adapter.LiveShell) && (!s.Stuck || s.Reason == adapter.ReasonPermission) {
-		v.tail, v.turnBy = turnEnd(l.Transcripts, s.TranscriptPath)
+		v.Tail, v.TurnBy = turnEnd(l.Transcripts, s.TranscriptPath)
 	}
-	ev, ok := liveEvent(s, v, st)
+	ev, ok := liverule.Event(s, v, st)
 	if !ok {
 		return nil
 	}
 	take := func(ev adapter.Event) error { return l.Engine.TakeIf(ctx, ev, s) }
-	if answeredThenStopped(s, ev) {
+	if liverule.AnsweredThenStopped(s, ev) {
 		// Out of the queue first, so that the stop takes a place of its own rather than
 		// the dialog's.
 		answered := adapter.Event{Harness: s.Harness, SessionID: s.ID, Kind: adapter.KindUnstuck, By: adapter.ByHuman, At: ev.At}
@@ -505,7 +346,7 @@ func (l *LiveStates) decide(ctx context.Context, s queue.Session, st adapter.Liv
 	l.Log.Info("live state", "harness", s.Harness, "session", s.ID, "status", st.Status, "waiting_for", st.WaitingFor,
 		"event", ev.Kind, "detail", ev.Detail)
 	logDialogClosed(l.Log, ev)
-	if v.call == nil && ev.Ask != nil && ev.Ask.Kind == adapter.AskNone && s.TranscriptPath != "" {
+	if v.Call == nil && ev.Ask != nil && ev.Ask.Kind == adapter.AskNone && s.TranscriptPath != "" {
 		go l.awaitCall(ctx, s)
 	}
 	return nil
@@ -533,11 +374,11 @@ func (l *LiveStates) awaitCall(ctx context.Context, s queue.Session) {
 			case <-time.After(100 * time.Millisecond):
 			}
 			now, ok := l.Engine.Session(s.ID)
-			if !ok || !now.Stuck || !liveWordsOnly(now) {
+			if !ok || !now.Stuck || !liverule.WordsOnly(now, l.Engine.LiveWords(now.Harness)) {
 				return // its words came, or it moved on
 			}
-			if call := transcriptCall(l.Dialogs, l.Transcripts, now); call != nil {
-				if err := pairLive(ctx, l.Engine, l.Dialogs, s.ID, call); err != nil {
+			if call := transcriptCall(l.Engine, l.Transcripts, now); call != nil {
+				if err := l.Engine.PairCall(ctx, s.ID, call); err != nil {
 					l.Log.Warn("apply a dialog's call", "session", s.ID, "err", err)
 				}
 				return
@@ -549,7 +390,7 @@ func (l *LiveStates) awaitCall(ctx context.Context, s queue.Session) {
 // transcriptCall returns the call a permission dialog of s is about, read from the end of
 // its transcript (its last tool_use with no result, in the turn that runs), or nil; a call
 // already over (done, or closed with an earlier dialog) is none.
-func transcriptCall(d *Dialogs, reader adapter.TranscriptReader, s queue.Session) *adapter.ToolCall {
+func transcriptCall(d Dialogs, reader adapter.TranscriptReader, s queue.Session) *adapter.ToolCall {
 	if s.TranscriptPath == "" {
 		return nil
 	}
@@ -570,7 +411,7 @@ func transcriptCall(d *Dialogs, reader adapter.TranscriptReader, s queue.Session
 		}
 		return c.Prompt
 	})
-	if use == nil || d.over(s.ID, use.ID) {
+	if use == nil || d.CallOver(s.ID, use.ID) {
 		return nil
 	}
 	call := reader.PendingCall(use.ID, use.Name, mode, use.Input)

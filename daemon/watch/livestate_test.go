@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/trailboss/trailboss/adapter"
+	"github.com/trailboss/trailboss/daemon/liverule"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/watch"
 )
@@ -45,7 +46,7 @@ func TestLiveStatesRun(t *testing.T) {
 				ev.TranscriptPath = filepath.Join(cfg, "projects", "-w", id+".jsonl")
 				ingest(t, e, ev)
 			}
-			l := &watch.LiveStates{Engine: e, Dialogs: dialogsOf(e), Harness: adapter.HarnessClaude, Source: claudeLive, Transcripts: claudeTranscripts, Sweep: 50 * time.Millisecond, Watch: useWatch, Log: discard}
+			l := &watch.LiveStates{Engine: e, Harness: adapter.HarnessClaude, Source: claudeLive, Transcripts: claudeTranscripts, Sweep: 50 * time.Millisecond, Watch: useWatch, Log: discard}
 			ctx, cancel := context.WithCancel(context.Background())
 			done := make(chan error, 1)
 			go func() { done <- l.Run(ctx) }()
@@ -70,7 +71,7 @@ func TestLiveStatesRun(t *testing.T) {
 			// pid 100 is reused by B's process, which the human dismisses with Esc.
 			writeState(t, states, 100, "B", adapter.LiveIdle, now.Add(time.Millisecond))
 			waitSession("B", "the Esc to relabel B", func(s queue.Session) bool {
-				return s.Stuck && s.Detail == watch.DetailRefused && s.Reason == adapter.ReasonStopped
+				return s.Stuck && s.Detail == liverule.DetailRefused && s.Reason == adapter.ReasonStopped
 			})
 			if a, _ := e.Session("A"); a.Stuck {
 				t.Fatalf("A was touched by B's state: %+v", a)
@@ -125,7 +126,7 @@ func TestTornStateFileIsReadAgain(t *testing.T) {
 	}
 	logs := &syncBuffer{}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	l := &watch.LiveStates{Engine: e, Dialogs: dialogsOf(e), Harness: adapter.HarnessClaude, Source: claudeLive,
+	l := &watch.LiveStates{Engine: e, Harness: adapter.HarnessClaude, Source: claudeLive,
 		Transcripts: claudeTranscripts, Sweep: time.Hour, Watch: false, Log: log}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -182,7 +183,7 @@ func TestAnsweredDialogWhoseTurnEndedTakesAPlaceOfItsOwn(t *testing.T) {
 	idleAt := ended.Add(10 * time.Millisecond)
 	writeState(t, states, 100, "A", adapter.LiveIdle, idleAt)
 
-	l := &watch.LiveStates{Engine: e, Dialogs: dialogsOf(e), Harness: adapter.HarnessClaude, Source: claudeLive, Transcripts: claudeTranscripts, Sweep: 50 * time.Millisecond, Log: discard}
+	l := &watch.LiveStates{Engine: e, Harness: adapter.HarnessClaude, Source: claudeLive, Transcripts: claudeTranscripts, Sweep: 50 * time.Millisecond, Log: discard}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- l.Run(ctx) }()
@@ -191,7 +192,7 @@ func TestAnsweredDialogWhoseTurnEndedTakesAPlaceOfItsOwn(t *testing.T) {
 	for {
 		s, _ := e.Session("A")
 		if s.Stuck && s.Reason == adapter.ReasonStopped {
-			if s.Detail == watch.DetailRefused || s.Summary != "done: the plan is in" || !s.Since.Equal(idleAt) {
+			if s.Detail == liverule.DetailRefused || s.Summary != "done: the plan is in" || !s.Since.Equal(idleAt) {
 				t.Fatalf("the answered dialog's turn end: %+v, want a stop with its words since %v", s, idleAt)
 			}
 			return

@@ -27,7 +27,7 @@ func TestReconcilePanicCostsOneSession(t *testing.T) {
 		ev.Harness, ev.TranscriptPath = h, paths[h]
 		ingest(t, e, ev)
 	}
-	r := &watch.Reconciler{Engine: e, Dialogs: dialogsOf(e), Readers: map[string]adapter.TranscriptReader{"boom": panicking{claudeTranscripts}, adapter.HarnessClaude: claudeTranscripts}, Sweep: 20 * time.Millisecond, Settle: 30 * time.Millisecond, Watch: true, Log: log}
+	r := &watch.Reconciler{Engine: e, Readers: map[string]adapter.TranscriptReader{"boom": panicking{claudeTranscripts}, adapter.HarnessClaude: claudeTranscripts}, Sweep: 20 * time.Millisecond, Settle: 30 * time.Millisecond, Watch: true, Log: log}
 	ctx, cancel := context.WithCancel(context.Background())
 	stopped := make(chan error, 1)
 	go func() { stopped <- r.Run(ctx) }()

@@ -12,9 +12,9 @@ import (
 
 	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/daemon/guard"
+	"github.com/trailboss/trailboss/daemon/liverule"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/daemon/transcript"
-	"github.com/trailboss/trailboss/daemon/wire"
 )
 
 // Transcripts are the ground truth; hooks are only the fast signal. The reconciler reads
@@ -64,21 +64,21 @@ func decide(s queue.Session, rec *queue.Prompt, lines []adapter.TranscriptLine) 
 		switch {
 		case tail.State != adapter.TailWaiting && !progress.IsZero():
 			// The session moved on after it got stuck: answered in its pane, or a tool ran.
-			return verdict{events: []adapter.Event{unstuck(latest(progress, tail.At))}}
+			return verdict{events: []adapter.Event{unstuck(liverule.Latest(progress, tail.At))}}
 		case tail.State == adapter.TailWaiting && !prompt.IsZero():
 			// Answered, then waiting again: a new wait, queued from its own moment.
 			return verdict{events: []adapter.Event{unstuck(prompt)}, wait: &tail}
 		case tail.Interrupt && s.Reason == adapter.ReasonPermission && tail.At.After(s.Since):
 			// Esc or a No at the dialog: no hook says so, but the session now waits at its
 			// prompt.
-			return verdict{events: []adapter.Event{refused(s, rec, tail.At)}}
+			return verdict{events: []adapter.Event{liverule.Refused(s, rec, tail.At)}}
 		case s.Reason == adapter.ReasonStopped && s.Detail == "" && tail.State == adapter.TailWaiting &&
 			(tail.Interrupt || s.Summary == "" && tail.Text != ""):
 			// Queued at its turn's end before the transcript had the last words (a live
 			// state file may say idle before the reply, or the interrupt of an Esc, is
 			// written down; an Esc's partial reply comes first): the words, for the same wait.
-			words := stuckFromTail(s, rec, tail)
-			words.At = latest(tail.At, s.LastEventAt)
+			words := liverule.StuckFromTail(s, rec, tail)
+			words.At = liverule.Latest(tail.At, s.LastEventAt)
 			return verdict{events: []adapter.Event{words}}
 		}
 		return verdict{}
@@ -89,78 +89,10 @@ func decide(s queue.Session, rec *queue.Prompt, lines []adapter.TranscriptLine) 
 	return verdict{}
 }
 
-func latest(a, b time.Time) time.Time {
-	if b.After(a) {
-		return b
-	}
-	return a
-}
-
-// stuckFromTail is the event that queues a session whose transcript says it waits. rec is
-// its latest prompt record, or nil: an interrupt marker written just after that record was
-// answered "deny" is the harness taking the No (read after the refused tool's result had
-// already moved the session on), and says so.
-func stuckFromTail(s queue.Session, rec *queue.Prompt, tail adapter.TranscriptLine) adapter.Event {
-	summary := tail.Text
-	if summary == "" && tail.Interrupt {
-		summary = "interrupted"
-	}
-	ev := adapter.Event{Harness: s.Harness, SessionID: s.ID, Kind: adapter.KindStuck,
-		Reason: adapter.ReasonStopped, Detail: tail.Detail, Summary: summary, At: tail.At}
-	if tail.Interrupt && rec != nil && rec.SessionID == s.ID && rec.Status == queue.PromptAnswered && rec.Answer == "deny" &&
-		!tail.At.Before(rec.ClosedAt) && tail.At.Sub(rec.ClosedAt) < denyEcho {
-		ev.Detail = DetailDenied
-		ev.Summary = deniedWords(rec.Channel, rec.Ask.Question)
-	}
-	return ev
-}
-
-// denyEcho bounds how long after a deny through Trail Boss the interrupt marker it causes
-// is written: within a few hundred milliseconds, as observed (see the interrupt markers of
-// the harness's transcript reader).
-const denyEcho = 10 * time.Second
-
-// DetailRefused is the detail of a session whose human pressed Esc at its permission
-// dialog, question or plan: it no longer waits for that answer but at its prompt.
-const DetailRefused = "refused"
-
-// DetailDenied is the detail of a session whose dialog a person denied through Trail Boss
-// (the held hook's deny, or the No typed into the pane): it too waits at its prompt now.
-const DetailDenied = "denied"
-
-// refused is the event that relabels s, stuck on a dialog, once the dialog went away with
-// no hook saying how: a harness may show the same interrupt and go idle both for Esc and
-// for a No (its adapter's transcript reader says so). rec is s's latest prompt record (nil when none): when it was answered "deny" for
-// that same stuck moment, the person denied it from a channel, and the words say so;
-// otherwise it was Esc at the keyboard. It keeps its place in the queue: it is the same
-// wait, now at the prompt.
-func refused(s queue.Session, rec *queue.Prompt, at time.Time) adapter.Event {
-	what := s.Summary
-	if what == "" {
-		what = "the request"
-	}
-	ev := adapter.Event{Harness: s.Harness, SessionID: s.ID, Kind: adapter.KindStuck,
-		Reason: adapter.ReasonStopped, Detail: DetailRefused,
-		Summary: adapter.CleanText("refused with Esc: "+what+" — waiting for your next message", adapter.MaxSummaryLen),
-		At:      at}
-	if rec != nil && rec.SessionID == s.ID && rec.Status == queue.PromptAnswered && rec.Answer == "deny" && rec.Since.Equal(s.Since) {
-		ev.Detail, ev.Summary = DetailDenied, deniedWords(rec.Channel, what)
-	}
-	return ev
-}
-
-// deniedWords is the summary of a session whose request for what was denied from channel.
-func deniedWords(channel, what string) string {
-	if what == "" {
-		what = "the request"
-	}
-	return adapter.CleanText("denied from "+wire.ChannelWords(channel)+": "+what+" — waiting for your next message", adapter.MaxSummaryLen)
-}
-
 // logDialogClosed logs ev when it is a refusal (refused): how the dialog went away, in the
 // words the queue shows.
 func logDialogClosed(log *slog.Logger, ev adapter.Event) {
-	if ev.Kind == adapter.KindStuck && (ev.Detail == DetailDenied || ev.Detail == DetailRefused) {
+	if ev.Kind == adapter.KindStuck && (ev.Detail == liverule.DetailDenied || ev.Detail == liverule.DetailRefused) {
 		log.Info("permission dialog closed", "session", ev.SessionID, "how", ev.Detail, "summary", ev.Summary)
 	}
 }
@@ -168,7 +100,6 @@ func logDialogClosed(log *slog.Logger, ev adapter.Event) {
 // Reconciler watches the folders of known transcripts and sweeps them on a timer.
 type Reconciler struct {
 	Engine   Transcripts
-	Dialogs  *Dialogs      // what each session is about to do (shared with LiveStates and the engine)
 	Sweep    time.Duration // stat-only sweep of every known transcript, and the liveness check
 	Settle   time.Duration // how long a "waiting" tail must stay quiet before it is queued
 	Watch    bool          // use fsnotify; off, the sweep alone reconciles
@@ -350,11 +281,11 @@ func (r *Reconciler) readTranscript(ctx context.Context, s queue.Session, reader
 	}
 	r.Engine.SetTranscriptPosition(s.ID, s.TranscriptPath, pos, tailAt)
 
-	if s.Stuck && liveWordsOnly(s) && len(lines) > 0 {
+	if s.Stuck && len(lines) > 0 && liverule.WordsOnly(s, r.Engine.LiveWords(s.Harness)) {
 		// A dialog queued before the transcript had its call (the harness may write it
 		// down a moment later): its words, now.
-		if call := transcriptCall(r.Dialogs, reader, s); call != nil {
-			if err := pairLive(ctx, r.Engine, r.Dialogs, s.ID, call); err != nil {
+		if call := transcriptCall(r.Engine, reader, s); call != nil {
+			if err := r.Engine.PairCall(ctx, s.ID, call); err != nil {
 				r.Log.Warn("reconcile", "session", s.ID, "err", err)
 			}
 		}
@@ -481,7 +412,7 @@ func (r *Reconciler) ingestWait(ctx context.Context, id string, tail adapter.Tra
 	if !ok || s.Stuck || !tail.At.After(s.LastEventAt) {
 		return
 	}
-	ev := stuckFromTail(s, r.Engine.LatestPrompt(id), tail)
+	ev := liverule.StuckFromTail(s, r.Engine.LatestPrompt(id), tail)
 	if err := r.Engine.Take(ctx, ev); err != nil {
 		r.Log.Warn("reconcile", "session", id, "err", err)
 		return

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/trailboss/trailboss/adapter"
-	"github.com/trailboss/trailboss/daemon/watch"
+	"github.com/trailboss/trailboss/daemon/liverule"
 )
 
 // Gemini CLI's chat file records, as 0.61.0 writes them (adapter/gemini/testdata).
@@ -90,13 +90,13 @@ func TestReconcileGeminiEscThenReplay(t *testing.T) {
 	appendLines(t, path, geminiCancelledJSON(at(2), at(4)), geminiInfoJSON(at(4.001), "Request cancelled."))
 	reconcileNow(t, r, "G")
 	s := session(t, e, "G")
-	if !s.Stuck || s.Reason != adapter.ReasonStopped || s.Detail != watch.DetailRefused {
+	if !s.Stuck || s.Reason != adapter.ReasonStopped || s.Detail != liverule.DetailRefused {
 		t.Fatalf("after the Esc: %+v, want stopped (refused)", s)
 	}
 
 	appendLines(t, path, geminiReplayJSON(at(4.002))...)
 	reconcileNow(t, r, "G")
-	if after := session(t, e, "G"); !after.Stuck || after.Detail != watch.DetailRefused || !after.Since.Equal(s.Since) || after.Offset != size(t, path) {
+	if after := session(t, e, "G"); !after.Stuck || after.Detail != liverule.DetailRefused || !after.Since.Equal(s.Since) || after.Offset != size(t, path) {
 		t.Fatalf("after the history was written again: %+v, want still refused since %v, all read", after, s.Since)
 	}
 	if r.Pending("G") {

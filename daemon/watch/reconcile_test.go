@@ -83,7 +83,7 @@ func size(t testing.TB, path string) int64 {
 // newReconciler returns a Reconciler ready for direct calls of its methods (Run is not
 // started; its maps are made here as Run would).
 func newReconciler(e *daemon.Engine, settle time.Duration) *watch.Reconciler {
-	return (&watch.Reconciler{Engine: e, Dialogs: dialogsOf(e), Readers: readers, Sweep: time.Hour, Settle: settle, Log: discard}).Ready(nil)
+	return (&watch.Reconciler{Engine: e, Readers: readers, Sweep: time.Hour, Settle: settle, Log: discard}).Ready(nil)
 }
 
 // register makes session id known at time when, on its own pane, with transcript path.
@@ -94,7 +94,7 @@ func register(t *testing.T, e *daemon.Engine, id, path string, when time.Time, p
 	ingest(t, e, ev)
 }
 
-func session(t *testing.T, e watch.DialogEngine, id string) queue.Session {
+func session(t *testing.T, e watch.Dialogs, id string) queue.Session {
 	t.Helper()
 	s, ok := e.Session(id)
 	if !ok {
@@ -451,7 +451,7 @@ func TestRunReconciles(t *testing.T) {
 				i++
 				register(t, e, name, p, at(0), "%"+string(rune('0'+i)))
 			}
-			r := &watch.Reconciler{Engine: e, Dialogs: dialogsOf(e), Readers: readers, Sweep: 20 * time.Millisecond, Settle: 50 * time.Millisecond, Watch: useWatch, Log: discard}
+			r := &watch.Reconciler{Engine: e, Readers: readers, Sweep: 20 * time.Millisecond, Settle: 50 * time.Millisecond, Watch: useWatch, Log: discard}
 			ctx, cancel := context.WithCancel(context.Background())
 			stopped := make(chan error, 1)
 			go func() { stopped <- r.Run(ctx) }()

@@ -2,7 +2,7 @@ package watch
 
 import "time"
 
-// Fixtures of the tests of the pure rules (decide, liveEvent), which need no engine.
+// Fixtures of the tests of the pure rule decide, which need no engine.
 
 var t0 = time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
 
