@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/adapter/claude"
 	"github.com/trailboss/trailboss/daemon/queue"
 )
@@ -56,6 +57,40 @@ func TestHookIsDecodedOnceAndHoldsByWhatItSays(t *testing.T) {
 		}
 		if !slices.ContainsFunc(e.Items(), func(it queue.Item) bool { return it.ID == tt.session }) {
 			t.Errorf("%s: session %s not queued: %+v", tt.hook, tt.session, e.Items())
+		}
+	}
+}
+
+// The daemon's way in for a payload that holds, up to the events and whether it may hold:
+// its allocs/op guard it being decoded once (issue 32).
+func BenchmarkInboundClaudePermissionRequest(b *testing.B) {
+	body := []byte(hookBody("s1", "PermissionRequest", `"tool_name":"AskUserQuestion","tool_input":{"questions":[{"question":"Which colour?","options":[{"label":"Red"},{"label":"Blue"}]}]}`))
+	meta := adapter.Meta{Pane: "%1", Tmux: testSocket + ",1,0", EmittedAt: time.Now()}
+	b.ReportAllocs()
+	for range b.N {
+		p, err := hookDecoders["claude"](body)
+		if err != nil {
+			b.Fatal(err)
+		}
+		evs, err := p.Events(meta)
+		if err != nil || !p.Holdable() || len(evs) != 1 {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkInboundOpenCodeQuestion(b *testing.B) {
+	body := []byte(`{"type":"question.asked","properties":{"id":"que_1","sessionID":"ses_1","questions":[{"question":"Which colour do you want?","header":"Colour","options":[{"label":"Red","description":"the warm one"},{"label":"Blue","description":"the cool one"}]}]}}`)
+	meta := adapter.Meta{Pane: "%1", Tmux: testSocket + ",1,0", EmittedAt: time.Now()}
+	b.ReportAllocs()
+	for range b.N {
+		p, err := hookDecoders["opencode"](body)
+		if err != nil {
+			b.Fatal(err)
+		}
+		evs, err := p.Events(meta)
+		if err != nil || !p.Holdable() || len(evs) != 1 {
+			b.Fatal(err)
 		}
 	}
 }
