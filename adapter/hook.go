@@ -89,19 +89,33 @@ func failureSummary(p *HookPayload) string {
 // reports false for a hook event the harness's adapter does not use.
 type HookClassifier func(ev *Event, p *HookPayload) bool
 
-// ParseHook turns one hook payload of harness into an Event: the session, pane, tmux
-// server, transcript, folder and time from the payload and meta, the rest from classify. It
-// returns an error wrapping ErrInvalid for a payload that is not one JSON object with a
-// session_id and a hook_event_name, and unused (naming the event) for a valid payload of a
-// hook classify does not use.
+// ParseHook turns one hook payload of harness into an Event: DecodeHook, then HookEvent.
 func ParseHook(harness string, body []byte, meta Meta, classify HookClassifier, unused error) (Event, error) {
-	var p HookPayload
-	if err := DecodeOne(body, &p, "hook payload"); err != nil {
+	p, err := DecodeHook(body)
+	if err != nil {
 		return Event{}, err
 	}
-	if p.HookEventName == "" {
-		return Event{}, fmt.Errorf("%w: missing hook_event_name", ErrInvalid)
+	return HookEvent(harness, &p, meta, classify, unused)
+}
+
+// DecodeHook reads one hook payload. It returns an error wrapping ErrInvalid for a payload
+// that is not one JSON object with a hook_event_name.
+func DecodeHook(body []byte) (HookPayload, error) {
+	var p HookPayload
+	if err := DecodeOne(body, &p, "hook payload"); err != nil {
+		return HookPayload{}, err
 	}
+	if p.HookEventName == "" {
+		return HookPayload{}, fmt.Errorf("%w: missing hook_event_name", ErrInvalid)
+	}
+	return p, nil
+}
+
+// HookEvent turns hook payload p of harness, decoded, into an Event: the session, pane, tmux
+// server, transcript, folder and time from p and meta, the rest from classify. It returns an
+// error wrapping ErrInvalid for a payload without a session_id or a bad TMUX, and unused
+// (naming the event) for a valid payload of a hook classify does not use.
+func HookEvent(harness string, p *HookPayload, meta Meta, classify HookClassifier, unused error) (Event, error) {
 	socket, err := SocketFromTmuxEnv(meta.Tmux)
 	if err != nil {
 		return Event{}, err
@@ -116,7 +130,7 @@ func ParseHook(harness string, body []byte, meta Meta, classify HookClassifier, 
 		At:             meta.EmittedAt,
 		Turn:           p.TurnID,
 	}
-	return Finish(ev, classify(&ev, &p), p.HookEventName, unused)
+	return Finish(ev, classify(&ev, p), p.HookEventName, unused)
 }
 
 // Finish cleans ev's words for one terminal line and validates it. For an event the

@@ -78,8 +78,8 @@ type HookPost struct {
 
 // Harnesses returns the names of the harnesses whose hooks the daemon ingests, sorted.
 func (c *Core) Harnesses() []string {
-	names := make([]string, 0, len(hookParsers))
-	for name := range hookParsers {
+	names := make([]string, 0, len(hookDecoders))
+	for name := range hookDecoders {
 		names = append(names, name)
 	}
 	sort.Strings(names)
@@ -98,7 +98,7 @@ func (c *Core) Hook(ctx context.Context, h HookPost) (wire.HookAck, error) {
 		return wire.HookAck{}, err
 	}
 	out := wire.HookAck{OK: true, Changed: res.Changed, Ignored: res.Ignored}
-	if h.CanHold && holdable(h.Harness, h.Payload) {
+	if h.CanHold && res.Holdable {
 		out.Hold = c.holdFor(res)
 	}
 	return out, nil
@@ -125,12 +125,6 @@ func claimedOrigin(claim lineage.Claim, tmux string, live bool) Origin {
 		o.Spawn = lineage.VouchSpawn(claim)
 	}
 	return o
-}
-
-// holdable reports whether a hook payload of harness may hold (holdables).
-func holdable(harness string, body []byte) bool {
-	h := holdables[harness]
-	return h != nil && h(body)
 }
 
 // holdFor returns the prompt a PermissionRequest hook should hold for, if any: the record

@@ -20,6 +20,6 @@ const TestSocket = testSocket
 
 // SetHookParser adds a parser of a harness for one test, and returns what removes it.
 func SetHookParser(name string, p func([]byte, adapter.Meta) ([]adapter.Event, error)) (remove func()) {
-	hookParsers[name] = p
-	return func() { delete(hookParsers, name) }
+	hookDecoders[name] = parsedBy(p)
+	return func() { delete(hookDecoders, name) }
 }

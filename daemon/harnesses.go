@@ -17,23 +17,19 @@ import (
 // that names their adapters. Adding a harness is its adapter package and its line here.
 var harnesses = map[string]harness{
 	claude.Harness: {
-		hooks: func(body []byte, meta adapter.Meta) ([]adapter.Event, error) {
-			ev, err := claude.ParseHook(body, meta)
-			return []adapter.Event{ev}, err
-		},
-		spawnOrdered: true, holdable: claude.Holdable, fullyHooked: true,
+		hooks: decodedBy(claude.DecodeHook), spawnOrdered: true, fullyHooked: true,
 		transcripts: claude.Transcripts{}, live: claude.LiveStates{}, typing: termprompt.ClaudeTyping,
 		command: claude.Command, liveWords: liverule.Words{Name: claude.Name, Dialog: claude.DialogWords},
 	},
-	codex.Harness:    {hooks: codex.Parse, typing: termprompt.CodexTyping, command: codex.Command},
-	opencode.Harness: {hooks: opencode.Parse, holdable: opencode.Holdable, fullyHooked: true, command: opencode.Command},
+	codex.Harness:    {hooks: parsedBy(codex.Parse), typing: termprompt.CodexTyping, command: codex.Command}, // never holds: it would block Codex's own prompt
+	opencode.Harness: {hooks: decodedBy(opencode.DecodePayload), fullyHooked: true, command: opencode.Command},
 	// Gemini CLI runs its hooks one at a time and waits for each; none can approve, so
 	// none holds (an answer is keys). An Esc at its dialog fires nothing: its chat file
 	// says so.
 	// Its AfterTool, the first word of an approval, comes only once the command has run.
-	gemini.Harness: {hooks: gemini.Parse, spawnOrdered: true, fullyHooked: true, silentApproval: true,
+	gemini.Harness: {hooks: parsedBy(gemini.Parse), spawnOrdered: true, fullyHooked: true, silentApproval: true,
 		transcripts: gemini.Transcripts{}, command: gemini.Command},
-	copilot.Harness: {hooks: copilot.Parse, holdable: copilot.HoldableEnvelope, fullyHooked: true,
+	copilot.Harness: {hooks: decodedBy(copilot.DecodeHook), fullyHooked: true,
 		transcripts: copilot.Transcripts{}, live: copilot.LiveStates{}, typing: termprompt.CopilotTyping,
 		liveWords: liverule.Words{Name: "Copilot CLI"}},
 	// Aider has no adapter: it reports nothing, and the screen adapter reads its panes with
@@ -43,8 +39,9 @@ var harnesses = map[string]harness{
 
 // harness is what one harness adds to the daemon; a nil or false field adds nothing.
 type harness struct {
-	// hooks parses its hook payloads, which post to /v1/hooks/NAME (and spool as NAME).
-	hooks hookParser
+	// hooks decodes its hook payloads, which post to /v1/hooks/NAME (and spool as NAME),
+	// into the value that says their events and whether they may hold (hookPayload).
+	hooks hookDecoder
 	// spawnOrdered says its hooks are started, by one process, in the order of what they
 	// tell: Claude Code's, as observed. Its hooks are ordered as they were started
 	// (Ingestor.order). Not Codex: its TUI runs notify while its app-server runs the
@@ -53,10 +50,6 @@ type harness struct {
 	// name their turn instead, and a late hook of a turn already complete is dropped
 	// (endedTurns).
 	spawnOrdered bool
-	// holdable says which of its payloads may hold for an answer: one whose prompt stays
-	// on screen while its sender waits (a Claude Code PermissionRequest, an OpenCode
-	// permission or question), never one that blocks its own prompt (Codex's hooks).
-	holdable func(body []byte) bool
 	// fullyHooked says its hooks report every kind of wait (Claude Code's; OpenCode's
 	// plugin, which also answers its dialogs itself): the screen adapter leaves its panes
 	// alone.
@@ -81,9 +74,8 @@ type harness struct {
 
 // The tables of harnesses by what they add, as their users read them.
 var (
-	hookParsers       = make(map[string]hookParser)
+	hookDecoders      = make(map[string]hookDecoder)
 	spawnOrdered      = make(map[string]bool)
-	holdables         = make(map[string]func(body []byte) bool)
 	transcriptReaders = make(map[string]adapter.TranscriptReader)
 	fullyHooked       = make(map[string]bool)
 	silentApprovals   = make(map[string]bool)
@@ -94,13 +86,10 @@ var (
 func init() {
 	for name, h := range harnesses {
 		if h.hooks != nil {
-			hookParsers[name] = h.hooks
+			hookDecoders[name] = h.hooks
 		}
 		if h.spawnOrdered {
 			spawnOrdered[name] = true
-		}
-		if h.holdable != nil {
-			holdables[name] = h.holdable
 		}
 		if h.fullyHooked {
 			fullyHooked[name] = true

@@ -36,14 +36,53 @@ type Ingested struct {
 	// Prompt is the pending prompt record of what the payload's last event asked (the one
 	// it opened, or the same wait's): the record a PermissionRequest hook holds for.
 	Prompt *queue.Prompt
+	// Holdable says the payload may hold for an answer (hookPayload.Holdable).
+	Holdable bool
 }
 
-// hookParser turns one harness's hook payload, with where and when the hook ran, into the
-// events it says.
-type hookParser func(body []byte, meta adapter.Meta) ([]adapter.Event, error)
+// hookPayload is one hook's payload as its harness's adapter decoded it, once, where it
+// came in: the events it says, and whether it may hold for an answer. It is passed on,
+// never decoded again.
+type hookPayload interface {
+	// Events returns the events it says, with where and when the hook ran.
+	Events(meta adapter.Meta) ([]adapter.Event, error)
+	// Holdable reports whether it may hold for an answer: its prompt stays on screen while
+	// its sender waits (a permission request or a question whose dialog is open), never
+	// one that blocks its own prompt (each harness's case is in its adapter).
+	Holdable() bool
+}
+
+// hookDecoder decodes one harness's hook payload; an error wraps adapter.ErrInvalid.
+type hookDecoder func(body []byte) (hookPayload, error)
+
+// decodedBy is the hookDecoder of an adapter whose decoded payload is a hookPayload.
+func decodedBy[P hookPayload](decode func(body []byte) (P, error)) hookDecoder {
+	return func(body []byte) (hookPayload, error) {
+		p, err := decode(body)
+		if err != nil {
+			return nil, err
+		}
+		return p, nil
+	}
+}
+
+// parsedBy is the hookDecoder of an adapter that turns a payload into its events in one
+// step (it decodes it then, once), and whose payloads never hold.
+func parsedBy(parse func(body []byte, meta adapter.Meta) ([]adapter.Event, error)) hookDecoder {
+	return func(body []byte) (hookPayload, error) { return unheld{body: body, parse: parse}, nil }
+}
+
+// unheld is a payload of parsedBy's, not decoded until its events are asked for.
+type unheld struct {
+	body  []byte
+	parse func(body []byte, meta adapter.Meta) ([]adapter.Event, error)
+}
+
+func (u unheld) Events(meta adapter.Meta) ([]adapter.Event, error) { return u.parse(u.body, meta) }
+func (unheld) Holdable() bool                                      { return false }
 
 // KnownHarness reports whether payloads of harness can be ingested as hooks.
-func KnownHarness(harness string) bool { return hookParsers[harness] != nil }
+func KnownHarness(harness string) bool { return hookDecoders[harness] != nil }
 
 // Ingestor applies payloads to the engine.
 type Ingestor struct {
@@ -92,15 +131,16 @@ func (in *Ingestor) Events() int64 { return in.events.Load() }
 // the store failed. origin is the program that ran the hook, as far as the daemon could
 // tell (zero when it could not: an answer to what it asks is then never typed).
 func (in *Ingestor) Hook(ctx context.Context, harness string, body []byte, pane, tmux string, at time.Time, origin Origin) (Ingested, error) {
-	parse := hookParsers[harness]
-	if parse == nil {
+	decode := hookDecoders[harness]
+	if decode == nil {
 		return Ingested{}, refusal("no adapter for harness %q", adapter.CleanText(harness, 40))
 	}
-	return in.apply(ctx, harness, parse, body, pane, tmux, at, origin)
+	return in.apply(ctx, harness, decode, body, pane, tmux, at, origin)
 }
 
-// apply is Hook with the harness's adapter given: parse turns body into its events.
-func (in *Ingestor) apply(ctx context.Context, harness string, parse hookParser, body []byte, pane, tmux string, at time.Time, origin Origin) (Ingested, error) {
+// apply is Hook with the harness's adapter given: decode reads body, once, and the value it
+// returns says the events and whether the hook may hold.
+func (in *Ingestor) apply(ctx context.Context, harness string, decode hookDecoder, body []byte, pane, tmux string, at time.Time, origin Origin) (Ingested, error) {
 	now := in.Now()
 	if at.IsZero() || !at.Before(now.Add(2*time.Second)) {
 		at = now
@@ -108,7 +148,11 @@ func (in *Ingestor) apply(ctx context.Context, harness string, parse hookParser,
 	if !utf8.Valid(body) {
 		return Ingested{}, refusal("body is not valid UTF-8")
 	}
-	evs, err := parse(body, adapter.Meta{Pane: pane, Tmux: tmux, EmittedAt: at})
+	p, err := decode(body)
+	var evs []adapter.Event
+	if err == nil {
+		evs, err = p.Events(adapter.Meta{Pane: pane, Tmux: tmux, EmittedAt: at})
+	}
 	switch {
 	case errors.Is(err, adapter.ErrIgnored):
 		in.Log.Debug("hook payload ignored", "harness", harness, "why", err)
@@ -130,7 +174,7 @@ func (in *Ingestor) apply(ctx context.Context, harness string, parse hookParser,
 		in.ended.mu.Lock() // from the check to the record: a turn's end and its late hook race
 		defer in.ended.mu.Unlock()
 	}
-	var res Ingested
+	res := Ingested{Holdable: p.Holdable()}
 	stale := 0
 	for _, ev := range evs {
 		if in.ended.stale(ev) {

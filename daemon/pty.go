@@ -19,7 +19,7 @@ import (
 // never take; any other error is the store's.
 func (c *Core) PTYReport(ctx context.Context, rep wire.PTYReport, pane, tmux string) (wire.PTYReportAck, error) {
 	parse := func(_ []byte, meta adapter.Meta) ([]adapter.Event, error) { return ptyadapter.Events(rep, meta) }
-	if _, err := c.Ingest.apply(ctx, queue.HarnessPTY, parse, nil, pane, tmux, rep.At, Origin{}); err != nil {
+	if _, err := c.Ingest.apply(ctx, queue.HarnessPTY, parsedBy(parse), nil, pane, tmux, rep.At, Origin{}); err != nil {
 		return wire.PTYReportAck{}, err
 	}
 	out := wire.PTYReportAck{OK: true}

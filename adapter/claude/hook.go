@@ -25,12 +25,46 @@ type Meta = adapter.Meta
 // SubagentStop or PreCompact): the daemon acknowledges it and changes nothing.
 var ErrUnknownEvent = fmt.Errorf("hook %w", adapter.ErrIgnored)
 
+// Payload is one Claude Code hook payload, decoded once where it comes in (the emitter and
+// the daemon each read it once) and passed on: what it says, and whether it may hold.
+type Payload struct {
+	adapter.HookPayload
+}
+
+// DecodeHook reads one hook payload. It returns an error wrapping adapter.ErrInvalid for a
+// payload that is not one JSON object with a hook_event_name.
+func DecodeHook(body []byte) (Payload, error) {
+	p, err := adapter.DecodeHook(body)
+	return Payload{p}, err
+}
+
 // ParseHook turns one hook payload into an Event. It returns an error wrapping
 // adapter.ErrInvalid for a payload that is not one JSON object with a session_id and a known
 // shape, and ErrUnknownEvent for a valid payload of an event we do not use.
 func ParseHook(body []byte, meta Meta) (adapter.Event, error) {
-	return adapter.ParseHook(Harness, body, meta, classify, ErrUnknownEvent)
+	p, err := DecodeHook(body)
+	if err != nil {
+		return adapter.Event{}, err
+	}
+	return p.event(meta)
 }
+
+// Events returns the event p says, with where and when its hook ran; errors as ParseHook.
+func (p Payload) Events(meta Meta) ([]adapter.Event, error) {
+	ev, err := p.event(meta)
+	if err != nil {
+		return nil, err
+	}
+	return []adapter.Event{ev}, nil
+}
+
+func (p Payload) event(meta Meta) (adapter.Event, error) {
+	return adapter.HookEvent(Harness, &p.HookPayload, meta, classify, ErrUnknownEvent)
+}
+
+// Holdable reports whether p may hold for an answer: a PermissionRequest, whose dialog is on
+// screen while its hook runs; never a PreToolUse, which runs before its dialog is drawn.
+func (p Payload) Holdable() bool { return p.HookEventName == "PermissionRequest" }
 
 // classify sets what a Claude Code hook event says of its own: a question or a plan, a
 // permission, a notification; the rest is adapter.ClassifyHook's.
@@ -92,9 +126,8 @@ func classify(ev *adapter.Event, p *adapter.HookPayload) bool {
 // fingerprints the whole call, as the PermissionRequest for it does.
 func PendingCall(id, tool, mode string, input json.RawMessage) *adapter.ToolCall {
 	call := &adapter.ToolCall{ID: id, Tool: tool, Mode: mode}
-	if detail, summary, ok := humanTool(tool, input); ok {
-		call.Detail, call.Summary = detail, summary
-		call.Ask = humanToolAsk(detail, summary, input)
+	if detail, summary, ask, ok := humanTool(tool, input); ok {
+		call.Detail, call.Summary, call.Ask = detail, summary, ask
 	} else {
 		call.Detail, call.Summary = tool, toolSummary(tool, input)
 		call.Ask = adapter.PermissionAsk(adapter.CleanText(call.Summary, adapter.MaxSummaryLen), adapter.AskFromHook)
@@ -127,15 +160,18 @@ const (
 )
 
 // humanTool reports whether tool is one that waits on the human by design (AskUserQuestion,
-// ExitPlanMode), with the detail and summary that say what it asks.
-func humanTool(tool string, input json.RawMessage) (detail, summary string, ok bool) {
+// ExitPlanMode), with the detail and summary that say what it asks and its Ask; its input
+// is read once.
+func humanTool(tool string, input json.RawMessage) (detail, summary string, ask *adapter.Ask, ok bool) {
 	switch tool {
 	case "AskUserQuestion":
-		return DetailQuestion, questionSummary(input), true
+		in, ok := parseQuestions(input)
+		return DetailQuestion, questionSummary(in, ok), questionAsk(in, ok), true
 	case "ExitPlanMode":
-		return DetailPlan, planSummary(input), true
+		summary := planSummary(input)
+		return DetailPlan, summary, adapter.PermissionAsk(adapter.CleanText(summary, adapter.MaxSummaryLen), adapter.AskFromHook), true
 	}
-	return "", "", false
+	return "", "", nil, false
 }
 
 // asksHuman reports whether tool is one of humanTool's, without reading its input.
@@ -164,13 +200,9 @@ func toolSummary(tool string, input json.RawMessage) string {
 	return tool
 }
 
-// humanToolAsk is what a question or a plan asks: a question's first set of options (keys
-// 1, 2, … as its menu numbers them), or a plan's approval.
-func humanToolAsk(detail, summary string, input json.RawMessage) *adapter.Ask {
-	if detail == DetailPlan {
-		return adapter.PermissionAsk(adapter.CleanText(summary, adapter.MaxSummaryLen), adapter.AskFromHook)
-	}
-	in, ok := parseQuestions(input)
+// questionAsk is what a question asks: its first set of options (keys 1, 2, … as its menu
+// numbers them); in, read when ok, is its input.
+func questionAsk(in questions, ok bool) *adapter.Ask {
 	if !ok || len(in.Questions) != 1 || len(in.Questions[0].Options) == 0 {
 		// Several questions are answered one screen after another, which one choice from
 		// afar cannot do: they are answered in the pane.
@@ -199,8 +231,7 @@ func parseQuestions(input json.RawMessage) (questions, bool) {
 	return in, json.Unmarshal(input, &in) == nil
 }
 
-func questionSummary(input json.RawMessage) string {
-	in, ok := parseQuestions(input)
+func questionSummary(in questions, ok bool) string {
 	if !ok || len(in.Questions) == 0 {
 		return "a question"
 	}
@@ -223,14 +254,4 @@ func planSummary(input json.RawMessage) string {
 		return "plan ready for approval"
 	}
 	return "plan: " + in.Plan
-}
-
-// Holdable reports whether a Claude Code hook payload may hold for an answer: a PermissionRequest, whose
-// dialog is on screen while its hook runs; never a PreToolUse, which runs before its dialog
-// is drawn.
-func Holdable(body []byte) bool {
-	var p struct {
-		Event string `json:"hook_event_name"`
-	}
-	return json.Unmarshal(body, &p) == nil && p.Event == "PermissionRequest"
 }

@@ -195,3 +195,24 @@ func TestParseRealHooks(t *testing.T) {
 		})
 	}
 }
+
+// TestHoldable: of the decoded payload, only a PermissionRequest may hold (its dialog is on
+// screen while its hook runs); a PreToolUse of the same question runs before it is drawn.
+func TestHoldable(t *testing.T) {
+	for body, want := range map[string]bool{
+		`{"session_id":"s","hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"ls"}}`: true,
+		`{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"AskUserQuestion","tool_input":{}}`:           false,
+		`{"session_id":"s","hook_event_name":"Stop"}`:                                                               false,
+	} {
+		p, err := DecodeHook([]byte(body))
+		if err != nil {
+			t.Fatalf("%s: %v", body, err)
+		}
+		if p.Holdable() != want {
+			t.Errorf("%s: Holdable %v, want %v", body, !want, want)
+		}
+	}
+	if _, err := DecodeHook([]byte(`{"session_id":"s"}`)); !errors.Is(err, adapter.ErrInvalid) {
+		t.Errorf("a payload naming no hook event: %v, want invalid", err)
+	}
+}

@@ -90,22 +90,39 @@ type Payload struct {
 	StopReason string          `json:"stopReason"`        // agentStop
 }
 
-// DecodeEnvelope reads one envelope and its payload. It returns an error wrapping
+// Hook is one envelope, decoded once where the daemon takes it in: the envelope and the
+// payload it carries.
+type Hook struct {
+	Envelope Envelope
+	Payload  Payload
+}
+
+// DecodeHook reads one envelope and its payload. It returns an error wrapping
 // adapter.ErrInvalid for one that is not a JSON object naming an event, with a payload
 // object.
-func DecodeEnvelope(body []byte) (Envelope, Payload, error) {
+func DecodeHook(body []byte) (Hook, error) {
 	var env Envelope
 	if err := adapter.DecodeOne(body, &env, "copilot envelope"); err != nil {
-		return Envelope{}, Payload{}, err
+		return Hook{}, err
 	}
 	if env.Event == "" {
-		return Envelope{}, Payload{}, fmt.Errorf("%w: copilot envelope: missing event", adapter.ErrInvalid)
+		return Hook{}, fmt.Errorf("%w: copilot envelope: missing event", adapter.ErrInvalid)
 	}
+	p, err := DecodePayload(env.Payload)
+	if err != nil {
+		return Hook{}, err
+	}
+	return Hook{Envelope: env, Payload: p}, nil
+}
+
+// DecodePayload reads one hook payload as Copilot gave it. It returns an error wrapping
+// adapter.ErrInvalid for one that is not a JSON object.
+func DecodePayload(raw []byte) (Payload, error) {
 	var p Payload
-	if err := adapter.DecodeOne(env.Payload, &p, "copilot payload"); err != nil {
-		return Envelope{}, Payload{}, err
+	if err := adapter.DecodeOne(raw, &p, "copilot payload"); err != nil {
+		return Payload{}, err
 	}
-	return env, p, nil
+	return p, nil
 }
 
 // Parse turns one envelope into the event it says:
@@ -126,10 +143,16 @@ func DecodeEnvelope(body []byte) (Envelope, Payload, error) {
 // returns an error wrapping adapter.ErrInvalid for a malformed envelope, and
 // ErrUnknownEvent for one Trail Boss does not use.
 func Parse(body []byte, meta adapter.Meta) ([]adapter.Event, error) {
-	env, p, err := DecodeEnvelope(body)
+	h, err := DecodeHook(body)
 	if err != nil {
 		return nil, err
 	}
+	return h.Events(meta)
+}
+
+// Events returns the event h says, with where and when its hook ran; errors as Parse.
+func (h Hook) Events(meta adapter.Meta) ([]adapter.Event, error) {
+	env, p := h.Envelope, h.Payload
 	socket, err := adapter.SocketFromTmuxEnv(meta.Tmux)
 	if err != nil {
 		return nil, err
@@ -145,6 +168,10 @@ func Parse(body []byte, meta adapter.Meta) ([]adapter.Event, error) {
 	}
 	return []adapter.Event{ev}, nil
 }
+
+// Holdable reports whether h may hold for the operator's answer: a permissionRequest whose
+// hook said it holds.
+func (h Hook) Holdable() bool { return h.Envelope.CanHold && Holdable(h.Envelope.Event) }
 
 func classify(ev *adapter.Event, env Envelope, p Payload) bool {
 	switch env.Event {
@@ -293,14 +320,11 @@ func TranscriptPath(home, session string) string {
 	return filepath.Join(home, "session-state", session, "events.jsonl")
 }
 
-// PayloadTime is when Copilot ran the hook (the payload's timestamp, in milliseconds), or
-// fallback when it did not say or says nonsense: its notification hooks run in parallel
-// with the others, and their own clock keeps their order.
-func PayloadTime(payload json.RawMessage, fallback time.Time) time.Time {
-	var p struct {
-		Timestamp float64 `json:"timestamp"`
-	}
-	if json.Unmarshal(payload, &p) != nil || p.Timestamp <= 0 || math.IsInf(p.Timestamp, 0) || math.IsNaN(p.Timestamp) {
+// Time is when Copilot ran the hook (the payload's timestamp, in milliseconds), or fallback
+// when it did not say or says nonsense: its notification hooks run in parallel with the
+// others, and their own clock keeps their order.
+func (p Payload) Time(fallback time.Time) time.Time {
+	if p.Timestamp <= 0 || math.IsInf(p.Timestamp, 0) || math.IsNaN(p.Timestamp) {
 		return fallback
 	}
 	at := time.UnixMicro(int64(math.Round(p.Timestamp * 1000)))
@@ -308,14 +332,4 @@ func PayloadTime(payload json.RawMessage, fallback time.Time) time.Time {
 		return fallback
 	}
 	return at
-}
-
-// HoldableEnvelope reports whether an envelope may hold for the operator's answer: a
-// permissionRequest whose hook said it holds.
-func HoldableEnvelope(body []byte) bool {
-	var env struct {
-		Event   string `json:"event"`
-		CanHold bool   `json:"canHold"`
-	}
-	return json.Unmarshal(body, &env) == nil && env.CanHold && Holdable(env.Event)
 }

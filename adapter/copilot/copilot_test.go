@@ -65,7 +65,11 @@ func TestParseRealHooks(t *testing.T) {
 			continue // never registered
 		}
 		getenv := func(k string) string { return c.Env[k] }
-		meta := adapter.Meta{Pane: c.Env["TMUX_PANE"], Tmux: c.Env["TMUX"], EmittedAt: PayloadTime(c.Payload, time.Now())}
+		p, err := DecodePayload(c.Payload)
+		if err != nil {
+			t.Fatalf("%s: %v", c.Event, err)
+		}
+		meta := adapter.Meta{Pane: c.Env["TMUX_PANE"], Tmux: c.Env["TMUX"], EmittedAt: p.Time(time.Now())}
 		evs, err := Parse(envelope(t, Envelope{Event: c.Event, Payload: c.Payload, Home: Home(getenv)}), meta)
 		if err != nil {
 			t.Fatalf("%s: %v", c.Event, err)
@@ -115,9 +119,17 @@ func TestParsePermission(t *testing.T) {
 		t.Errorf("a permissionRequest not held: %+v, %v", evs, err)
 	}
 	body := envelope(t, Envelope{Event: PermissionRequest, Payload: req, CanHold: true})
-	if !HoldableEnvelope(body) || HoldableEnvelope(envelope(t, Envelope{Event: PermissionRequest, Payload: req})) ||
-		HoldableEnvelope(envelope(t, Envelope{Event: Notification, Payload: note, CanHold: true})) {
-		t.Errorf("HoldableEnvelope: only a permissionRequest whose hook holds")
+	holdable := func(body []byte) bool {
+		t.Helper()
+		h, err := DecodeHook(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h.Holdable()
+	}
+	if !holdable(body) || holdable(envelope(t, Envelope{Event: PermissionRequest, Payload: req})) ||
+		holdable(envelope(t, Envelope{Event: Notification, Payload: note, CanHold: true})) {
+		t.Errorf("Holdable: only a permissionRequest whose hook holds")
 	}
 	evs, err = Parse(body, meta)
 	if err != nil {

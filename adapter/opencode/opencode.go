@@ -6,7 +6,6 @@
 package opencode
 
 import (
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -51,7 +50,14 @@ type Payload struct {
 	// the event's source time. The plugin's events are sent by processes that start in
 	// parallel, so the moment each started says less than this.
 	At float64 `json:"at,omitempty"`
+	// Plugin and PID are what the plugin says of itself as it loads ("plugin.loaded",
+	// which the emitter keeps for trailboss doctor and never sends to the daemon).
+	Plugin string `json:"plugin,omitempty"`
+	PID    int    `json:"pid,omitempty"`
 }
+
+// PluginLoaded is the plugin's own event as it loads (see Payload's Plugin).
+const PluginLoaded = "plugin.loaded"
 
 // Properties holds the fields of the events' properties that Trail Boss reads.
 type Properties struct {
@@ -101,7 +107,7 @@ func DecodePayload(body []byte) (Payload, error) {
 	return p, nil
 }
 
-// Parse turns one plugin payload into the event it says:
+// Parse turns one plugin payload into the event it says (DecodePayload, then Events):
 //
 //   - session.created registers the session on its pane (a subagent's session, which has a
 //     parent, is nobody's: ignored);
@@ -120,6 +126,11 @@ func Parse(body []byte, meta adapter.Meta) ([]adapter.Event, error) {
 	if err != nil {
 		return nil, err
 	}
+	return p.Events(meta)
+}
+
+// Events returns the event p says, with where and when the plugin sent it; errors as Parse.
+func (p Payload) Events(meta adapter.Meta) ([]adapter.Event, error) {
 	socket, err := adapter.SocketFromTmuxEnv(meta.Tmux)
 	if err != nil {
 		return nil, err
@@ -226,15 +237,10 @@ func questionAsk(qs []Question) *adapter.Ask {
 	return adapter.MenuAsk(q.Question, labels, adapter.AskFromHook)
 }
 
-// Holdable reports whether a plugin payload may hold for the operator's answer: a
-// permission or a question, which OpenCode shows until it is answered, from its keyboard or
-// through the plugin's client, whichever is first.
-func Holdable(body []byte) bool {
-	var p struct {
-		Type string `json:"type"`
-	}
-	return json.Unmarshal(body, &p) == nil && (p.Type == PermissionAsked || p.Type == QuestionAsked)
-}
+// Holdable reports whether p may hold for the operator's answer: a permission or a
+// question, which OpenCode shows until it is answered, from its keyboard or through the
+// plugin's client, whichever is first.
+func (p Payload) Holdable() bool { return p.Type == PermissionAsked || p.Type == QuestionAsked }
 
 // Reply is what the plugin does with an operator's answer to the request it holds for:
 // for a permission, Reply "once" or "reject"; for a question, Answers (one list of
@@ -245,13 +251,9 @@ type Reply struct {
 	Answers   [][]string `json:"answers,omitempty"`
 }
 
-// ReplyFor returns the reply to the request of payload body for the choice key the
-// operator gave, or an error when the choice answers nothing of it.
-func ReplyFor(body []byte, choice string) (Reply, error) {
-	p, err := DecodePayload(body)
-	if err != nil {
-		return Reply{}, err
-	}
+// ReplyFor returns the reply to p's request for the choice key the operator gave, or an
+// error when the choice answers nothing of it.
+func (p Payload) ReplyFor(choice string) (Reply, error) {
 	r := Reply{RequestID: p.Properties.ID}
 	switch p.Type {
 	case PermissionAsked:

@@ -147,7 +147,11 @@ func TestReplyFor(t *testing.T) {
 		{SessionIdle, "allow", "", "", true},
 	}
 	for _, tt := range tests {
-		r, err := ReplyFor(evs[tt.typ], tt.choice)
+		p, err := DecodePayload(evs[tt.typ])
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := p.ReplyFor(tt.choice)
 		if (err != nil) != tt.bad {
 			t.Errorf("%s %s: err %v, want failure %v", tt.typ, tt.choice, err, tt.bad)
 			continue
@@ -169,7 +173,11 @@ func TestHoldable(t *testing.T) {
 	evs := busEvents(t)
 	for typ, body := range evs {
 		want := typ == PermissionAsked || typ == QuestionAsked
-		if Holdable(body) != want {
+		p, err := DecodePayload(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Holdable() != want {
 			t.Errorf("Holdable(%s) = %v, want %v", typ, !want, want)
 		}
 	}

@@ -3,10 +3,13 @@ package emit
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
+	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/adapter/copilot"
+	"github.com/trailboss/trailboss/daemon/wire"
 )
 
 // CopilotReadWait bounds how long a Copilot hook waits for events.jsonl to hold its own
@@ -30,19 +33,19 @@ func (e *Emitter) EmitCopilot(ctx context.Context, event string) error {
 	if err != nil {
 		return fmt.Errorf("read copilot payload: %w", err)
 	}
-	env := copilot.Envelope{Event: event, Payload: raw, Home: copilot.Home(e.Getenv)}
-	probe, err := json.Marshal(env)
-	if err != nil {
-		return fmt.Errorf("copilot payload: %w", err)
+	if event == "" {
+		return fmt.Errorf("%w: copilot envelope: missing event", adapter.ErrInvalid) // as the daemon would say
 	}
-	_, p, err := copilot.DecodeEnvelope(probe)
+	// Decoded once, here: the envelope carries raw as Copilot wrote it.
+	p, err := copilot.DecodePayload(raw)
 	if err != nil {
 		return err // not a payload the daemon would take: logged, never spooled
 	}
+	env := copilot.Envelope{Event: event, Payload: raw, Home: copilot.Home(e.Getenv)}
 	readCtx, cancelRead := context.WithTimeout(ctx, CopilotReadWait)
 	env = copilot.Enrich(readCtx, env, p)
 	cancelRead()
-	at := copilot.PayloadTime(raw, started)
+	at := p.Time(started)
 	env.CanHold = e.Hold && copilot.Holdable(event)
 	body, err := json.Marshal(env)
 	if err != nil {
@@ -53,28 +56,32 @@ func (e *Emitter) EmitCopilot(ctx context.Context, event string) error {
 		defer cancel()
 		return e.emitHook(postCtx, copilot.Harness, at, body, nil)
 	}
-	w, hold, err := e.postAndAwait(ctx, copilot.Harness, at, started, body)
-	if err != nil || w == nil {
-		return err
+	return e.holdAndPrint(ctx, copilot.Harness, at, started, body, copilotRequest{p})
+}
+
+// copilotRequest is a Copilot permissionRequest, decoded once, as the hold handshake asks
+// it (heldRequest).
+type copilotRequest struct {
+	copilot.Payload
+}
+
+// owns returns nil when subject fingerprints this very tool call (copilot.Subject).
+func (r copilotRequest) owns(subject string) error {
+	if subject != copilot.Subject(r.ToolName, r.ToolInput) {
+		return errors.New("it asks about another tool call than this hook's")
 	}
-	var in struct {
-		ToolName  string          `json:"toolName"`
-		ToolInput json.RawMessage `json:"toolInput"`
-	}
-	_ = json.Unmarshal(raw, &in) // decoded by the daemon already
-	if want := copilot.Subject(in.ToolName, in.ToolInput); w.Subject != want {
-		return fmt.Errorf("prompt %s was answered, but it asks about another tool call than this hook's; nothing decided, the dialog is left to the keyboard", hold.PromptID)
-	}
-	if w.Answer == nil {
-		return fmt.Errorf("prompt %s was answered with nothing; nothing decided, the dialog is left to the keyboard", hold.PromptID)
-	}
-	d, err := copilot.DecisionFor(w.Answer.Choice)
+	return nil
+}
+
+// decision is Copilot's decision for a, one JSON line.
+func (r copilotRequest) decision(a *wire.GivenAnswer) ([]byte, error) {
+	d, err := copilot.DecisionFor(a.Choice)
 	if err != nil {
-		return fmt.Errorf("prompt %s was answered, but: %w (nothing decided; the dialog is left to the keyboard)", hold.PromptID, err)
+		return nil, err
 	}
 	out, err := json.Marshal(d)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return e.print(hold.PromptID, append(out, '\n'))
+	return append(out, '\n'), nil
 }

@@ -15,11 +15,10 @@ import (
 	"github.com/trailboss/trailboss/daemon/wire"
 )
 
-// permissionRequest is what a Claude Code hook payload says about a permission it asks.
+// permissionRequest is a Claude Code PermissionRequest, decoded once (claude.Payload), as
+// the hold handshake asks it (heldRequest).
 type permissionRequest struct {
-	Event     string          `json:"hook_event_name"`
-	ToolName  string          `json:"tool_name"`
-	ToolInput json.RawMessage `json:"tool_input"`
+	claude.Payload
 }
 
 // owns returns nil when subject, what the held prompt record asks about, is this very
@@ -49,12 +48,15 @@ func permissionRequestOf(body []byte) *permissionRequest {
 	if !bytes.Contains(body, []byte(`"PermissionRequest"`)) {
 		return nil
 	}
-	var r permissionRequest
-	if json.Unmarshal(body, &r) != nil || r.Event != "PermissionRequest" {
+	p, err := claude.DecodeHook(body)
+	if err != nil || !p.Holdable() {
 		return nil
 	}
-	return &r
+	return &permissionRequest{p}
 }
+
+// decision is decisionFor r.
+func (r *permissionRequest) decision(a *wire.GivenAnswer) ([]byte, error) { return decisionFor(r, a) }
 
 // DenyMessage is what Claude Code tells the model when the operator refused through Trail
 // Boss.

@@ -106,11 +106,7 @@ func (e *Emitter) Emit(ctx context.Context) error {
 		return e.emitHook(postCtx, claude.Harness, emittedAt, body, nil)
 	}
 	cancel()
-	w, h, err := e.postAndAwait(ctx, claude.Harness, emittedAt, emittedAt, body)
-	if err != nil || w == nil {
-		return err
-	}
-	return e.hold(req, h, w)
+	return e.holdAndPrint(ctx, claude.Harness, emittedAt, emittedAt, body, req)
 }
 
 // emitHook posts body, a payload of harness that ran at emittedAt, to its route with the tmux

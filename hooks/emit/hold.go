@@ -1,7 +1,7 @@
 package emit
 
-// Holding a Claude Code PermissionRequest until the person answers through Trail Boss
-// (docs/delivery.md, "Holding a Claude Code permission").
+// Holding a request until the person answers through Trail Boss (docs/delivery.md,
+// "Holding a Claude Code permission"): the handshake every harness that holds shares.
 
 import (
 	"context"
@@ -27,6 +27,43 @@ const pollGrace = 10 * time.Second
 // never spins.
 const holdRetry = 250 * time.Millisecond
 
+// heldRequest is a payload that can hold, decoded once by its emitter, as the hold
+// handshake asks it: whether the prompt answered is its own, and what its harness is
+// printed for the answer. The rest (post, wait, print) is holdAndPrint's, the same for
+// every harness.
+type heldRequest interface {
+	// owns returns nil when subject, what the held prompt record asks about, is this
+	// very request; otherwise why not: a decision printed for another would decide it.
+	owns(subject string) error
+	// decision returns the line (with its newline) that gives the harness answer a, or an
+	// error when a decides nothing for this request.
+	decision(a *wire.GivenAnswer) ([]byte, error)
+}
+
+// holdAndPrint posts body, the payload of harness that req was decoded from (the bytes as
+// the agent sent them), saying it can hold; when the daemon holds it, it waits for the
+// person's answer and prints req's decision for it on Stdout. It prints nothing, and
+// returns nil, when the daemon did not hold or the prompt stopped waiting without an answer;
+// an error, having printed nothing, when the answer is for another request or decides
+// nothing: the harness's dialog is then the keyboard's.
+func (e *Emitter) holdAndPrint(ctx context.Context, harness string, at, startedAt time.Time, body []byte, req heldRequest) error {
+	w, h, err := e.postAndAwait(ctx, harness, at, startedAt, body)
+	if err != nil || w == nil {
+		return err
+	}
+	if err := req.owns(w.Subject); err != nil {
+		return fmt.Errorf("prompt %s was answered, but %w; nothing decided, the dialog is left to the keyboard", h.PromptID, err)
+	}
+	if w.Answer == nil {
+		return fmt.Errorf("prompt %s was answered with nothing; nothing decided, the dialog is left to the keyboard", h.PromptID)
+	}
+	out, err := req.decision(w.Answer)
+	if err != nil {
+		return fmt.Errorf("prompt %s was answered, but: %w (nothing decided; the dialog is left to the keyboard)", h.PromptID, err)
+	}
+	return e.print(h.PromptID, out)
+}
+
 // postAndAwait posts body, a payload of harness that can hold, saying so, within
 // HoldAckTimeout (a holdable request must not be spooled on a busy machine: it would never
 // be held); when the daemon answers that it holds, it waits for the person's answer to the
@@ -45,19 +82,6 @@ func (e *Emitter) postAndAwait(ctx context.Context, harness string, at, startedA
 	}
 	w, err := e.awaitAnswer(ctx, *ack.Hold, startedAt)
 	return w, *ack.Hold, err
-}
-
-// hold prints Claude Code's decision for w, the answer to the prompt h names, on Stdout; an
-// error, having printed nothing, when the answer is for another request or decides nothing.
-func (e *Emitter) hold(req *permissionRequest, h wire.Hold, w *wire.PromptWait) error {
-	if err := req.owns(w.Subject); err != nil {
-		return fmt.Errorf("prompt %s was answered, but %w; nothing decided, the dialog is left to the keyboard", h.PromptID, err)
-	}
-	out, err := decisionFor(req, w.Answer)
-	if err != nil {
-		return fmt.Errorf("prompt %s was answered, but: %w (nothing decided; the dialog is left to the keyboard)", h.PromptID, err)
-	}
-	return e.print(h.PromptID, out)
 }
 
 // print writes a held prompt's decision on Stdout.

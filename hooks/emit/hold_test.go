@@ -563,11 +563,17 @@ func TestPermissionUnreadableAnswerIsNotSpooled(t *testing.T) {
 	}
 }
 
+// requestOf is a PermissionRequest for tool with input, as permissionRequestOf decodes one.
+func requestOf(tool, input string) *permissionRequest {
+	return &permissionRequest{claude.Payload{HookPayload: adapter.HookPayload{HookEventName: "PermissionRequest",
+		ToolName: tool, ToolInput: json.RawMessage(input)}}}
+}
+
 func TestDecisionFor(t *testing.T) {
 	ask := `{"questions":[{"question":"Which colour?","header":"Colour","options":[{"label":"Red","description":"warm"},{"label":"Blue","description":"cool"}],"multiSelect":false}],"note":"<kept>"}`
-	askReq := &permissionRequest{Event: "PermissionRequest", ToolName: askUserQuestion, ToolInput: json.RawMessage(ask)}
-	bash := &permissionRequest{Event: "PermissionRequest", ToolName: "Bash", ToolInput: json.RawMessage(`{"command":"ls"}`)}
-	plan := &permissionRequest{Event: "PermissionRequest", ToolName: "ExitPlanMode", ToolInput: json.RawMessage(`{"plan":"1. x","planFilePath":"/h/.claude/plans/p.md"}`)}
+	askReq := requestOf(askUserQuestion, ask)
+	bash := requestOf("Bash", `{"command":"ls"}`)
+	plan := requestOf("ExitPlanMode", `{"plan":"1. x","planFilePath":"/h/.claude/plans/p.md"}`)
 	allow := `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}` + "\n"
 	deny := `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"` + DenyMessage + `","interrupt":true}}}` + "\n"
 	answer := func(a string) string {
@@ -594,8 +600,8 @@ func TestDecisionFor(t *testing.T) {
 		{"a menu key for a tool", bash, &wire.GivenAnswer{Choice: "1"}, ""},
 		{"text for a tool", bash, &wire.GivenAnswer{Text: "yes"}, ""},
 		{"no answer", bash, nil, ""},
-		{"a question with no questions", &permissionRequest{ToolName: askUserQuestion, ToolInput: json.RawMessage(`{"questions":[]}`)}, &wire.GivenAnswer{Choice: "1"}, ""},
-		{"a question whose input is no object", &permissionRequest{ToolName: askUserQuestion, ToolInput: json.RawMessage(`"x"`)}, &wire.GivenAnswer{Choice: "1"}, ""},
+		{"a question with no questions", requestOf(askUserQuestion, `{"questions":[]}`), &wire.GivenAnswer{Choice: "1"}, ""},
+		{"a question whose input is no object", requestOf(askUserQuestion, `"x"`), &wire.GivenAnswer{Choice: "1"}, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/adapter/opencode"
 	"github.com/trailboss/trailboss/daemon/statedir"
+	"github.com/trailboss/trailboss/daemon/wire"
 )
 
 // EmitOpenCode posts one event of Trail Boss's OpenCode plugin (hooks/install/opencode.js),
@@ -31,36 +32,52 @@ func (e *Emitter) EmitOpenCode(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("read opencode payload: %w", err)
 	}
-	at := pluginTime(body, started)
-	if loaded, ok := pluginLoaded(body, at); ok {
-		return writeLoaded(e.StateDir, loaded)
+	// Decoded once, here: what is posted and spooled is body, as the plugin wrote it.
+	p, err := opencode.DecodePayload(body)
+	if err != nil {
+		// Not a payload the daemon would take: posted all the same, for it to say why.
+		ctx, cancel := context.WithTimeout(ctx, e.Timeout)
+		defer cancel()
+		return e.emitHook(ctx, opencode.Harness, started, body, nil)
 	}
-	if !e.Hold || !opencode.Holdable(body) {
+	at := pluginTime(p.At, started)
+	if p.Type == opencode.PluginLoaded {
+		return writeLoaded(e.StateDir, pluginLoaded(p, at))
+	}
+	if !e.Hold || !p.Holdable() {
 		ctx, cancel := context.WithTimeout(ctx, e.Timeout)
 		defer cancel()
 		return e.emitHook(ctx, opencode.Harness, at, body, nil)
 	}
-	w, hold, err := e.postAndAwait(ctx, opencode.Harness, at, started, body)
-	if err != nil || w == nil {
-		return err
+	return e.holdAndPrint(ctx, opencode.Harness, at, started, body, openCodeRequest{p})
+}
+
+// openCodeRequest is an OpenCode permission or question, decoded once, as the hold
+// handshake asks it (heldRequest).
+type openCodeRequest struct {
+	opencode.Payload
+}
+
+// owns returns nil when subject is this request's id, which adapter/opencode makes the
+// record's subject.
+func (r openCodeRequest) owns(subject string) error {
+	if subject != r.Properties.ID {
+		return fmt.Errorf("it is not OpenCode's request %s (it names %q)", r.Properties.ID, subject)
 	}
-	p, _ := opencode.DecodePayload(body) // decoded by the daemon already
-	if w.Subject != p.Properties.ID {
-		return fmt.Errorf("prompt %s was answered, but it is not OpenCode's request %s (it names %q); nothing replied, the dialog is left to the keyboard",
-			hold.PromptID, p.Properties.ID, w.Subject)
-	}
-	if w.Answer == nil {
-		return fmt.Errorf("prompt %s was answered with nothing; nothing replied, the dialog is left to the keyboard", hold.PromptID)
-	}
-	reply, err := opencode.ReplyFor(body, w.Answer.Choice)
+	return nil
+}
+
+// decision is the plugin's reply (opencode.Reply) for a, one JSON line.
+func (r openCodeRequest) decision(a *wire.GivenAnswer) ([]byte, error) {
+	reply, err := r.ReplyFor(a.Choice)
 	if err != nil {
-		return fmt.Errorf("prompt %s was answered, but: %w (nothing replied; the dialog is left to the keyboard)", hold.PromptID, err)
+		return nil, err
 	}
 	out, err := json.Marshal(reply)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return e.print(hold.PromptID, append(out, '\n'))
+	return append(out, '\n'), nil
 }
 
 // OpenCodePluginLoaded, in the state directory, says which plugin the OpenCode that started
@@ -75,19 +92,11 @@ type LoadedPlugin struct {
 	At     time.Time `json:"at"`
 }
 
-// pluginLoaded returns what OpenCodePluginLoaded is to hold, when body is the plugin saying
-// it was loaded at at.
-func pluginLoaded(body []byte, at time.Time) ([]byte, bool) {
-	var p struct {
-		Type   string `json:"type"`
-		Plugin string `json:"plugin"`
-		PID    int    `json:"pid"`
-	}
-	if json.Unmarshal(body, &p) != nil || p.Type != "plugin.loaded" {
-		return nil, false
-	}
-	b, err := json.Marshal(LoadedPlugin{Plugin: adapter.CleanText(p.Plugin, 40), PID: p.PID, At: at.UTC()})
-	return b, err == nil
+// pluginLoaded returns what OpenCodePluginLoaded is to hold for p, the plugin saying it was
+// loaded at at.
+func pluginLoaded(p opencode.Payload, at time.Time) []byte {
+	b, _ := json.Marshal(LoadedPlugin{Plugin: adapter.CleanText(p.Plugin, 40), PID: p.PID, At: at.UTC()}) // strings, an int and a time: never fails
+	return b
 }
 
 // writeLoaded replaces dir's OpenCodePluginLoaded with b: a temp file renamed, so doctor
@@ -111,17 +120,14 @@ func writeLoaded(dir string, b []byte) error {
 	return os.Rename(f.Name(), filepath.Join(dir, OpenCodePluginLoaded))
 }
 
-// pluginTime is when the plugin saw the event (its "at", in milliseconds since the epoch),
+// pluginTime is when the plugin saw the event (its "at", ms milliseconds since the epoch),
 // or fallback when it did not say or says nonsense. The plugin starts one process per event,
 // and processes started together run in any order: the plugin's clock keeps their order.
-func pluginTime(body []byte, fallback time.Time) time.Time {
-	var p struct {
-		At float64 `json:"at"`
-	}
-	if json.Unmarshal(body, &p) != nil || p.At <= 0 || math.IsInf(p.At, 0) || math.IsNaN(p.At) {
+func pluginTime(ms float64, fallback time.Time) time.Time {
+	if ms <= 0 || math.IsInf(ms, 0) || math.IsNaN(ms) {
 		return fallback
 	}
-	at := time.UnixMicro(int64(math.Round(p.At * 1000)))
+	at := time.UnixMicro(int64(math.Round(ms * 1000)))
 	if at.Before(fallback.Add(-time.Hour)) || at.After(fallback.Add(time.Minute)) {
 		return fallback // a clock that far off is not the plugin's
 	}
