@@ -15,9 +15,10 @@ import (
 	"github.com/trailboss/trailboss/tmuxctl/tmuxtest"
 )
 
-// countingHot writes a stand-in for trailboss-hot that notes each start in a file and then
-// runs the real one against d; it returns its path and a func that counts the starts.
-func countingHot(t *testing.T, d *liveDaemon) (path string, starts func() int) {
+// countingHot writes a stand-in for trailboss-hot that notes each start and exit in a file
+// and runs the real one against d in between; it returns its path and a func that counts
+// the starts and the exits.
+func countingHot(t *testing.T, d *liveDaemon) (path string, runs func() (started, exited int)) {
 	t.Helper()
 	hot := benchHotBin()
 	if !filepath.IsAbs(hot) {
@@ -30,14 +31,14 @@ func countingHot(t *testing.T, d *liveDaemon) (path string, starts func() int) {
 	dir := t.TempDir()
 	count := filepath.Join(dir, "starts")
 	path = filepath.Join(dir, "trailboss-hot")
-	script := fmt.Sprintf("#!/bin/sh\necho started >> %s\nTRAILBOSS_STATE_DIR=%s TRAILBOSS_ADDR= exec %s \"$@\"\n",
+	script := fmt.Sprintf("#!/bin/sh\necho started >> %[1]s\nTRAILBOSS_STATE_DIR=%[2]s TRAILBOSS_ADDR= %[3]s \"$@\"\nrc=$?\necho exited >> %[1]s\nexit $rc\n",
 		hooks.ShellWord(count), hooks.ShellWord(d.stateDir), hooks.ShellWord(hot))
 	if err := os.WriteFile(path, []byte(script), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	return path, func() int {
+	return path, func() (int, int) {
 		b, _ := os.ReadFile(count)
-		return strings.Count(string(b), "started")
+		return strings.Count(string(b), "started"), strings.Count(string(b), "exited")
 	}
 }
 
@@ -66,7 +67,16 @@ func TestJumpKeyStartsNoProcessForALocalJump(t *testing.T) {
 	tm := tmuxtest.New(t)
 	other := tmuxtest.New(t)
 	d := startBenchDaemon(t, tm.Environ)
-	hot, starts := countingHot(t, d)
+	hot, runs := countingHot(t, d)
+	starts := func() int { n, _ := runs(); return n }
+	// ran waits until the key's process has run n times in all, and exited.
+	ran := func(n int) {
+		t.Helper()
+		waitUntil(t, fmt.Sprintf("trailboss-hot to have run %d times", n), 10*time.Second, func() bool {
+			started, exited := runs()
+			return started == n && exited == n
+		})
+	}
 	if err := tm.Server.SourceConfig(t.Context(), tmuxLines(tmuxSettings{bin: hot, hot: hot})); err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +116,7 @@ func TestJumpKeyStartsNoProcessForALocalJump(t *testing.T) {
 	}
 	waitJumpOptions(t, tm, panes[0], "")
 	tm.Press(t, client, "\x02\t")
-	waitUntil(t, "the key to run trailboss-hot", 10*time.Second, func() bool { return starts() == 1 })
+	ran(1)
 	if got := tm.ActivePane(t, client); got != panes[0] {
 		t.Errorf("from the only stuck pane the key moved the client to %s", got)
 	}
@@ -121,10 +131,8 @@ func TestJumpKeyStartsNoProcessForALocalJump(t *testing.T) {
 	waitJumpOptions(t, other, elsewhere, "") // each server has its own
 	before := len(tm.Output(t, client))
 	tm.Press(t, client, "\x02\t")
+	ran(2)
 	shown(before, "nothing stuck")
-	if n := starts(); n != 2 {
-		t.Errorf("trailboss-hot started %d times, want 2", n)
-	}
 	if got := tm.ActivePane(t, client); got != panes[0] {
 		t.Errorf("with nothing stuck on this server the key moved the client to %s", got)
 	}
@@ -132,12 +140,8 @@ func TestJumpKeyStartsNoProcessForALocalJump(t *testing.T) {
 	// A pane id left by a daemon that died (a clean stop clears them) for a pane that is
 	// gone: the key does not try it, the process runs.
 	tm.Tmux(t, "set-option", "-g", tmuxstatus.OptionHead, "%999")
-	before = len(tm.Output(t, client))
 	tm.Press(t, client, "\x02\t")
-	shown(before, "nothing stuck")
-	if n := starts(); n != 3 {
-		t.Errorf("trailboss-hot started %d times, want 3", n)
-	}
+	ran(3)
 
 	// The daemon stops: the options are cleared, and the key's process says it is down.
 	c := queueStops(t, d, tm, "agents", "agent-c")[0]
@@ -151,6 +155,7 @@ func TestJumpKeyStartsNoProcessForALocalJump(t *testing.T) {
 	}
 	before = len(tm.Output(t, client))
 	tm.Press(t, client, "\x02\t")
+	ran(4)
 	shown(before, "daemon is not running")
 	if got := tm.ActivePane(t, client); got != panes[0] {
 		t.Errorf("with the daemon stopped the key moved the client to %s", got)
