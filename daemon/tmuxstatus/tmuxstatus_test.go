@@ -88,7 +88,12 @@ func TestJumpOptionsFollowTheQueueAndClearOnStop(t *testing.T) {
 	var mu sync.Mutex
 	jumps := map[string][2]string{}
 	p := &Publisher{Engine: e, Tmux: tmuxctl.New, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Jumps: func(socket string) (string, string) { mu.Lock(); defer mu.Unlock(); j := jumps[socket]; return j[0], j[1] }}
+		Jumps: func(socket string) (string, string) {
+			mu.Lock()
+			defer mu.Unlock()
+			j := jumps[socket]
+			return j[0], j[1]
+		}}
 	setJumps := func(head, next string) { mu.Lock(); jumps[env.Socket] = [2]string{head, next}; mu.Unlock() }
 	ctx, cancel := context.WithCancel(context.Background())
 	stopped := make(chan struct{})
