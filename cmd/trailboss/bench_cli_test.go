@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/trailboss/trailboss/daemon/statedir"
+	"github.com/trailboss/trailboss/daemon/tmuxstatus"
+	"github.com/trailboss/trailboss/hooks"
 	"github.com/trailboss/trailboss/tmuxctl/tmuxtest"
 )
 
@@ -271,23 +273,35 @@ func typescript(b *testing.B, tm *tmuxtest.Env) string {
 	return files[0]
 }
 
-// BenchmarkJumpNext times `trailboss-hot jump-next` (what setup binds the key to), with the arguments its key binding
-// passes, from process start until the operator's terminal shows the head pane: a real client attached on a pseudo-terminal (script(1))
-// sits on a tmux session while four agent panes of another session are queued; each
-// pane prints its own marker, and the time is taken when the head's marker appears in what
-// the client draws after the process started. The client then really is on that pane
-// (checked). Each iteration lands on the head for the pane the client is on, so the
-// client alternates between the two oldest items. Also reported: the process's wall time,
-// a bare Go binary's start in each iteration (floor-p50-ms, …), and, side by side in each
-// iteration, a bare `tmux switch-client` process moving the client to the other of the two
-// oldest items, timed the same way (tmux-p50-ms, tmux-exit-p50-ms, …): the jump against
-// tmux's own command line (vs-tmux-x, the ratio of the p50s).
+// BenchmarkJumpNext times what a person feels: a key pressed on a real client attached on a
+// pseudo-terminal (script(1)) until that terminal shows the pane the key moves to. Two
+// agent panes (a window each, in a session of their own) are queued and print a marker
+// each; the time is taken when the marker of the pane the client must land on appears in
+// what the client draws after the key was typed, and the client then really is on that pane
+// (checked). Four moves, in an order that turns with each iteration, each from the pane the
+// client is on to the other of the two:
+//
+//   - prefix Tab, bound as setup binds it (tmuxLines): a local jump is tmux's own
+//     switch-client, on the panes the daemon keeps in @trailboss_head / @trailboss_next
+//     (p50-ms, …);
+//   - prefix J, bound to run-shell running a bare `tmux switch-client -c <client> -t <pane>`
+//     process, the pane set before each press (tmux-p50-ms, …): the jump against tmux's own
+//     command line (vs-tmux-x, the ratio of the p50s);
+//   - that `tmux switch-client` process exec'd by the benchmark, timed from its exec (no key,
+//     no run-shell: the denominator before issue 31 was done; tmux-exec-p50-ms, …,
+//     vs-tmux-exec-x);
+//   - `trailboss-hot jump-next` as the Tab binding runs it when the daemon's options name no
+//     pane (the head on another host or server), timed from its exec (process-p50-ms, …,
+//     and its wall time process-exit-p50-ms, …), so that the process path does not
+//     regress unnoticed.
+//
+// Also reported: a bare Go binary's start in each iteration (floor-p50-ms, …).
 func BenchmarkJumpNext(b *testing.B) {
 	bare := bareGoBin(b)
 	tm := tmuxtest.New(b)
 	d := startBenchDaemon(b, tm.Environ)
 	tmuxEnv := tmuxEnvValue(b, tm)
-	const agents = 4
+	const agents = 2
 	marker := func(i int) string { return fmt.Sprintf("TBJUMP-%02d-HERE", i) }
 	panes := newPanes(b, tm, "agents", agents, func(i int) string {
 		return fmt.Sprintf("printf '%%s\\n' %s; exec cat", marker(i))
@@ -299,24 +313,37 @@ func BenchmarkJumpNext(b *testing.B) {
 		d.hook(b, hookPayload("Stop", fmt.Sprintf("agent-%02d", i), work, "", map[string]any{"last_assistant_message": "Done?"}), p, tmuxEnv)
 		time.Sleep(2 * time.Millisecond) // distinct ages: a fixed queue order
 	}
+	ctx := context.Background()
+	// The keys as setup binds them (the fallback's process finds the daemon through the
+	// tmux server's environment, as a user's does through their shell's).
+	tm.Tmux(b, "set-environment", "-g", "TRAILBOSS_STATE_DIR", d.stateDir)
+	lines := tmuxLines(tmuxSettings{bin: hooks.ShellWord(benchBin()), hot: hooks.ShellWord(benchHotBin()), statusOff: true})
+	if err := tm.Server.SourceConfig(ctx, lines); err != nil {
+		b.Fatal(err)
+	}
+	waitUntil(b, "the daemon's jump options on the tmux server", 10*time.Second, func() bool {
+		return strings.TrimSpace(tm.Tmux(b, "show-options", "-gqv", tmuxstatus.OptionHead)) == panes[0] &&
+			strings.TrimSpace(tm.Tmux(b, "show-options", "-gqv", tmuxstatus.OptionNext)) == panes[1]
+	})
 	client := tm.Attach(b, "main")
+	tm.Press(b, client, "\x02\t") // to the head: from here on the client is on one of the two
+	waitUntil(b, "the first jump", 10*time.Second, func() bool { return tm.ActivePane(b, client) == panes[0] })
 	screen, err := os.Open(typescript(b, tm))
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer screen.Close()
-	api := d.api(b)
 	env := d.clientEnv(tm.Environ)
-	ctx := context.Background()
 
-	var landed, exited, floor, tmuxLanded, tmuxExited []time.Duration
+	var landed, tmuxLanded, execLanded, procLanded, procExited, floor []time.Duration
 	buf := make([]byte, 64<<10)
-	// shown waits until the client draws marker after t0, and returns how long that took.
-	shown := func(off *int64, t0 time.Time, marker []byte, what string) time.Duration {
+	// shown waits until the client draws marker after t0 (from what it had drawn at off),
+	// and returns how long that took.
+	shown := func(off int64, t0 time.Time, marker []byte, what string) time.Duration {
 		var drawn []byte
 		for {
-			n, _ := screen.ReadAt(buf, *off)
-			*off += int64(n)
+			n, _ := screen.ReadAt(buf, off)
+			off += int64(n)
 			drawn = append(drawn, buf[:n]...)
 			if bytes.Contains(drawn, marker) {
 				return time.Since(t0)
@@ -327,76 +354,88 @@ func BenchmarkJumpNext(b *testing.B) {
 			time.Sleep(pollEvery)
 		}
 	}
-	for b.Loop() {
-		floor = append(floor, floorSample(b, bare, env))
-		cur, err := tm.Server.ClientPane(ctx, client)
-		if err != nil {
-			b.Fatal(err)
-		}
-		want, found, err := api.Next(ctx, tm.Socket, cur)
-		if err != nil || !found {
-			b.Fatalf("no head for a client on %s: %v", cur, err)
-		}
+	drawnSoFar := func() int64 {
 		st, err := screen.Stat()
 		if err != nil {
 			b.Fatal(err)
 		}
-		off := st.Size()
-		var drawn []byte
-		// As the key binding of tmux-conf runs it: tmux expands the client, its server's
-		// socket and the pane the client is on when the key is pressed.
-		cmd := exec.Command(benchHotBin(), "jump-next", "--client", client, "--socket", tm.Socket, "--pane", cur)
-		cmd.Env = env
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		t0, done := startTimed(b, cmd)
-		for {
-			n, _ := screen.ReadAt(buf, off)
-			off += int64(n)
-			drawn = append(drawn, buf[:n]...)
-			if bytes.Contains(drawn, markers[want.Pane]) {
-				landed = append(landed, time.Since(t0))
-				break
+		return st.Size()
+	}
+	// Each move takes the client from the pane it is on to the other one, and returns how
+	// long the client took to show it.
+	moves := []func(from, to string) time.Duration{
+		func(from, to string) time.Duration { // prefix Tab
+			off := drawnSoFar()
+			t0 := time.Now()
+			tm.Press(b, client, "\x02\t")
+			return shown(off, t0, markers[to], "prefix Tab")
+		},
+		func(from, to string) time.Duration { // prefix J: a tmux switch-client process
+			tm.Tmux(b, "bind-key", "J", "run-shell", hooks.ShellWord(tm.Server.Bin)+" -S #{q:socket_path} switch-client -c #{q:client_name} -t "+to)
+			time.Sleep(quiet)
+			off := drawnSoFar()
+			t0 := time.Now()
+			tm.Press(b, client, "\x02J")
+			return shown(off, t0, markers[to], "prefix J (tmux switch-client)")
+		},
+		func(from, to string) time.Duration { // tmux switch-client exec'd: no key, no run-shell
+			off := drawnSoFar()
+			sw := exec.Command(tm.Server.Bin, "-S", tm.Socket, "switch-client", "-c", client, "-t", to)
+			sw.Env = env
+			var out bytes.Buffer
+			sw.Stdout, sw.Stderr = &out, &out
+			t0, done := startTimed(b, sw)
+			took := shown(off, t0, markers[to], "tmux switch-client")
+			<-done
+			silentExit(b, sw, &out)
+			return took
+		},
+		func(from, to string) time.Duration { // the process path
+			off := drawnSoFar()
+			cmd := exec.Command(benchHotBin(), "jump-next", "--client", client, "--socket", tm.Socket, "--pane", from)
+			cmd.Env = env
+			var out bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &out
+			t0, done := startTimed(b, cmd)
+			took := shown(off, t0, markers[to], "trailboss-hot jump-next")
+			procExited = append(procExited, <-done)
+			silentExit(b, cmd, &out)
+			return took
+		},
+	}
+	samples := []*[]time.Duration{&landed, &tmuxLanded, &execLanded, &procLanded}
+	iter := 0
+	for b.Loop() {
+		floor = append(floor, floorSample(b, bare, env))
+		for k := range moves {
+			m := (iter + k) % len(moves)
+			from, err := tm.Server.ClientPane(ctx, client)
+			if err != nil {
+				b.Fatal(err)
 			}
-			if time.Since(t0) > 5*time.Second {
-				b.Fatalf("the client did not show %s within 5 s; drawn %q; jump-next: %q", want.Pane, drawn, out.String())
+			to := panes[0]
+			if from == panes[0] {
+				to = panes[1]
 			}
-			time.Sleep(pollEvery)
+			*samples[m] = append(*samples[m], moves[m](from, to))
+			if got, err := tm.Server.ClientPane(ctx, client); err != nil || got != to {
+				b.Fatalf("after move %d the client is on %s (%v), want %s", m, got, err, to)
+			}
+			time.Sleep(quiet)
 		}
-		exited = append(exited, <-done)
-		silentExit(b, cmd, &out)
-		if got, err := tm.Server.ClientPane(ctx, client); err != nil || got != want.Pane {
-			b.Fatalf("client is on %s (%v), want the head %s", got, err, want.Pane)
-		}
-		time.Sleep(quiet)
-
-		// tmux's own command line: a bare switch-client to the other of the two oldest.
-		other := panes[0]
-		if want.Pane == panes[0] {
-			other = panes[1]
-		}
-		st, err = screen.Stat()
-		if err != nil {
-			b.Fatal(err)
-		}
-		off = st.Size()
-		sw := exec.Command(tm.Server.Bin, "-S", tm.Socket, "switch-client", "-c", client, "-t", other)
-		sw.Env = env
-		out.Reset()
-		sw.Stdout, sw.Stderr = &out, &out
-		t0, done = startTimed(b, sw)
-		tmuxLanded = append(tmuxLanded, shown(&off, t0, markers[other], "tmux switch-client"))
-		tmuxExited = append(tmuxExited, <-done)
-		silentExit(b, sw, &out)
-		time.Sleep(quiet)
+		iter++
 	}
 	reportLatency(b, "", landed)
-	reportLatency(b, "exit-", exited)
-	reportLatency(b, "floor-", floor)
 	reportLatency(b, "tmux-", tmuxLanded)
-	reportLatency(b, "tmux-exit-", tmuxExited)
+	reportLatency(b, "tmux-exec-", execLanded)
+	reportLatency(b, "process-", procLanded)
+	reportLatency(b, "process-exit-", procExited)
+	reportLatency(b, "floor-", floor)
 	if p := percentileMS(tmuxLanded, 50); p > 0 {
 		b.ReportMetric(percentileMS(landed, 50)/p, "vs-tmux-x")
+	}
+	if p := percentileMS(execLanded, 50); p > 0 {
+		b.ReportMetric(percentileMS(landed, 50)/p, "vs-tmux-exec-x")
 	}
 }
 

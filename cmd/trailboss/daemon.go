@@ -402,6 +402,8 @@ type daemonParts struct {
 	screens   *watch.ScreenWatcher
 	rec       *watch.Reconciler
 	hook      *onstuck.Runner
+	// jumps says where the jump key lands on each tmux server (httpapi.Server.JumpPanes).
+	jumps func(socket string) (head, next string)
 }
 
 // wireDaemon makes the engine on st's store and wires the daemon's parts to it.
@@ -440,6 +442,7 @@ func wireDaemon(ctx context.Context, cfg daemonConfig, st *daemonState) (*daemon
 		d.remotes.Audit = engine.RecordDelivery // a channel's answers that it forwards
 		api.Hosts = d.remotes
 	}
+	d.jumps = api.JumpPanes
 	if off == "" {
 		log.Info("delivery is on: answers from the popup, trailboss reply and the channels are typed into panes")
 	}
@@ -483,7 +486,7 @@ func (d *daemonParts) serve(ctx context.Context, cfg daemonConfig, st *daemonSta
 	if d.screens != nil {
 		g.Go(func() error { return d.screens.Run(gctx) })
 	}
-	status := &tmuxstatus.Publisher{Engine: d.engine, Tmux: d.tmux.Server, Log: log.With("component", "status"),
+	status := &tmuxstatus.Publisher{Engine: d.engine, Tmux: d.tmux.Server, Log: log.With("component", "status"), Jumps: d.jumps,
 		OnLine: func(line string) {
 			if err := statusfile.Write(cfg.StateDir, line, os.Getpid()); err != nil {
 				log.Warn("the status file for shell prompts is not current", "err", err)

@@ -19,6 +19,7 @@ import (
 	"github.com/trailboss/trailboss/hooks/install"
 
 	"github.com/trailboss/trailboss/adapter"
+	"github.com/trailboss/trailboss/daemon/tmuxstatus"
 	"github.com/trailboss/trailboss/focus"
 	"github.com/trailboss/trailboss/tmuxctl"
 )
@@ -106,6 +107,9 @@ func tmuxLines(s tmuxSettings) string {
 		}
 		cmd := "run-shell -b " + install.TmuxQuote(sh)
 		if k.verb == "jump-next" {
+			// Where the daemon has said where the key lands (a pane of this server), tmux
+			// switches the client itself: no process starts. Otherwise the process asks.
+			cmd = "if-shell -F " + install.TmuxQuote(jumpReady) + " " + install.TmuxQuote(jumpLocal) + " " + install.TmuxQuote(cmd)
 			// In a focus session (focus.MarkOption set on it) the next key moves the view
 			// on: it links the next head's window in place of the one there.
 			next := "run-shell -b " + install.TmuxQuote(s.bin+" focus --next"+where)
@@ -131,6 +135,31 @@ func tmuxLines(s tmuxSettings) string {
 var (
 	plainKey = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 )
+
+// The jump key without a process. The daemon keeps two options on each tmux server
+// (tmuxstatus.OptionHead, OptionNext): the pane its jump lands on from any other pane, and
+// from the head's own pane, "" where it would not land the client itself (nothing ready,
+// the head on another host or server). The key runs jumpLocal when jumpReady says the
+// pane it picks is there, else trailboss-hot jump-next as before.
+var (
+	// jumpTarget is the pane the key lands on: the head, or the next from the head's pane.
+	jumpTarget = "#{?#{==:#{pane_id},#{" + tmuxstatus.OptionHead + "}},#{" + tmuxstatus.OptionNext + "},#{" + tmuxstatus.OptionHead + "}}"
+	// jumpReady is non-empty when jumpTarget names a pane of this server that exists now:
+	// a pane id a stopped daemon left (a crash: a clean stop clears them) that is gone
+	// falls back to the process, which says what is wrong. Only a real pane's id passes,
+	// so nothing else ever reaches the command jumpLocal parses.
+	jumpReady = "#{?#{==:#{pane_id},#{" + tmuxstatus.OptionHead + "}}," + paneExists(tmuxstatus.OptionNext) + "," + paneExists(tmuxstatus.OptionHead) + "}"
+	// jumpLocal lands the client that pressed the key as the daemon's jump does (tmuxctl
+	// SwitchClient). tmux 3.3a expands no format in switch-client's -t; run-shell -C
+	// expands the formats of the tmux command it runs, in the server, with no shell.
+	jumpLocal = "run-shell -C " + install.TmuxQuote("switch-client -t "+jumpTarget+" ; select-window -t "+jumpTarget+" ; select-pane -t "+jumpTarget)
+)
+
+// paneExists returns a format that is "1" when the user option names a pane of the server
+// (some pane of some window of some session has that id), else "".
+func paneExists(option string) string {
+	return "#{S:#{W:#{P:#{?#{==:#{pane_id},#{" + option + "}},1,}}}}"
+}
 
 // tmuxKeyWord writes a key name as one tmux config word.
 func tmuxKeyWord(k string) string {

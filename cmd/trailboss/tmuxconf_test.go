@@ -13,7 +13,7 @@ import (
 func TestTmuxLinesDefaults(t *testing.T) {
 	got := tmuxLines(tmuxSettings{bin: "trailboss"})
 	want := `# Trail Boss: keys and status segment (printed by ` + "`trailboss tmux-conf`" + `).
-bind-key Tab if-shell -F "#{@trailboss-focus}" "run-shell -b \"trailboss focus --next --client #{q:client_name} --socket #{q:socket_path}\"" "run-shell -b \"trailboss jump-next --client #{q:client_name} --socket #{q:socket_path} --pane #{q:pane_id}\""
+bind-key Tab if-shell -F "#{@trailboss-focus}" "run-shell -b \"trailboss focus --next --client #{q:client_name} --socket #{q:socket_path}\"" "if-shell -F \"#{?#{==:#{pane_id},#{@trailboss_head}},#{S:#{W:#{P:#{?#{==:#{pane_id},#{@trailboss_next}},1,}}}},#{S:#{W:#{P:#{?#{==:#{pane_id},#{@trailboss_head}},1,}}}}}\" \"run-shell -C \\\"switch-client -t #{?#{==:#{pane_id},#{@trailboss_head}},#{@trailboss_next},#{@trailboss_head}} ; select-window -t #{?#{==:#{pane_id},#{@trailboss_head}},#{@trailboss_next},#{@trailboss_head}} ; select-pane -t #{?#{==:#{pane_id},#{@trailboss_head}},#{@trailboss_next},#{@trailboss_head}}\\\"\" \"run-shell -b \\\"trailboss jump-next --client #{q:client_name} --socket #{q:socket_path} --pane #{q:pane_id}\\\"\""
 bind-key g run-shell -b "tmux -S #{q:socket_path} display-popup -c #{q:client_name} -E -w 90% -h 80% trailboss popup --client #{q:client_name} --socket #{q:socket_path}"
 bind-key S run-shell -b "trailboss skip --client #{q:client_name} --socket #{q:socket_path} --pane #{q:pane_id}"
 bind-key F run-shell -b "trailboss focus --client #{q:client_name} --socket #{q:socket_path}"
@@ -63,7 +63,7 @@ func TestTmuxLinesVerbs(t *testing.T) {
 	out := tmuxLines(tmuxSettings{bin: "tb", keys: map[string]string{"@trailboss-next-key": "n", "@trailboss-skip-key": "Tab"}, statusOff: true})
 	for _, want := range []string{
 		`bind-key n if-shell -F "#{@trailboss-focus}" "run-shell -b \"tb focus --next --client`,
-		`"run-shell -b \"tb jump-next --client`,
+		`\"run-shell -b \\\"tb jump-next --client`,
 		`bind-key Tab run-shell -b "tb skip --client`,
 		`bind-key F run-shell -b "tb focus --client`,
 		`bind-key g run-shell -b "tmux -S #{q:socket_path} display-popup -c #{q:client_name} -E -w 90% -h 80% tb popup --client`,
@@ -111,8 +111,9 @@ func TestTmuxLinesStatus(t *testing.T) {
 
 func TestTmuxLinesQuoteTheBinary(t *testing.T) {
 	out := tmuxLines(tmuxSettings{bin: hooks.ShellWord("/home/a b/$x/trailboss"), statusOff: true})
-	// tmux unquotes "…\$…" to $, sh then reads '…' literally.
-	want := `"run-shell -b \"'/home/a b/\\\$x/trailboss' jump-next`
+	// tmux unquotes "…\$…" to $ (at each of the jump key's three levels), sh then reads
+	// '…' literally.
+	want := `\"run-shell -b \\\"'/home/a b/\\\\\\\$x/trailboss' jump-next`
 	if !strings.Contains(out, want) {
 		t.Errorf("missing %q in:\n%s", want, out)
 	}
@@ -238,7 +239,7 @@ func TestHotBinBeside(t *testing.T) {
 func TestTmuxLinesHot(t *testing.T) {
 	out := tmuxLines(tmuxSettings{bin: "trailboss", hot: "/x/trailboss-hot", statusOff: true})
 	for _, want := range []string{
-		`"run-shell -b \"/x/trailboss-hot jump-next --client`,
+		`\"run-shell -b \\\"/x/trailboss-hot jump-next --client`,
 		`"run-shell -b \"trailboss focus --next --client`,
 		`bind-key S run-shell -b "/x/trailboss-hot skip --client`,
 		`-E -w 90% -h 80% trailboss popup --client`,

@@ -82,3 +82,31 @@ func TestHubNextReachesAnotherHostsPane(t *testing.T) {
 		t.Fatalf("a jump to a pane that is not a pane id was forwarded: %+v", h.jumps)
 	}
 }
+
+// TestJumpPanesOnAHub: the panes the jump key goes to without a process are those jump
+// itself would land on here: this machine's older item on the caller's server, then, from
+// its pane, none when the next is another host's (the key asks the daemon, which moves the
+// client over ssh); nothing at all when another host's item is the head, or for a tmux
+// server with no item of its own.
+func TestJumpPanesOnAHub(t *testing.T) {
+	f := newAPI(t)
+	// devbox's tmux server has the same socket path as this one's (the default one often
+	// does): its item is still not on this server.
+	h := &oneHost{remote: []wire.Item{{SessionID: "far", Host: "devbox", Pane: "%7", TmuxSocket: testSocket,
+		Ready: true, Since: f.now.Add(time.Hour)}}}
+	core := &daemon.Core{Engine: f.engine, Log: discard, Ingest: &daemon.Ingestor{Engine: f.engine, Log: discard,
+		Now: func() time.Time { return f.now }, SocketExists: func(path string) bool { return path == testSocket }}}
+	api := &httpapi.Server{Core: core, Token: testToken, Version: "v-test", Log: discard, Hosts: h}
+	f.h = api.Handler()
+	mustStatus(t, f.hook(hookBody("near", "Stop", `"last_assistant_message":"done?"`), "%1"), http.StatusOK)
+	if head, next := api.JumpPanes(testSocket); head != "%1" || next != "" {
+		t.Errorf("JumpPanes(this server) = %q, %q; want %%1 and nothing (devbox's item is next)", head, next)
+	}
+	if head, next := api.JumpPanes("/another/server"); head != "" || next != "" {
+		t.Errorf("JumpPanes(another server) = %q, %q; want nothing (devbox's item is its head)", head, next)
+	}
+	h.remote[0].Since = f.now.Add(-time.Hour) // devbox's item is older: the head
+	if head, next := api.JumpPanes(testSocket); head != "" || next != "" {
+		t.Errorf("JumpPanes with devbox's item at the head = %q, %q; want nothing", head, next)
+	}
+}

@@ -356,7 +356,7 @@ func (a *Server) clientOK(w http.ResponseWriter, f queue.Filter, client string) 
 // control client of that server, else a tmux process) and sets it.Landed when it did. An
 // item of another host or server is left to the caller, as is a switch that failed.
 func (a *Server) land(ctx context.Context, socket, client string, it *wire.Item) {
-	if it.Host != "" || it.Pane == "" || it.TmuxSocket != socket {
+	if !landsOn(socket, *it) {
 		return
 	}
 	err := a.tmux(socket).SwitchClient(ctx, client, it.Pane)
@@ -364,6 +364,30 @@ func (a *Server) land(ctx context.Context, socket, client string, it *wire.Item)
 	if err != nil {
 		a.Log.Debug("the client moves on its own", "client", client, "pane", it.Pane, "err", err)
 	}
+}
+
+// landsOn reports whether the daemon itself switches a client of the tmux server at socket
+// to it: an item of this host with a pane on that very server.
+func landsOn(socket string, it wire.Item) bool {
+	return it.Host == "" && it.Pane != "" && it.TmuxSocket == socket
+}
+
+// JumpPanes returns where the jump key takes a client of the tmux server at socket, by
+// jump's own rule (pickNext): head, from any pane but head's, and next, from head's pane.
+// Each is "" where jump would not land the client itself: nothing ready, an item of
+// another host; next also when head is the only stuck pane (jump then stays and says
+// nothing else is stuck). The tmux status publisher keeps them as options that the key
+// binding reads, so that a local jump starts no process.
+func (a *Server) JumpPanes(socket string) (head, next string) {
+	h, found := a.pickNext(queue.Filter{Socket: socket})
+	if !found || !landsOn(socket, h) {
+		return "", ""
+	}
+	n, found := a.pickNext(queue.Filter{Socket: socket, ExcludePane: h.Pane})
+	if !found || !landsOn(socket, n) || n.Pane == h.Pane {
+		return h.Pane, ""
+	}
+	return h.Pane, n.Pane
 }
 
 // tmux returns the Server of the tmux server at socket.

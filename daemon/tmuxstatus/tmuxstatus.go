@@ -1,6 +1,6 @@
 // Package tmuxstatus keeps the tmux user options that a status line shows
-// (@trailboss_status, @trailboss_stuck, @trailboss_ready) current on every tmux server the
-// daemon knows.
+// (@trailboss_status, @trailboss_stuck, @trailboss_ready), and those the jump key reads
+// (@trailboss_head, @trailboss_next), current on every tmux server the daemon knows.
 package tmuxstatus
 
 import (
@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/trailboss/trailboss/adapter"
 	"github.com/trailboss/trailboss/daemon/queue"
 	"github.com/trailboss/trailboss/tmuxctl"
 )
@@ -20,6 +21,17 @@ const (
 	OptionStuck  = "@trailboss_stuck"
 	OptionReady  = "@trailboss_ready"
 	OptionStatus = "@trailboss_status"
+)
+
+// The jump key's options, set per tmux server: the pane the key lands on from any other
+// pane (OptionHead), and from the head's own pane (OptionNext); each a pane id of that
+// server (% and digits) or "" when the key must ask the daemon (trailboss-hot jump-next):
+// nothing ready there, the head on another host or server. With them, a local jump is one
+// tmux command run by the tmux server itself: no process starts. Cleared when the daemon
+// stops, so that a stopped daemon's queue sends nobody anywhere.
+const (
+	OptionHead = "@trailboss_head"
+	OptionNext = "@trailboss_next"
 )
 
 // Engine is the engine as the Publisher sees it.
@@ -54,6 +66,9 @@ type Publisher struct {
 	// OnLine, when set, is given the status line at start and whenever it changes: the
 	// daemon keeps it in the state directory's status file for shell prompts.
 	OnLine func(line string)
+	// Jumps, when set, returns where the jump key lands a client of the tmux server at
+	// socket (httpapi.Server.JumpPanes): OptionHead and OptionNext there.
+	Jumps func(socket string) (head, next string)
 
 	servers  map[string]string // socket → the value last published there ("" = never)
 	lastLine *string           // the line OnLine was last given; nil before the first
@@ -74,6 +89,7 @@ func (p *Publisher) Run(ctx context.Context) error {
 		cooled.Reset(next)
 		select {
 		case <-ctx.Done():
+			p.clearJumps(context.WithoutCancel(ctx))
 			return nil
 		case <-changed:
 		case <-hostsChanged:
@@ -114,8 +130,12 @@ func (p *Publisher) publish(ctx context.Context) time.Duration {
 		p.OnLine(line)
 		p.lastLine = &line
 	}
-	key := opts[OptionStuck] + "/" + opts[OptionReady] + "/" + opts[OptionStatus]
 	for socket, last := range p.servers {
+		if p.Jumps != nil {
+			head, next := p.Jumps(socket)
+			opts[OptionHead], opts[OptionNext] = paneOrNone(head), paneOrNone(next)
+		}
+		key := opts[OptionStuck] + "/" + opts[OptionReady] + "/" + opts[OptionStatus] + "/" + opts[OptionHead] + "/" + opts[OptionNext]
 		if last == key {
 			continue
 		}
@@ -132,4 +152,33 @@ func (p *Publisher) publish(ctx context.Context) time.Duration {
 		}
 	}
 	return wait
+}
+
+// paneOrNone returns pane when it is a pane id, else "": the key binding runs the option's
+// value as a tmux target, so nothing else is ever written there.
+func paneOrNone(pane string) string {
+	if !adapter.ValidPane(pane) {
+		return ""
+	}
+	return pane
+}
+
+// clearJumps empties the jump key's options on every server they were set on, so that the
+// key asks the daemon (and says it is not running) rather than trusting a queue no one
+// keeps current.
+func (p *Publisher) clearJumps(ctx context.Context) {
+	if p.Jumps == nil {
+		return
+	}
+	for socket, last := range p.servers {
+		if last == "" {
+			continue // nothing published there
+		}
+		cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		err := p.Tmux(socket).SetUserOptions(cctx, map[string]string{OptionHead: "", OptionNext: ""})
+		cancel()
+		if err != nil && !errors.Is(err, tmuxctl.ErrNoServer) {
+			p.Log.Warn("clear the jump key's options", "socket", socket, "err", err)
+		}
+	}
 }

@@ -77,3 +77,65 @@ func TestStatusFollowsTheQueueOnItsTmuxServer(t *testing.T) {
 		t.Errorf("OnLine got %q, want each new line once: %q", lines, want)
 	}
 }
+
+// The jump key's options follow where Jumps says the key lands, on each tmux server its
+// own, and are emptied when the publisher stops (the daemon stopping), so that the key asks
+// the daemon rather than trusting a queue no one keeps current. A value that is not a pane
+// id is never written.
+func TestJumpOptionsFollowTheQueueAndClearOnStop(t *testing.T) {
+	env := tmuxtest.New(t)
+	e := &engine{changed: make(chan struct{}, 1)}
+	var mu sync.Mutex
+	jumps := map[string][2]string{}
+	p := &Publisher{Engine: e, Tmux: tmuxctl.New, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Jumps: func(socket string) (string, string) {
+			mu.Lock()
+			defer mu.Unlock()
+			j := jumps[socket]
+			return j[0], j[1]
+		}}
+	setJumps := func(head, next string) { mu.Lock(); jumps[env.Socket] = [2]string{head, next}; mu.Unlock() }
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan struct{})
+	go func() { _ = p.Run(ctx); close(stopped) }()
+	defer func() { cancel(); <-stopped }()
+
+	options := func() string {
+		return strings.TrimSpace(env.Tmux(t, "show-options", "-gqv", OptionHead)) + " " +
+			strings.TrimSpace(env.Tmux(t, "show-options", "-gqv", OptionNext))
+	}
+	waitFor := func(want string) {
+		t.Helper()
+		deadline := time.Now().Add(5 * time.Second)
+		for options() != want {
+			if time.Now().After(deadline) {
+				t.Fatalf("head and next are %q, want %q", options(), want)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	setJumps("%1", "%2")
+	e.set(queue.Session{ID: "a", Stuck: true, Pane: "%1", TmuxSocket: env.Socket},
+		queue.Session{ID: "b", Stuck: true, Pane: "%2", TmuxSocket: env.Socket})
+	waitFor("%1 %2")
+	setJumps("%2", "") // a answered: the counts change, and so does the head
+	e.set(queue.Session{ID: "b", Stuck: true, Pane: "%2", TmuxSocket: env.Socket})
+	waitFor("%2 ")
+	setJumps("%2", "%3;kill-server") // never written
+	e.set(queue.Session{ID: "b", Stuck: true, Pane: "%2", TmuxSocket: env.Socket},
+		queue.Session{ID: "c", Stuck: true, Pane: "%3", TmuxSocket: env.Socket})
+	for deadline := time.Now().Add(5 * time.Second); strings.TrimSpace(env.Tmux(t, "show-options", "-gqv", OptionStuck)) != "2"; {
+		if time.Now().After(deadline) {
+			t.Fatalf("the third change was not published")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := options(); got != "%2 " {
+		t.Errorf("with a next that is no pane id, head and next are %q, want %q", got, "%2 ")
+	}
+	cancel()
+	<-stopped
+	if got := options(); got != " " {
+		t.Errorf("after the publisher stopped head and next are %q, want both empty", got)
+	}
+}
