@@ -312,9 +312,14 @@ func (c *Conn) failAs(why string, leftOut bool) {
 		c.since = time.Now()
 	}
 	c.connected, c.lastErr, c.leftOut = false, why, leftOut
-	for i := range c.items {
-		c.items[i].Stale = true
+	// A new list, not the published one changed: a snapshot taken before is read without
+	// the lock.
+	stale := make([]wire.Item, len(c.items))
+	for i, it := range c.items {
+		it.Stale = true
+		stale[i] = it
 	}
+	c.items = stale
 	c.wake()
 }
 

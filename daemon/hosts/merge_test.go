@@ -1,6 +1,9 @@
 package hosts
 
 import (
+	"fmt"
+	"io"
+	"log/slog"
 	"slices"
 	"testing"
 	"time"
@@ -82,4 +85,89 @@ func TestLastLineIsSSHsLastWords(t *testing.T) {
 	if got := l.String(); got != "ssh: connect to host 127.0.0.1 port 22: Connection refused" {
 		t.Fatalf("last line %q", got)
 	}
+}
+
+// TestOrderedIsMergeReadLazily: Ordered gives Merge's items in Merge's order, numbered the
+// same, and reads no further than its caller: the jump's head of 50 hosts' queues is
+// found without walking all of them.
+func TestOrderedIsMergeReadLazily(t *testing.T) {
+	lists := fiftyHosts(200)
+	want := Merge(lists)
+	var got []wire.Item
+	for it := range ordered(lists) {
+		got = append(got, it)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("Ordered gave %d items, Merge %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i].SessionID != want[i].SessionID || got[i].Position != want[i].Position || !got[i].Since.Equal(want[i].Since) {
+			t.Fatalf("item %d: Ordered %s #%d, Merge %s #%d", i, got[i].SessionID, got[i].Position, want[i].SessionID, want[i].Position)
+		}
+	}
+	read := 0
+	for range ordered(lists) {
+		if read++; read == 2 {
+			break
+		}
+	}
+	if read != 2 {
+		t.Fatalf("read %d items before stopping, want 2", read)
+	}
+}
+
+// TestASnapshotKeepsItsItemsWhenTheHostFails: a snapshot shares the connection's list
+// rather than copying it, so a host marked unreachable afterwards must replace its list,
+// not mark the shared one stale under a reader.
+func TestASnapshotKeepsItsItemsWhenTheHostFails(t *testing.T) {
+	c := NewConn(Config{Name: "devbox"}, t.TempDir(), "dev", slog.New(slog.NewTextHandler(io.Discard, nil)))
+	c.apply(wire.QueueUpdate{ServerTime: time.Now(), Items: []wire.Item{{SessionID: "s1", Ready: true}}}, time.Now(), time.Millisecond, true)
+	before := c.snapshot().Items
+	c.fail("ssh: connection refused")
+	if before[0].Stale {
+		t.Fatal("the host's failure changed a snapshot taken before it")
+	}
+	if now := c.snapshot().Items; len(now) != 1 || !now[0].Stale {
+		t.Fatalf("after the failure the host's items are %+v, want its one item, stale", now)
+	}
+}
+
+// fiftyHosts returns this host's queue and 50 others of n items each, their stuck times
+// interleaved, one host's clock ahead, every tenth item cooling.
+func fiftyHosts(n int) []HostQueue {
+	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	lists := make([]HostQueue, 51)
+	for h := range lists {
+		if h == 7 {
+			lists[h].Offset = 30 * time.Second
+		}
+		for i := range n {
+			lists[h].Items = append(lists[h].Items, wire.Item{SessionID: fmt.Sprintf("h%d-s%d", h, i), Pane: "%1",
+				Ready: i%10 != 9, Since: t0.Add(time.Duration(i*51+h)*time.Millisecond + lists[h].Offset),
+				Summary: "waits for your answer in a pane of its own", Cwd: "/home/user/project"})
+		}
+	}
+	return lists
+}
+
+// BenchmarkHeadOf50Hosts: what the jump key's options cost a hub on every change: the head
+// and the one after it of 50 hosts × 200 items (Ordered, read two), beside the whole
+// merged queue (Merge) that GET /v1/queue answers.
+func BenchmarkHeadOf50Hosts(b *testing.B) {
+	lists := fiftyHosts(200)
+	b.Run("ordered-first-two", func(b *testing.B) {
+		for b.Loop() {
+			read := 0
+			for range ordered(lists) {
+				if read++; read == 2 {
+					break
+				}
+			}
+		}
+	})
+	b.Run("merge-all", func(b *testing.B) {
+		for b.Loop() {
+			_ = Merge(lists)
+		}
+	})
 }

@@ -2,6 +2,7 @@ package hosts
 
 import (
 	"context"
+	"iter"
 	"log/slog"
 	"sync"
 	"time"
@@ -110,19 +111,33 @@ type HostQueue struct {
 	Offset time.Duration
 }
 
+// snapshot returns the host's queue as it is now. The items are shared, not copied: a
+// connection never changes a list it has published, it replaces it (take, failAs).
 func (c *Conn) snapshot() HostQueue {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return HostQueue{Items: append([]wire.Item(nil), c.items...), Offset: c.offset}
+	return HostQueue{Items: c.items, Offset: c.offset}
 }
 
-// Queue returns local with every host's items merged in (Merge).
+// Queue returns local, this daemon's own queue, with every host's items merged in (Merge).
 func (s *Set) Queue(local []wire.Item) []wire.Item {
+	return Merge(s.lists(local))
+}
+
+// Ordered returns the items of Queue one at a time, in its order: a caller that wants only
+// the first few (the jump's head and the one after it) reads only those, and no copy of
+// a queue of thousands is made.
+func (s *Set) Ordered(local []wire.Item) iter.Seq[wire.Item] {
+	return ordered(s.lists(local))
+}
+
+// lists returns local and each host's queue as it is now, for Merge.
+func (s *Set) lists(local []wire.Item) []HostQueue {
 	lists := []HostQueue{{Items: local}}
 	for _, c := range s.conns {
 		lists = append(lists, c.snapshot())
 	}
-	return Merge(lists)
+	return lists
 }
 
 // Counts returns how many of the hosts' items are stuck and cooling, and the hosts not
@@ -163,50 +178,63 @@ func (s *Set) States() []wire.Host {
 // time goes first, the earlier list on a tie. Other hosts' times are shown on this
 // machine's clock, and positions are renumbered.
 func Merge(lists []HostQueue) []wire.Item {
-	var ready, cooling [][]wire.Item
 	total := 0
 	for _, l := range lists {
-		var r, c []wire.Item
-		for _, it := range l.Items {
-			if l.Offset != 0 {
-				it.Since = it.Since.Add(-l.Offset)
-				if it.CooldownUntil != nil {
-					u := it.CooldownUntil.Add(-l.Offset)
-					it.CooldownUntil = &u
-				}
-			}
-			if it.Ready {
-				r = append(r, it)
-			} else {
-				c = append(c, it)
-			}
-		}
-		ready, cooling = append(ready, r), append(cooling, c)
 		total += len(l.Items)
 	}
 	out := make([]wire.Item, 0, total)
-	out = mergeByTime(out, ready)
-	out = mergeByTime(out, cooling)
-	for i := range out {
-		out[i].Position = i + 1
+	for it := range ordered(lists) {
+		out = append(out, it)
 	}
 	return out
 }
 
-// mergeByTime appends to out the heads of lists, the earliest Since first, until all are
-// taken.
-func mergeByTime(out []wire.Item, lists [][]wire.Item) []wire.Item {
-	for {
-		best := -1
-		for i, l := range lists {
-			if len(l) > 0 && (best < 0 || l[0].Since.Before(lists[best][0].Since)) {
-				best = i
+// ordered yields the items of lists in Merge's order, numbered from 1, each taken as it
+// is reached: the ready items of every list, then the cooling ones, each part merged by
+// the heads' stuck times on this machine's clock (the earlier list on a tie).
+func ordered(lists []HostQueue) iter.Seq[wire.Item] {
+	return func(yield func(wire.Item) bool) {
+		position := 0
+		for _, ready := range []bool{true, false} {
+			next := make([]int, len(lists)) // each list's next item of this part
+			for {
+				best, bestSince := -1, time.Time{}
+				for i, l := range lists {
+					for next[i] < len(l.Items) && l.Items[next[i]].Ready != ready {
+						next[i]++
+					}
+					if next[i] == len(l.Items) {
+						continue
+					}
+					if since := l.Items[next[i]].Since.Add(-l.Offset); best < 0 || since.Before(bestSince) {
+						best, bestSince = i, since
+					}
+				}
+				if best < 0 {
+					break
+				}
+				it := onOurClock(lists[best].Items[next[best]], lists[best].Offset)
+				next[best]++
+				position++
+				it.Position = position
+				if !yield(it) {
+					return
+				}
 			}
 		}
-		if best < 0 {
-			return out
-		}
-		out = append(out, lists[best][0])
-		lists[best] = lists[best][1:]
 	}
+}
+
+// onOurClock returns it, an item of a host whose clock runs offset ahead of this
+// machine's, with its times on this machine's clock.
+func onOurClock(it wire.Item, offset time.Duration) wire.Item {
+	if offset == 0 {
+		return it
+	}
+	it.Since = it.Since.Add(-offset)
+	if it.CooldownUntil != nil {
+		u := it.CooldownUntil.Add(-offset)
+		it.CooldownUntil = &u
+	}
+	return it
 }

@@ -147,7 +147,7 @@ func (a *Server) nextOfAll(f queue.Filter) (wire.Item, bool) {
 		local[i] = toItem(i+1, it)
 	}
 	var excluded *wire.Item
-	for _, it := range a.Hosts.Queue(local) {
+	for it := range a.Hosts.Ordered(local) {
 		if !it.Ready || it.Pane == "" || (it.Host == "" && f.Socket != "" && it.TmuxSocket != f.Socket) {
 			continue
 		}

@@ -7,6 +7,7 @@ package httpapi
 
 import (
 	"context"
+	"iter"
 	"time"
 
 	"github.com/trailboss/trailboss/daemon"
@@ -85,6 +86,9 @@ type Hosts interface {
 	// Queue returns local, this daemon's own queue, with every host's items merged in
 	// stuck-time order (each host's clock offset taken off), positions renumbered.
 	Queue(local []wire.Item) []wire.Item
+	// Ordered returns the items of Queue one at a time, in its order, so that a caller that
+	// wants the first few reads only those.
+	Ordered(local []wire.Item) iter.Seq[wire.Item]
 	// Counts returns how many of the other hosts' items are stuck and cooling, and the
 	// hosts not reachable now.
 	Counts() (stuck, cooling int, unreachable []string)

@@ -3,7 +3,9 @@ package httpapi_test
 import (
 	"context"
 	"encoding/json"
+	"iter"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -22,6 +24,9 @@ type oneHost struct {
 
 func (h *oneHost) Queue(local []wire.Item) []wire.Item {
 	return hosts.Merge([]hosts.HostQueue{{Items: local}, {Items: h.remote}})
+}
+func (h *oneHost) Ordered(local []wire.Item) iter.Seq[wire.Item] {
+	return slices.Values(h.Queue(local))
 }
 func (h *oneHost) Counts() (int, int, []string) { return len(h.remote), 0, nil }
 func (h *oneHost) States() []wire.Host          { return nil }
