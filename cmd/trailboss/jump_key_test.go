@@ -83,6 +83,9 @@ func TestJumpKeyStartsNoProcessForALocalJump(t *testing.T) {
 	panes := queueStops(t, d, tm, "agents", "agent-a", "agent-b")
 	client := tm.Attach(t, "main")
 	mainPane := tm.ActivePane(t, client)
+	// A second operator's client on the same session: the key moves only the client it was
+	// typed on.
+	bystander := tm.Attach(t, "main")
 	waitJumpOptions(t, tm, panes[0], panes[1])
 
 	press := func(from, want string) {
@@ -106,6 +109,9 @@ func TestJumpKeyStartsNoProcessForALocalJump(t *testing.T) {
 	press(panes[1], panes[0]) // from the next: the head again
 	if n := starts(); n != 0 {
 		t.Fatalf("three local jumps started trailboss-hot %d times, want none", n)
+	}
+	if got := tm.ActivePane(t, bystander); got != mainPane {
+		t.Fatalf("another client's key moved this client to %s, want it still on %s", got, mainPane)
 	}
 
 	// agent-b leaves the queue (dismissed): the options move on, and from the only stuck
