@@ -11,7 +11,7 @@ import (
 )
 
 // runWatch asks the daemon to watch a pane's screen: for an agent that reports no hooks.
-// Panes running claude, codex, gemini or aider are found without asking.
+// Panes running the programs the registry names (daemon.ScreenCommands) are found without asking.
 func runWatch(ctx context.Context, e *env, args []string) error {
 	return watchCommand(ctx, e, "watch", args, false)
 }
