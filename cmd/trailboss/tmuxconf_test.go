@@ -177,7 +177,8 @@ func TestDemoTmuxConf(t *testing.T) {
 	out := demoTmuxConf("/tmp/x/trailboss")
 	for _, want := range []string{
 		`set -g status-right ""`,
-		`"run-shell -b \"/tmp/x/trailboss jump-next`,
+		`"run-shell -C \\\"switch-client -t #{?`,
+		`"run-shell -b \\\"/tmp/x/trailboss jump-next`,
 		`bind-key g run-shell -b "tmux -S`,
 		`bind-key S run-shell -b "/tmp/x/trailboss skip`,
 		`set -ag status-right " #{@trailboss_status}"`,
