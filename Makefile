@@ -133,7 +133,7 @@ bench:
 	run hung -bench '^BenchmarkEmitDaemonHung$$' -benchtime 20x ./cmd/trailboss/; \
 	run remote -bench '^BenchmarkRemoteItemLatency$$' -benchtime 1x ./cmd/trailboss/; \
 	run hub50 -bench '^BenchmarkHub50Hosts$$' -benchtime 1x ./cmd/trailboss/; \
-	run hostpush -bench '^BenchmarkHostPush200$$' -benchtime 2000x -benchmem ./daemon/hosts/; \
+	run hostpush -bench '^Benchmark(HostPush200|HeadOf50Hosts)$$' -benchtime 2000x -benchmem ./daemon/hosts/; \
 	run tmuxcount -bench '^BenchmarkTmuxProcesses$$' -benchtime 3x ./cmd/trailboss/; \
 	run idle -bench '^BenchmarkIdleCPU$$' -benchtime 1x ./cmd/trailboss/; \
 	run rss -bench '^BenchmarkRSS1000$$' -benchtime 1x ./cmd/trailboss/; \
