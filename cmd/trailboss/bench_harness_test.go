@@ -178,6 +178,7 @@ func (d *liveDaemon) api(tb testing.TB) *client.Client {
 // whose TMUX value is tmuxEnv ("" for none), and returns an error unless it is
 // acknowledged.
 func (d *liveDaemon) postHook(payload map[string]any, pane, tmuxEnv string) error {
+	olderThanAHook()
 	body, _ := json.Marshal(payload)
 	hc, base := d.raw()
 	req, _ := http.NewRequest(http.MethodPost, base+"/v1/hooks/claude", bytes.NewReader(body))
@@ -198,6 +199,20 @@ func (d *liveDaemon) postHook(payload map[string]any, pane, tmuxEnv string) erro
 	}
 	return nil
 }
+
+// testProcessStart is about when this test process started.
+var testProcessStart = time.Now()
+
+// olderThanAHook waits, once, until this process has run longer than a hook process may
+// take to start (the daemon's maxHookStart, 3 s). The daemon reads the start of the process
+// that posts a hook, and dates a hook's news that its session moved on back to it when it
+// is that recent (daemon.hookTime): a real hook is a process started for that one hook.
+// Posted from this process in its first seconds, a UserPromptSubmit was dated back to the
+// start of the test binary, before the Stop it follows, and undid nothing
+// (BenchmarkTmuxProcesses, run alone by make bench, waited for 0 stuck in vain).
+var olderThanAHook = sync.OnceFunc(func() {
+	time.Sleep(time.Until(testProcessStart.Add(3500 * time.Millisecond)))
+})
 
 // hook is postHook that fails tb.
 func (d *liveDaemon) hook(tb testing.TB, payload map[string]any, pane, tmuxEnv string) {
