@@ -38,18 +38,9 @@ func DecodeHook(body []byte) (Payload, error) {
 	return Payload{p}, err
 }
 
-// ParseHook turns one hook payload into an Event. It returns an error wrapping
-// adapter.ErrInvalid for a payload that is not one JSON object with a session_id and a known
-// shape, and ErrUnknownEvent for a valid payload of an event we do not use.
-func ParseHook(body []byte, meta Meta) (adapter.Event, error) {
-	p, err := DecodeHook(body)
-	if err != nil {
-		return adapter.Event{}, err
-	}
-	return p.event(meta)
-}
-
-// Events returns the event p says, with where and when its hook ran; errors as ParseHook.
+// Events returns the event p says, with where and when its hook ran. It returns an error
+// wrapping adapter.ErrInvalid for a payload without a session_id or of an unknown shape,
+// and ErrUnknownEvent for a valid payload of an event we do not use.
 func (p Payload) Events(meta Meta) ([]adapter.Event, error) {
 	ev, err := p.event(meta)
 	if err != nil {

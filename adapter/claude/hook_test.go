@@ -216,3 +216,12 @@ func TestHoldable(t *testing.T) {
 		t.Errorf("a payload naming no hook event: %v, want invalid", err)
 	}
 }
+
+// ParseHook is DecodeHook, then the event it says: what the daemon does with one payload.
+func ParseHook(body []byte, meta Meta) (adapter.Event, error) {
+	p, err := DecodeHook(body)
+	if err != nil {
+		return adapter.Event{}, err
+	}
+	return p.event(meta)
+}

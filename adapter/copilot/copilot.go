@@ -125,7 +125,7 @@ func DecodePayload(raw []byte) (Payload, error) {
 	return p, nil
 }
 
-// Parse turns one envelope into the event it says:
+// Events returns the event h says, with where and when its hook ran:
 //
 //   - sessionStart registers the session on its pane (it fires at the first prompt);
 //   - userPromptSubmitted is a prompt: unstuck, by its human;
@@ -142,15 +142,6 @@ func DecodePayload(raw []byte) (Payload, error) {
 // Home, which the reconciler follows (an Esc, which no hook reports, is written there). It
 // returns an error wrapping adapter.ErrInvalid for a malformed envelope, and
 // ErrUnknownEvent for one Trail Boss does not use.
-func Parse(body []byte, meta adapter.Meta) ([]adapter.Event, error) {
-	h, err := DecodeHook(body)
-	if err != nil {
-		return nil, err
-	}
-	return h.Events(meta)
-}
-
-// Events returns the event h says, with where and when its hook ran; errors as Parse.
 func (h Hook) Events(meta adapter.Meta) ([]adapter.Event, error) {
 	env, p := h.Envelope, h.Payload
 	socket, err := adapter.SocketFromTmuxEnv(meta.Tmux)

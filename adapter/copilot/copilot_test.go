@@ -277,3 +277,12 @@ func TestDecision(t *testing.T) {
 		t.Errorf("a menu key decided a permission")
 	}
 }
+
+// Parse is DecodeHook, then Events: what the daemon does with one envelope.
+func Parse(body []byte, meta adapter.Meta) ([]adapter.Event, error) {
+	h, err := DecodeHook(body)
+	if err != nil {
+		return nil, err
+	}
+	return h.Events(meta)
+}

@@ -107,7 +107,7 @@ func DecodePayload(body []byte) (Payload, error) {
 	return p, nil
 }
 
-// Parse turns one plugin payload into the event it says (DecodePayload, then Events):
+// Events returns the event p says, with where and when the plugin sent it:
 //
 //   - session.created registers the session on its pane (a subagent's session, which has a
 //     parent, is nobody's: ignored);
@@ -121,15 +121,6 @@ func DecodePayload(body []byte) (Payload, error) {
 //
 // It returns an error wrapping adapter.ErrInvalid for a malformed payload, and
 // ErrUnknownEvent for one of an event Trail Boss does not use.
-func Parse(body []byte, meta adapter.Meta) ([]adapter.Event, error) {
-	p, err := DecodePayload(body)
-	if err != nil {
-		return nil, err
-	}
-	return p.Events(meta)
-}
-
-// Events returns the event p says, with where and when the plugin sent it; errors as Parse.
 func (p Payload) Events(meta adapter.Meta) ([]adapter.Event, error) {
 	socket, err := adapter.SocketFromTmuxEnv(meta.Tmux)
 	if err != nil {

@@ -182,3 +182,12 @@ func TestHoldable(t *testing.T) {
 		}
 	}
 }
+
+// Parse is DecodePayload, then Events: what the daemon does with one plugin payload.
+func Parse(body []byte, meta adapter.Meta) ([]adapter.Event, error) {
+	p, err := DecodePayload(body)
+	if err != nil {
+		return nil, err
+	}
+	return p.Events(meta)
+}
