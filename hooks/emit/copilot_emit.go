@@ -51,12 +51,11 @@ func (e *Emitter) EmitCopilot(ctx context.Context, event string) error {
 	if err != nil {
 		return fmt.Errorf("copilot payload: %w", err)
 	}
-	if !env.CanHold {
-		postCtx, cancel := context.WithTimeout(ctx, e.Timeout)
-		defer cancel()
-		return e.emitHook(postCtx, copilot.Harness, at, body, nil)
+	var req heldRequest
+	if env.CanHold {
+		req = copilotRequest{p}
 	}
-	return e.holdAndPrint(ctx, copilot.Harness, at, started, body, copilotRequest{p})
+	return e.send(ctx, copilot.Harness, at, started, body, req)
 }
 
 // copilotRequest is a Copilot permissionRequest, decoded once, as the hold handshake asks

@@ -91,22 +91,18 @@ func (e *Emitter) Emit(ctx context.Context) error {
 		// logged; either would create a state directory that may be gone for good.
 		return nil
 	}
-	postCtx, cancel := context.WithTimeout(ctx, e.Timeout)
-	defer cancel()
-	var req *permissionRequest
+	var req heldRequest
 	if e.Hold {
-		req = permissionRequestOf(body)
-	}
-	if req == nil {
-		if len(body) > slimAbove {
-			// A PreToolUse of every tool comes to the daemon now: a large Write's content,
-			// or a PostToolUse's output, is not read there, and is not sent.
-			body = adapter.Slim(body, adapter.HookFields)
+		if r := permissionRequestOf(body); r != nil {
+			req = r
 		}
-		return e.emitHook(postCtx, claude.Harness, emittedAt, body, nil)
 	}
-	cancel()
-	return e.holdAndPrint(ctx, claude.Harness, emittedAt, emittedAt, body, req)
+	if req == nil && len(body) > slimAbove {
+		// A PreToolUse of every tool comes to the daemon now: a large Write's content, or
+		// a PostToolUse's output, is not read there, and is not sent.
+		body = adapter.Slim(body, adapter.HookFields)
+	}
+	return e.send(ctx, claude.Harness, emittedAt, emittedAt, body, req)
 }
 
 // emitHook posts body, a payload of harness that ran at emittedAt, to its route with the tmux

@@ -30,7 +30,5 @@ func (e *Emitter) EmitGemini(ctx context.Context) error {
 		// An AfterTool's tool_response or a BeforeModel's whole request is not read there.
 		body = adapter.Slim(body, gemini.SpoolFields)
 	}
-	ctx, cancel := context.WithTimeout(ctx, e.Timeout)
-	defer cancel()
-	return e.emitHook(ctx, gemini.Harness, emittedAt, body, nil)
+	return e.send(ctx, gemini.Harness, emittedAt, emittedAt, body, nil)
 }

@@ -40,6 +40,19 @@ type heldRequest interface {
 	decision(a *wire.GivenAnswer) ([]byte, error)
 }
 
+// send posts body, a payload of harness that ran at, within Timeout, and spools it unless
+// the daemon acknowledged it; or, when req is not nil (a payload that may hold, of an
+// emitter asked to hold), holds it until the person answers and prints req's decision
+// (holdAndPrint). startedAt is when the hook started, which bounds how long it may hold.
+func (e *Emitter) send(ctx context.Context, harness string, at, startedAt time.Time, body []byte, req heldRequest) error {
+	if req != nil {
+		return e.holdAndPrint(ctx, harness, at, startedAt, body, req)
+	}
+	ctx, cancel := context.WithTimeout(ctx, e.Timeout)
+	defer cancel()
+	return e.emitHook(ctx, harness, at, body, nil)
+}
+
 // holdAndPrint posts body, the payload of harness that req was decoded from (the bytes as
 // the agent sent them), saying it can hold; when the daemon holds it, it waits for the
 // person's answer and prints req's decision for it on Stdout. It prints nothing, and

@@ -91,10 +91,12 @@ func (d *holdingDaemon) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			d.subject = p.Properties.ID // what adapter/opencode makes the record's subject
 			d.mu.Unlock()
 		}
-		if evs, err := copilot.Parse(body, adapter.Meta{EmittedAt: time.Now()}); err == nil && evs[0].Ask != nil && r.URL.Path == "/v1/hooks/copilot" {
-			d.mu.Lock()
-			d.subject = evs[0].Ask.Subject // what adapter/copilot makes the record's subject
-			d.mu.Unlock()
+		if h, err := copilot.DecodeHook(body); err == nil && r.URL.Path == "/v1/hooks/copilot" {
+			if evs, err := h.Events(adapter.Meta{EmittedAt: time.Now()}); err == nil && evs[0].Ask != nil {
+				d.mu.Lock()
+				d.subject = evs[0].Ask.Subject // what adapter/copilot makes the record's subject
+				d.mu.Unlock()
+			}
 		}
 		time.Sleep(d.slow)
 		ack := wire.HookAck{OK: true}

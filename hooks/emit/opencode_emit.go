@@ -36,20 +36,17 @@ func (e *Emitter) EmitOpenCode(ctx context.Context) error {
 	p, err := opencode.DecodePayload(body)
 	if err != nil {
 		// Not a payload the daemon would take: posted all the same, for it to say why.
-		ctx, cancel := context.WithTimeout(ctx, e.Timeout)
-		defer cancel()
-		return e.emitHook(ctx, opencode.Harness, started, body, nil)
+		return e.send(ctx, opencode.Harness, started, started, body, nil)
 	}
 	at := pluginTime(p.At, started)
 	if p.Type == opencode.PluginLoaded {
 		return writeLoaded(e.StateDir, pluginLoaded(p, at))
 	}
-	if !e.Hold || !p.Holdable() {
-		ctx, cancel := context.WithTimeout(ctx, e.Timeout)
-		defer cancel()
-		return e.emitHook(ctx, opencode.Harness, at, body, nil)
+	var req heldRequest
+	if e.Hold && p.Holdable() {
+		req = openCodeRequest{p}
 	}
-	return e.holdAndPrint(ctx, opencode.Harness, at, started, body, openCodeRequest{p})
+	return e.send(ctx, opencode.Harness, at, started, body, req)
 }
 
 // openCodeRequest is an OpenCode permission or question, decoded once, as the hold
