@@ -31,7 +31,7 @@ var harnesses = map[string]harness{
 		transcripts: gemini.Transcripts{}, command: gemini.Command},
 	copilot.Harness: {hooks: decodedBy(copilot.DecodeHook), fullyHooked: true,
 		transcripts: copilot.Transcripts{}, live: copilot.LiveStates{}, typing: termprompt.CopilotTyping,
-		liveWords: liverule.Words{Name: "Copilot CLI"}},
+		liveWords: liverule.Words{Name: copilot.Name}},
 	// Aider has no adapter: it reports nothing, and the screen adapter reads its panes with
 	// the prompts of any program (adapter/prompt's generic ones).
 	"aider": {command: "aider"},

@@ -25,6 +25,9 @@ import (
 // Harness is the harness name Copilot events carry.
 const Harness = adapter.HarnessCopilot
 
+// Name is Copilot CLI as its users know it: the daemon's words for its waits name it.
+const Name = "Copilot CLI"
+
 // ErrUnknownEvent is returned for a valid payload of a hook Trail Boss does not use (a
 // notification of another type, a subagent's stop): acknowledged, nothing changes.
 var ErrUnknownEvent = fmt.Errorf("copilot %w", adapter.ErrIgnored)
